@@ -1,0 +1,271 @@
+//! The agent core: a Session holds the conversation; a turn loops model → tool calls →
+//! results until the model answers, and reports everything as protocol Events. It knows no
+//! front end.
+
+pub mod agents_md;
+mod turn;
+
+use anyhow::{Context, Result, bail};
+use interpreter_protocol::{Event, SessionConfigured, TokenUsage};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::harness::{self, Harness, PromptEnv};
+use crate::model::{HistoryItem, ModelClient, ToolSpec};
+use crate::sandbox::Policy;
+use crate::store::{LogLine, SessionLog, SessionMeta, SessionStore};
+use crate::tools::Approver;
+use crate::workspace::{FileBackend, Workspace};
+
+/// Where a session's events go. Sending never blocks and never fails the session: a front
+/// end that went away just stops listening.
+#[derive(Clone)]
+pub struct EventSink(tokio::sync::mpsc::UnboundedSender<Event>);
+
+impl EventSink {
+    pub fn new() -> (EventSink, tokio::sync::mpsc::UnboundedReceiver<Event>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        (EventSink(tx), rx)
+    }
+
+    pub fn send(&self, e: Event) {
+        let _ = self.0.send(e);
+    }
+}
+
+pub struct SessionOptions {
+    pub config: Config,
+    pub cwd: PathBuf,
+    pub extra_roots: Vec<PathBuf>,
+    pub backend: Arc<dyn FileBackend>,
+    pub approver: Arc<dyn Approver>,
+    pub events: EventSink,
+    /// Write the session log (off for `--ephemeral`).
+    pub persist: bool,
+    pub output_schema: Option<serde_json::Value>,
+}
+
+pub struct Session {
+    pub id: String,
+    pub config: Config,
+    client: ModelClient,
+    harness: Box<dyn Harness>,
+    system_prompt: String,
+    tools: Vec<ToolSpec>,
+    history: Vec<HistoryItem>,
+    workspace: Arc<Workspace>,
+    policy: Arc<Policy>,
+    approver: Arc<dyn Approver>,
+    events: EventSink,
+    log: Option<SessionLog>,
+    env: PromptEnv,
+    output_schema: Option<serde_json::Value>,
+    total_usage: TokenUsage,
+    pub title: Option<String>,
+}
+
+impl Session {
+    /// Starts a new session. Fails with [`crate::config::MissingKey`] inside the error when the
+    /// provider needs a key that is not set.
+    pub fn create(opts: SessionOptions) -> Result<Session> {
+        let id = uuid::Uuid::now_v7().to_string();
+        let mut s = Self::build(opts, id, None)?;
+        let initial = s.harness.initial_context(&s.env);
+        if let Some(log) = &mut s.log {
+            for item in &initial {
+                log.append(&LogLine::Item { item: item.clone() })?;
+            }
+            log.sync()?;
+        }
+        s.history = initial;
+        s.announce();
+        Ok(s)
+    }
+
+    /// Reopens a stored session with its whole history.
+    pub fn resume(opts: SessionOptions, id: &str) -> Result<Session> {
+        let store = SessionStore::new(&opts.config.home);
+        let loaded = store.load(id)?;
+        for w in &loaded.warnings {
+            tracing::warn!("{w}");
+            opts.events.send(Event::Warning { message: w.clone() });
+        }
+        let mut s = Self::build(opts, id.to_string(), Some(loaded.harness.clone()))?;
+        s.history = loaded.history;
+        s.title = loaded.title;
+        s.announce();
+        Ok(s)
+    }
+
+    fn build(opts: SessionOptions, id: String, harness_name: Option<String>) -> Result<Session> {
+        let SessionOptions {
+            config,
+            cwd,
+            extra_roots,
+            backend,
+            approver,
+            events,
+            persist,
+            output_schema,
+        } = opts;
+        let api_key = config.provider.resolve_api_key()?;
+        let client = ModelClient::new(config.provider.clone(), api_key)?;
+        let workspace = Arc::new(
+            Workspace::new(&cwd, &extra_roots, backend)
+                .with_context(|| format!("opening workspace {}", cwd.display()))?,
+        );
+        let harness_name = harness_name
+            .or_else(|| config.harness.clone())
+            .unwrap_or_else(|| harness::default_for_model(&config.model).to_string());
+        let Some(harness) = harness::by_name(&harness_name) else {
+            bail!(
+                "unknown harness `{harness_name}` (available: {})",
+                harness::HARNESSES.join(", ")
+            );
+        };
+        let agents = agents_md::load(&config.home, workspace.cwd(), config.project_doc_max_bytes);
+        let env = PromptEnv::detect(
+            workspace.cwd().to_path_buf(),
+            workspace.roots().to_vec(),
+            agents,
+            config.sandbox_mode.as_str(),
+            config.approval_policy.as_str(),
+        );
+        let store = SessionStore::new(&config.home);
+        let log = if !persist {
+            None
+        } else if store.exists(&id) {
+            Some(store.reopen(&id)?)
+        } else {
+            Some(store.create(&SessionMeta {
+                id: id.clone(),
+                cwd: workspace.cwd().to_path_buf(),
+                created_at: chrono::Utc::now().to_rfc3339(),
+                provider: config.provider.id.clone(),
+                model: config.model.clone(),
+                harness: harness.name().to_string(),
+                additional_directories: extra_roots.clone(),
+            })?)
+        };
+        let policy = Arc::new(Policy::new(config.sandbox_mode, config.approval_policy));
+        Ok(Session {
+            system_prompt: harness.system_prompt(&env),
+            tools: harness.tools(),
+            id,
+            client,
+            harness,
+            history: Vec::new(),
+            workspace,
+            policy,
+            approver,
+            events,
+            log,
+            env,
+            output_schema,
+            total_usage: TokenUsage::default(),
+            title: None,
+            config,
+        })
+    }
+
+    fn announce(&self) {
+        self.events
+            .send(Event::SessionConfigured(SessionConfigured {
+                session_id: self.id.clone(),
+                provider: self.config.provider.id.clone(),
+                model: self.config.model.clone(),
+                harness: self.harness.name().to_string(),
+                cwd: self.workspace.cwd().to_path_buf(),
+            }));
+    }
+
+    pub fn history(&self) -> &[HistoryItem] {
+        &self.history
+    }
+
+    pub fn workspace(&self) -> &Arc<Workspace> {
+        &self.workspace
+    }
+
+    pub fn harness_name(&self) -> &'static str {
+        self.harness.name()
+    }
+
+    pub fn total_usage(&self) -> TokenUsage {
+        self.total_usage
+    }
+
+    /// Switches the harness; it takes effect on the next model request and is logged.
+    pub fn set_harness(&mut self, name: &str) -> Result<()> {
+        let Some(h) = harness::by_name(name) else {
+            bail!(
+                "unknown harness `{name}` (available: {})",
+                harness::HARNESSES.join(", ")
+            );
+        };
+        self.system_prompt = h.system_prompt(&self.env);
+        self.tools = h.tools();
+        self.harness = h;
+        self.log_line(&LogLine::Harness {
+            harness: name.to_string(),
+        });
+        self.events.send(Event::HarnessChanged {
+            harness: name.to_string(),
+        });
+        Ok(())
+    }
+
+    pub fn set_model(&mut self, model: &str) {
+        self.config.model = model.to_string();
+        self.log_line(&LogLine::Model {
+            provider: self.config.provider.id.clone(),
+            model: model.to_string(),
+        });
+        self.events.send(Event::ModelChanged {
+            provider: self.config.provider.id.clone(),
+            model: model.to_string(),
+        });
+    }
+
+    /// The exact first request body this session would send for `prompt`.
+    pub fn preview_request(&self, prompt: &str) -> serde_json::Value {
+        let mut history = self.history.clone();
+        history.push(HistoryItem::User {
+            text: prompt.to_string(),
+            images: vec![],
+            synthetic: false,
+        });
+        let req = self.model_request(&history);
+        self.client.request_body(&req)
+    }
+
+    fn model_request<'a>(&'a self, history: &'a [HistoryItem]) -> crate::model::ModelRequest<'a> {
+        crate::model::ModelRequest {
+            model: &self.config.model,
+            system: &self.system_prompt,
+            history,
+            tools: &self.tools,
+            prompt_cache_key: &self.id,
+            max_output_tokens: self.config.max_output_tokens,
+            reasoning_effort: self.config.reasoning_effort.as_deref(),
+            output_schema: self.output_schema.as_ref(),
+        }
+    }
+
+    fn log_line(&mut self, line: &LogLine) {
+        if let Some(log) = &mut self.log
+            && let Err(e) = log.append(line)
+        {
+            tracing::error!("{e:#}");
+            self.events.send(Event::Warning {
+                message: format!("could not write the session log: {e:#}"),
+            });
+        }
+    }
+
+    fn push_history(&mut self, item: HistoryItem) {
+        self.log_line(&LogLine::Item { item: item.clone() });
+        self.history.push(item);
+    }
+}

@@ -1,0 +1,181 @@
+//! Command-line parsing, subcommand dispatch and logging setup. Logs go to stderr (or
+//! `INTERPRETER_LOG_FILE`), never to stdout.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+use crate::config::Overrides;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "interpreter",
+    version,
+    about = "A coding agent for low-cost models: ACP for editors, LSP code actions, and Codex-compatible exec for CI"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one task non-interactively (Codex `exec` compatible: --json emits JSONL events).
+    Exec(ExecArgs),
+    /// Inspect what the agent would send.
+    Debug {
+        #[command(subcommand)]
+        what: DebugCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DebugCommand {
+    /// Print the exact first request body for a prompt (default "hello").
+    Prompt {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[arg(long)]
+        harness: Option<String>,
+        #[arg(long, short = 'C')]
+        cd: Option<PathBuf>,
+        prompt: Option<String>,
+    },
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, Clone, Args, Default)]
+pub struct CommonArgs {
+    /// Override a config key: `-c key=value` (value parsed as TOML). Repeatable; later wins.
+    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE", global = true)]
+    pub config: Vec<String>,
+    /// Select a `[profiles.<name>]` table from config.toml.
+    #[arg(short = 'p', long, global = true)]
+    pub profile: Option<String>,
+}
+
+impl CommonArgs {
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            config: self.config.clone(),
+            profile: self.profile.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = false, subcommand_precedence_over_arg = true)]
+pub struct ExecArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Print events as JSON Lines on stdout (Codex `--experimental-json`).
+    #[arg(long = "json", alias = "experimental-json", global = true)]
+    pub json: bool,
+    #[arg(short = 'm', long, global = true)]
+    pub model: Option<String>,
+    /// Provider id (same as `-c model_provider=…`).
+    #[arg(long, global = true)]
+    pub provider: Option<String>,
+    /// native, kimi-code or minimal.
+    #[arg(long, global = true)]
+    pub harness: Option<String>,
+    #[arg(short = 's', long, value_name = "MODE", global = true)]
+    pub sandbox: Option<String>,
+    /// Working directory for the session.
+    #[arg(short = 'C', long = "cd", global = true)]
+    pub cd: Option<PathBuf>,
+    /// Another directory the tools may read and write. Repeatable.
+    #[arg(long = "add-dir", global = true)]
+    pub add_dir: Vec<PathBuf>,
+    #[arg(long, global = true)]
+    pub skip_git_repo_check: bool,
+    /// A JSON Schema file the final answer must follow.
+    #[arg(long, global = true)]
+    pub output_schema: Option<PathBuf>,
+    /// Attach an image (repeatable, or comma separated).
+    #[arg(short = 'i', long = "image", value_delimiter = ',', global = true)]
+    pub images: Vec<PathBuf>,
+    /// Accepted for Codex SDK compatibility.
+    #[arg(long, hide = true, global = true)]
+    pub thread_source: Option<String>,
+    /// Accepted for Codex SDK compatibility.
+    #[arg(long, hide = true, global = true)]
+    pub cyber_access_program: Option<String>,
+    /// Write the final message to this file.
+    #[arg(short = 'o', long, global = true)]
+    pub output_last_message: Option<PathBuf>,
+    /// Print a `git apply`-able diff of every change the run made (on stdout in human mode).
+    #[arg(long, global = true)]
+    pub diff: bool,
+    /// Do not store the session.
+    #[arg(long, global = true)]
+    pub ephemeral: bool,
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    pub color: String,
+    /// Run without sandbox or approvals.
+    #[arg(long = "dangerously-bypass-approvals-and-sandbox", alias = "yolo", global = true)]
+    pub yolo: bool,
+    #[arg(long, hide = true, global = true)]
+    pub full_auto: bool,
+    /// The task. Read from stdin when absent (or `-`).
+    pub prompt: Option<String>,
+    #[command(subcommand)]
+    pub resume: Option<ExecSub>,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum ExecSub {
+    /// Continue a stored session.
+    Resume {
+        /// The session (thread) id.
+        session_id: Option<String>,
+        prompt: Option<String>,
+        /// Resume the newest session started in this directory.
+        #[arg(long)]
+        last: bool,
+    },
+}
+
+pub fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("INTERPRETER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
+    if let Some(path) = std::env::var_os("INTERPRETER_LOG_FILE")
+        && let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(&path)
+    {
+        builder.with_ansi(false).with_writer(std::sync::Mutex::new(file)).init();
+        return;
+    }
+    builder.with_writer(std::io::stderr).init();
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    init_logging();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("Error: could not start the async runtime: {e}");
+            return 1;
+        }
+    };
+    rt.block_on(async move {
+        match cli.command {
+            Command::Exec(args) => crate::frontend::exec::run(args).await,
+            Command::Debug {
+                what: DebugCommand::Prompt { common, harness, cd, prompt },
+            } => crate::frontend::exec::debug_prompt(common, harness, cd, prompt).await,
+        }
+    })
+}

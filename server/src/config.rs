@@ -1,0 +1,656 @@
+//! Configuration: `config.toml` in the home folder, then the selected profile, then environment
+//! variables, then `-c key=value` overrides, then explicit flags. Keys follow Codex's config.toml.
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::model::catalog;
+
+/// Environment variables that override config keys (after the file and profile, before `-c`).
+const ENV_OVERRIDES: &[(&str, &str)] = &[
+    ("OPENINTERPRETER_PROVIDER", "model_provider"),
+    ("OPENINTERPRETER_MODEL", "model"),
+    ("OPENINTERPRETER_HARNESS", "harness"),
+];
+
+/// The home folder: `OPENINTERPRETER_HOME`, else `CODEX_HOME` (the Codex SDK isolates runs with
+/// it), else `~/.openinterpreter`.
+pub fn home_dir() -> PathBuf {
+    for var in ["OPENINTERPRETER_HOME", "CODEX_HOME"] {
+        if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            return PathBuf::from(v);
+        }
+    }
+    dirs::home_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join(".openinterpreter")
+}
+
+/// The file's shape. Unknown keys are accepted (Codex configs carry many we do not use).
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct ConfigToml {
+    pub model: Option<String>,
+    pub model_provider: Option<String>,
+    #[serde(default)]
+    pub model_providers: BTreeMap<String, ProviderToml>,
+    pub profile: Option<String>,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, toml::Table>,
+    pub harness: Option<String>,
+    pub approval_policy: Option<String>,
+    pub sandbox_mode: Option<String>,
+    pub model_reasoning_effort: Option<String>,
+    pub model_context_window: Option<u64>,
+    pub model_max_output_tokens: Option<u64>,
+    pub max_turn_requests: Option<u32>,
+    pub project_doc_max_bytes: Option<usize>,
+    pub tool_output_token_limit: Option<usize>,
+    pub openai_base_url: Option<String>,
+    pub sandbox_workspace_write: Option<SandboxWorkspaceWrite>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct SandboxWorkspaceWrite {
+    #[serde(default)]
+    pub network_access: bool,
+    #[serde(default)]
+    pub writable_roots: Vec<PathBuf>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct ProviderToml {
+    pub name: Option<String>,
+    pub base_url: Option<String>,
+    pub env_key: Option<String>,
+    /// A key written by `interpreter login`.
+    pub api_key: Option<String>,
+    pub experimental_bearer_token: Option<String>,
+    pub wire_api: Option<String>,
+    #[serde(default)]
+    pub http_headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub env_http_headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub query_params: BTreeMap<String, String>,
+    pub request_max_retries: Option<u32>,
+    pub stream_max_retries: Option<u32>,
+    pub stream_idle_timeout_ms: Option<u64>,
+    pub connect_timeout_ms: Option<u64>,
+    pub request_timeout_ms: Option<u64>,
+    pub retry_base_delay_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireApi {
+    Chat,
+    Responses,
+}
+
+impl WireApi {
+    fn parse(s: &str) -> Result<WireApi> {
+        match s {
+            "chat" => Ok(WireApi::Chat),
+            "responses" => Ok(WireApi::Responses),
+            other => bail!("unknown wire_api `{other}` (expected `chat` or `responses`)"),
+        }
+    }
+}
+
+/// A provider after merging the catalog entry with the user's table.
+#[derive(Debug, Clone)]
+pub struct ProviderConfig {
+    pub id: String,
+    pub name: String,
+    pub base_url: String,
+    pub env_key: Option<String>,
+    pub api_key: Option<String>,
+    pub wire_api: WireApi,
+    pub http_headers: BTreeMap<String, String>,
+    pub query_params: BTreeMap<String, String>,
+    pub request_max_retries: u32,
+    pub stream_max_retries: u32,
+    pub stream_idle_timeout_ms: u64,
+    pub connect_timeout_ms: u64,
+    pub request_timeout_ms: u64,
+    pub retry_base_delay_ms: u64,
+}
+
+impl ProviderConfig {
+    /// The bearer key, if the provider needs one. A missing key is a clear error naming the
+    /// variable and the config key.
+    pub fn resolve_api_key(&self) -> Result<Option<String>, MissingKey> {
+        if let Some(k) = self.api_key.as_ref().filter(|k| !k.is_empty()) {
+            return Ok(Some(k.clone()));
+        }
+        let Some(var) = &self.env_key else {
+            return Ok(None);
+        };
+        let mut candidates = vec![var.as_str()];
+        // The Codex SDK hands its key over as CODEX_API_KEY.
+        if self.id == "openai" {
+            candidates.push("CODEX_API_KEY");
+        }
+        for v in candidates {
+            if let Ok(val) = std::env::var(v)
+                && !val.trim().is_empty()
+            {
+                return Ok(Some(val.trim().to_string()));
+            }
+        }
+        Err(MissingKey {
+            provider: self.id.clone(),
+            env_key: var.clone(),
+        })
+    }
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "missing API key for provider `{provider}`: set the environment variable {env_key} (or change model_providers.{provider}.env_key / model_providers.{provider}.api_key in config.toml, or run `interpreter login`)"
+)]
+pub struct MissingKey {
+    pub provider: String,
+    pub env_key: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApprovalPolicy {
+    Untrusted,
+    #[default]
+    OnRequest,
+    Never,
+}
+
+impl ApprovalPolicy {
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "untrusted" => Self::Untrusted,
+            "on-request" | "on-failure" => Self::OnRequest,
+            "never" => Self::Never,
+            other => bail!(
+                "unknown approval_policy `{other}` (expected untrusted, on-request or never)"
+            ),
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Untrusted => "untrusted",
+            Self::OnRequest => "on-request",
+            Self::Never => "never",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    ReadOnly,
+    #[default]
+    WorkspaceWrite,
+    DangerFullAccess,
+}
+
+impl SandboxMode {
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "read-only" => Self::ReadOnly,
+            "workspace-write" => Self::WorkspaceWrite,
+            "danger-full-access" => Self::DangerFullAccess,
+            other => bail!(
+                "unknown sandbox mode `{other}` (expected read-only, workspace-write or danger-full-access)"
+            ),
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read-only",
+            Self::WorkspaceWrite => "workspace-write",
+            Self::DangerFullAccess => "danger-full-access",
+        }
+    }
+}
+
+/// The effective configuration a session starts from.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub home: PathBuf,
+    pub provider: ProviderConfig,
+    pub model: String,
+    /// Explicit harness choice; None means "pick by model".
+    pub harness: Option<String>,
+    pub approval_policy: ApprovalPolicy,
+    pub sandbox_mode: SandboxMode,
+    pub network_access: bool,
+    pub writable_roots: Vec<PathBuf>,
+    pub reasoning_effort: Option<String>,
+    pub context_window: Option<u64>,
+    pub max_output_tokens: u64,
+    pub max_turn_requests: u32,
+    pub project_doc_max_bytes: usize,
+    pub tool_output_token_limit: usize,
+    pub profile: Option<String>,
+}
+
+/// What the command line contributes on top of the files.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Raw `-c key=value` strings, in order (later wins).
+    pub config: Vec<String>,
+    pub profile: Option<String>,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub harness: Option<String>,
+    pub sandbox_mode: Option<String>,
+    pub approval_policy: Option<String>,
+}
+
+impl Config {
+    /// Loads `<home>/config.toml` (if present) and applies the layers above it.
+    pub fn load(overrides: &Overrides) -> Result<Config> {
+        let home = home_dir();
+        let path = home.join("config.toml");
+        let file_text = match std::fs::read_to_string(&path) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let env: Vec<(String, String)> = ENV_OVERRIDES
+            .iter()
+            .filter_map(|(var, key)| {
+                std::env::var(var)
+                    .ok()
+                    .filter(|v| !v.is_empty())
+                    .map(|v| (key.to_string(), v))
+            })
+            .collect();
+        Self::from_layers(home, file_text.as_deref(), Some(&path), &env, overrides)
+    }
+
+    /// Pure layering, for tests: file text, env pairs (key, value), then overrides.
+    pub fn from_layers(
+        home: PathBuf,
+        file_text: Option<&str>,
+        file_path: Option<&Path>,
+        env: &[(String, String)],
+        overrides: &Overrides,
+    ) -> Result<Config> {
+        let shown = file_path
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "config.toml".into());
+        let mut table: toml::Table = match file_text {
+            Some(text) => {
+                // Parse typed first so a wrong type is reported with its line.
+                toml::from_str::<ConfigToml>(text)
+                    .map_err(|e| anyhow::anyhow!("invalid config {shown}: {e}"))?;
+                toml::from_str(text).map_err(|e| anyhow::anyhow!("invalid config {shown}: {e}"))?
+            }
+            None => toml::Table::new(),
+        };
+
+        let mut cli_table = toml::Table::new();
+        for raw in &overrides.config {
+            let (key, value) = parse_override(raw)?;
+            set_dotted(&mut cli_table, &key, value)
+                .with_context(|| format!("applying --config {raw}"))?;
+        }
+
+        // Profile: the CLI flag, then `-c profile=…`, then the file's `profile` key.
+        let profile = overrides
+            .profile
+            .clone()
+            .or_else(|| {
+                cli_table
+                    .get("profile")
+                    .and_then(|v| v.as_str())
+                    .map(String::from)
+            })
+            .or_else(|| table.get("profile").and_then(|v| v.as_str()).map(String::from));
+        if let Some(name) = &profile {
+            let profiles = table.get("profiles").and_then(|p| p.as_table());
+            let Some(p) = profiles.and_then(|p| p.get(name)).and_then(|p| p.as_table()) else {
+                bail!("profile `{name}` not found in {shown} (expected a [profiles.{name}] table)");
+            };
+            let p = p.clone();
+            merge(&mut table, p);
+        }
+        for (key, value) in env {
+            set_dotted(&mut table, key, toml::Value::String(value.clone()))?;
+        }
+        merge(&mut table, cli_table);
+        let flags = [
+            ("model", &overrides.model),
+            ("model_provider", &overrides.provider),
+            ("harness", &overrides.harness),
+            ("sandbox_mode", &overrides.sandbox_mode),
+            ("approval_policy", &overrides.approval_policy),
+        ];
+        for (key, value) in flags {
+            if let Some(v) = value {
+                table.insert(key.into(), toml::Value::String(v.clone()));
+            }
+        }
+
+        let raw: ConfigToml = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e| anyhow::anyhow!("invalid configuration after overrides: {e}"))?;
+        Self::resolve(home, raw, profile)
+    }
+
+    fn resolve(home: PathBuf, raw: ConfigToml, profile: Option<String>) -> Result<Config> {
+        let provider_id = raw
+            .model_provider
+            .clone()
+            .unwrap_or_else(|| catalog::DEFAULT_PROVIDER.to_string());
+        let builtin = catalog::provider(&provider_id);
+        let user = raw.model_providers.get(&provider_id);
+        if builtin.is_none() && user.is_none() {
+            let known: Vec<&str> = catalog::PROVIDERS.iter().map(|p| p.id).collect();
+            bail!(
+                "unknown model_provider `{provider_id}`: define [model_providers.{provider_id}] with a base_url, or use one of {}",
+                known.join(", ")
+            );
+        }
+        let user = user.cloned().unwrap_or_default();
+        let mut base_url = user
+            .base_url
+            .clone()
+            .or_else(|| builtin.map(|b| b.base_url.to_string()))
+            .with_context(|| format!("model_providers.{provider_id}.base_url is required"))?;
+        if provider_id == "openai"
+            && user.base_url.is_none()
+            && let Some(u) = &raw.openai_base_url
+        {
+            base_url = u.clone();
+        }
+        let wire_api = match &user.wire_api {
+            Some(w) => WireApi::parse(w)
+                .with_context(|| format!("model_providers.{provider_id}.wire_api"))?,
+            None => builtin.map(|b| b.wire_api).unwrap_or(WireApi::Chat),
+        };
+        let mut http_headers = user.http_headers.clone();
+        for (header, var) in &user.env_http_headers {
+            if let Ok(v) = std::env::var(var) {
+                http_headers.insert(header.clone(), v);
+            }
+        }
+        let provider = ProviderConfig {
+            id: provider_id.clone(),
+            name: user
+                .name
+                .clone()
+                .or_else(|| builtin.map(|b| b.name.to_string()))
+                .unwrap_or_else(|| provider_id.clone()),
+            base_url: base_url.trim_end_matches('/').to_string(),
+            env_key: user
+                .env_key
+                .clone()
+                .or_else(|| builtin.and_then(|b| b.env_key.map(String::from))),
+            api_key: user.api_key.clone().or(user.experimental_bearer_token.clone()),
+            wire_api,
+            http_headers,
+            query_params: user.query_params.clone(),
+            request_max_retries: user.request_max_retries.unwrap_or(4).min(100),
+            stream_max_retries: user.stream_max_retries.unwrap_or(2).min(100),
+            stream_idle_timeout_ms: user.stream_idle_timeout_ms.unwrap_or(300_000),
+            connect_timeout_ms: user.connect_timeout_ms.unwrap_or(15_000),
+            request_timeout_ms: user.request_timeout_ms.unwrap_or(30 * 60_000),
+            retry_base_delay_ms: user.retry_base_delay_ms.unwrap_or(500),
+        };
+        let model = raw
+            .model
+            .clone()
+            .or_else(|| builtin.map(|b| b.default_model.to_string()))
+            .with_context(|| {
+                format!("no model configured for provider `{provider_id}`: set `model = \"…\"`")
+            })?;
+        let ws = raw.sandbox_workspace_write.clone().unwrap_or_default();
+        Ok(Config {
+            home,
+            model,
+            harness: raw.harness.clone(),
+            approval_policy: raw
+                .approval_policy
+                .as_deref()
+                .map(ApprovalPolicy::parse)
+                .transpose()?
+                .unwrap_or_default(),
+            sandbox_mode: raw
+                .sandbox_mode
+                .as_deref()
+                .map(SandboxMode::parse)
+                .transpose()?
+                .unwrap_or_default(),
+            network_access: ws.network_access,
+            writable_roots: ws.writable_roots,
+            reasoning_effort: raw.model_reasoning_effort.clone(),
+            context_window: raw.model_context_window,
+            max_output_tokens: raw.model_max_output_tokens.unwrap_or(32_768),
+            max_turn_requests: raw.max_turn_requests.unwrap_or(100).max(1),
+            project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
+            tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
+            profile,
+            provider,
+        })
+    }
+}
+
+/// `key=value`: split at the first `=`, the value parsed as TOML, falling back to a raw string.
+pub fn parse_override(raw: &str) -> Result<(String, toml::Value)> {
+    let Some((key, value)) = raw.split_once('=') else {
+        bail!("invalid --config `{raw}`: expected key=value");
+    };
+    let key = key.trim();
+    if key.is_empty() {
+        bail!("invalid --config `{raw}`: empty key");
+    }
+    let value = value.trim();
+    let parsed = format!("v = {value}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    Ok((key.to_string(), parsed))
+}
+
+fn set_dotted(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<()> {
+    let parts: Vec<&str> = key.split('.').map(|p| p.trim().trim_matches('"')).collect();
+    let (last, parents) = parts.split_last().context("empty key")?;
+    let mut cur = table;
+    for part in parents {
+        let entry = cur
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = match entry {
+            toml::Value::Table(t) => t,
+            _ => bail!("`{part}` in `{key}` is not a table"),
+        };
+    }
+    match (cur.get_mut(*last), value) {
+        (Some(toml::Value::Table(existing)), toml::Value::Table(new)) => merge(existing, new),
+        (_, value) => {
+            cur.insert(last.to_string(), value);
+        }
+    }
+    Ok(())
+}
+
+/// Deep-merges `top` into `base`; `top` wins.
+fn merge(base: &mut toml::Table, top: toml::Table) {
+    for (k, v) in top {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(t)) => merge(b, t),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(file: Option<&str>, env: &[(&str, &str)], ov: Overrides) -> Result<Config> {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_layers(PathBuf::from("/h"), file, None, &env, &ov)
+    }
+
+    fn ov(config: &[&str]) -> Overrides {
+        Overrides {
+            config: config.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn defaults_to_kimi_k3() {
+        let c = load(None, &[], Overrides::default()).unwrap();
+        assert_eq!(c.provider.id, "kimi");
+        assert_eq!(c.model, "kimi-k3");
+        assert_eq!(c.provider.base_url, "https://api.moonshot.ai/v1");
+        assert_eq!(c.provider.env_key.as_deref(), Some("MOONSHOT_API_KEY"));
+        assert_eq!(c.provider.wire_api, WireApi::Chat);
+    }
+
+    #[test]
+    fn precedence_file_profile_env_override_flag() {
+        let file = r#"
+model = "from-file"
+harness = "native"
+approval_policy = "untrusted"
+[profiles.fast]
+model = "from-profile"
+approval_policy = "never"
+"#;
+        let c = load(Some(file), &[], Overrides::default()).unwrap();
+        assert_eq!(c.model, "from-file");
+        assert_eq!(c.approval_policy, ApprovalPolicy::Untrusted);
+
+        let mut o = Overrides::default();
+        o.profile = Some("fast".into());
+        let c = load(Some(file), &[], o.clone()).unwrap();
+        assert_eq!(c.model, "from-profile");
+        assert_eq!(c.approval_policy, ApprovalPolicy::Never);
+
+        let c = load(Some(file), &[("model", "from-env")], o.clone()).unwrap();
+        assert_eq!(c.model, "from-env");
+
+        o.config = vec!["model=\"from-c\"".into()];
+        let c = load(Some(file), &[("model", "from-env")], o.clone()).unwrap();
+        assert_eq!(c.model, "from-c");
+
+        o.model = Some("from-flag".into());
+        let c = load(Some(file), &[("model", "from-env")], o).unwrap();
+        assert_eq!(c.model, "from-flag");
+    }
+
+    #[test]
+    fn later_override_wins_and_profile_via_c() {
+        let file = "[profiles.p]\nmodel = \"pm\"\n";
+        let c = load(Some(file), &[], ov(&["model=a", "model=b"])).unwrap();
+        assert_eq!(c.model, "b");
+        let c = load(Some(file), &[], ov(&["profile=\"p\""])).unwrap();
+        assert_eq!(c.model, "pm");
+    }
+
+    #[test]
+    fn custom_provider_from_dotted_overrides() {
+        let c = load(
+            None,
+            &[],
+            ov(&[
+                "model_provider=\"mock\"",
+                "model_providers.mock={name=\"mock\", base_url=\"http://127.0.0.1:1/v1/\", wire_api=\"responses\"}",
+                "model_providers.mock.request_max_retries=7",
+                "model=\"m\"",
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.provider.id, "mock");
+        assert_eq!(c.provider.base_url, "http://127.0.0.1:1/v1");
+        assert_eq!(c.provider.wire_api, WireApi::Responses);
+        assert_eq!(c.provider.request_max_retries, 7);
+        assert_eq!(c.provider.resolve_api_key().unwrap(), None);
+    }
+
+    #[test]
+    fn overriding_catalog_provider_keeps_its_defaults() {
+        let c = load(
+            None,
+            &[],
+            ov(&["model_providers.kimi.base_url=\"http://x/v1\""]),
+        )
+        .unwrap();
+        assert_eq!(c.provider.base_url, "http://x/v1");
+        assert_eq!(c.provider.env_key.as_deref(), Some("MOONSHOT_API_KEY"));
+    }
+
+    #[test]
+    fn raw_string_fallback_and_bad_override() {
+        let (k, v) = parse_override("model=kimi-k3").unwrap();
+        assert_eq!(k, "model");
+        assert_eq!(v.as_str(), Some("kimi-k3"));
+        let (_, v) = parse_override("max_turn_requests=5").unwrap();
+        assert_eq!(v.as_integer(), Some(5));
+        assert!(parse_override("novalue").is_err());
+    }
+
+    #[test]
+    fn malformed_file_names_file_and_line() {
+        let err = Config::from_layers(
+            PathBuf::from("/h"),
+            Some("model = \"a\"\nmodel_provider = \n"),
+            Some(Path::new("/h/config.toml")),
+            &[],
+            &Overrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("/h/config.toml"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+        let err = load(Some("max_turn_requests = \"lots\"\n"), &[], Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn unknown_provider_and_profile_are_clear() {
+        let err = load(None, &[], ov(&["model_provider=\"nope\""]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown model_provider `nope`"), "{err}");
+        let mut o = Overrides::default();
+        o.profile = Some("missing".into());
+        let err = load(None, &[], o).unwrap_err().to_string();
+        assert!(err.contains("profile `missing` not found"), "{err}");
+    }
+
+    #[test]
+    fn missing_key_names_variable_and_config_key() {
+        let c = load(
+            None,
+            &[],
+            ov(&["model_providers.kimi.env_key=\"INTERPRETER_TEST_SURELY_UNSET_KEY\""]),
+        )
+        .unwrap();
+        let err = c.provider.resolve_api_key().unwrap_err().to_string();
+        assert!(err.contains("INTERPRETER_TEST_SURELY_UNSET_KEY"), "{err}");
+        assert!(err.contains("model_providers.kimi.env_key"), "{err}");
+    }
+
+    #[test]
+    fn login_key_in_config_wins() {
+        let c = load(
+            Some("[model_providers.kimi]\napi_key = \"sk-file\"\n"),
+            &[],
+            Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(c.provider.resolve_api_key().unwrap().as_deref(), Some("sk-file"));
+    }
+}

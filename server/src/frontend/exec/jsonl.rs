@@ -1,0 +1,168 @@
+//! Codex `exec --experimental-json` events: the exact names, fields and order the Codex SDK
+//! parses. Only this writer touches stdout in JSON mode.
+
+use interpreter_protocol::{
+    Event, FileChangeKind, PlanStatus, ToolKind, ToolStatus, TokenUsage, TurnEndReason,
+};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::io::Write;
+
+pub struct JsonlWriter<W: Write> {
+    out: W,
+    next_id: u64,
+    /// Tool calls shown as items: call id → (item id, command).
+    open_commands: HashMap<String, (String, String)>,
+    edits: HashMap<String, ()>,
+    todo: Option<(String, Value)>,
+    pub last_message: Option<String>,
+}
+
+impl<W: Write> JsonlWriter<W> {
+    pub fn new(out: W) -> Self {
+        JsonlWriter {
+            out,
+            next_id: 0,
+            open_commands: HashMap::new(),
+            edits: HashMap::new(),
+            todo: None,
+            last_message: None,
+        }
+    }
+
+    fn line(&mut self, v: Value) {
+        // A closed stdout (the reader went away) must not crash the run.
+        let _ = writeln!(self.out, "{v}");
+        let _ = self.out.flush();
+    }
+
+    fn new_id(&mut self) -> String {
+        let id = format!("item_{}", self.next_id);
+        self.next_id += 1;
+        id
+    }
+
+    pub fn thread_started(&mut self, thread_id: &str) {
+        self.line(json!({"type": "thread.started", "thread_id": thread_id}));
+    }
+
+    pub fn error(&mut self, message: &str) {
+        self.line(json!({"type": "error", "message": message}));
+    }
+
+    pub fn event(&mut self, e: &Event) {
+        match e {
+            Event::TurnStarted { .. } => self.line(json!({"type": "turn.started"})),
+            Event::Reasoning { text, .. } if !text.trim().is_empty() => {
+                let id = self.new_id();
+                self.line(json!({"type": "item.completed",
+                    "item": {"id": id, "type": "reasoning", "text": text}}));
+            }
+            Event::AgentMessage { text, .. } => {
+                let id = self.new_id();
+                self.last_message = Some(text.clone());
+                self.line(json!({"type": "item.completed",
+                    "item": {"id": id, "type": "agent_message", "text": text}}));
+            }
+            Event::ToolCallBegin(b) => match b.kind {
+                ToolKind::Execute => {
+                    let id = self.new_id();
+                    let command = b.command.clone().unwrap_or_else(|| b.title.clone());
+                    self.line(json!({"type": "item.started", "item": {
+                        "id": id, "type": "command_execution", "command": command,
+                        "aggregated_output": "", "exit_code": null, "status": "in_progress"}}));
+                    self.open_commands.insert(b.call_id.clone(), (id, command));
+                }
+                ToolKind::Edit | ToolKind::Delete | ToolKind::Move => {
+                    self.edits.insert(b.call_id.clone(), ());
+                }
+                _ => {}
+            },
+            Event::ToolCallEnd(end) => {
+                if let Some((id, command)) = self.open_commands.remove(&end.call_id) {
+                    let status = match (end.status, end.exit_code) {
+                        (ToolStatus::Declined, _) => "declined",
+                        (ToolStatus::Completed, _) => "completed",
+                        (ToolStatus::Failed, _) => "failed",
+                    };
+                    self.line(json!({"type": "item.completed", "item": {
+                        "id": id, "type": "command_execution", "command": command,
+                        "aggregated_output": end.output, "exit_code": end.exit_code,
+                        "status": status}}));
+                } else if self.edits.remove(&end.call_id).is_some() {
+                    let changes: Vec<Value> = end
+                        .changes
+                        .iter()
+                        .map(|c| {
+                            let kind = match c.kind {
+                                FileChangeKind::Add => "add",
+                                FileChangeKind::Delete => "delete",
+                                FileChangeKind::Update => "update",
+                            };
+                            let path = c.move_path.as_ref().unwrap_or(&c.path);
+                            json!({"path": path.display().to_string(), "kind": kind})
+                        })
+                        .collect();
+                    let status = if end.status == ToolStatus::Completed {
+                        "completed"
+                    } else {
+                        "failed"
+                    };
+                    let id = self.new_id();
+                    self.line(json!({"type": "item.completed", "item": {
+                        "id": id, "type": "file_change", "changes": changes, "status": status}}));
+                }
+            }
+            Event::PlanUpdated(plan) => {
+                let items: Vec<Value> = plan
+                    .items
+                    .iter()
+                    .map(|i| json!({"text": i.step, "completed": i.status == PlanStatus::Completed}))
+                    .collect();
+                match self.todo.take() {
+                    None => {
+                        let id = self.new_id();
+                        self.line(json!({"type": "item.started", "item": {
+                            "id": id, "type": "todo_list", "items": items}}));
+                        self.todo = Some((id, Value::Array(items)));
+                    }
+                    Some((id, _)) => {
+                        self.line(json!({"type": "item.updated", "item": {
+                            "id": id, "type": "todo_list", "items": items}}));
+                        self.todo = Some((id, Value::Array(items)));
+                    }
+                }
+            }
+            Event::Warning { message } => self.error(message),
+            _ => {}
+        }
+    }
+
+    /// Closes open items, then `turn.completed` or `turn.failed` (nothing when interrupted).
+    pub fn turn_ended(&mut self, reason: &TurnEndReason, usage: TokenUsage) {
+        if let Some((id, items)) = self.todo.take() {
+            self.line(json!({"type": "item.completed", "item": {
+                "id": id, "type": "todo_list", "items": items}}));
+        }
+        let failed = |msg: String| json!({"type": "turn.failed", "error": {"message": msg}});
+        match reason {
+            TurnEndReason::Completed | TurnEndReason::MaxTokens | TurnEndReason::Refusal => {
+                self.line(json!({"type": "turn.completed", "usage": {
+                    "input_tokens": usage.input_tokens,
+                    "cached_input_tokens": usage.cached_input_tokens,
+                    "cache_write_input_tokens": 0,
+                    "output_tokens": usage.output_tokens,
+                    "reasoning_output_tokens": usage.reasoning_output_tokens}}));
+            }
+            TurnEndReason::Failed { message } => {
+                let v = failed(message.clone());
+                self.line(v)
+            }
+            TurnEndReason::MaxTurnRequests => {
+                let v = failed("the turn reached max_turn_requests without a final answer".into());
+                self.line(v)
+            }
+            TurnEndReason::Cancelled => {}
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Front ends: each translates one outside protocol to and from the agent core.
+
+pub mod exec;

@@ -1,0 +1,12 @@
+//! interpreter: a coding agent for low-cost models. See docs/architecture.md for the map.
+
+pub mod agent;
+pub mod cli;
+pub mod config;
+pub mod frontend;
+pub mod harness;
+pub mod model;
+pub mod sandbox;
+pub mod store;
+pub mod tools;
+pub mod workspace;

@@ -1,0 +1,155 @@
+//! Built-in providers and what we know about their models.
+
+use crate::config::WireApi;
+
+pub const DEFAULT_PROVIDER: &str = "kimi";
+
+pub struct ProviderInfo {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub base_url: &'static str,
+    pub env_key: Option<&'static str>,
+    pub wire_api: WireApi,
+    pub default_model: &'static str,
+    pub models: &'static [&'static str],
+}
+
+pub const PROVIDERS: &[ProviderInfo] = &[
+    ProviderInfo {
+        id: "kimi",
+        name: "Moonshot AI (Kimi platform)",
+        base_url: "https://api.moonshot.ai/v1",
+        env_key: Some("MOONSHOT_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: "kimi-k3",
+        models: &["kimi-k3", "kimi-k2.7-code", "kimi-k2.6", "kimi-k2-thinking"],
+    },
+    ProviderInfo {
+        id: "kimi-code",
+        name: "Kimi Code",
+        base_url: "https://api.kimi.com/coding/v1",
+        env_key: Some("KIMI_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: "k3",
+        models: &["k3", "k3-256k"],
+    },
+    ProviderInfo {
+        id: "deepseek",
+        name: "DeepSeek",
+        base_url: "https://api.deepseek.com/v1",
+        env_key: Some("DEEPSEEK_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: "deepseek-chat",
+        models: &["deepseek-chat", "deepseek-reasoner"],
+    },
+    ProviderInfo {
+        id: "zai",
+        name: "Z.ai (GLM)",
+        base_url: "https://api.z.ai/api/paas/v4",
+        env_key: Some("ZAI_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: "glm-4.7",
+        models: &["glm-4.7", "glm-4.6"],
+    },
+    ProviderInfo {
+        id: "qwen",
+        name: "Qwen (DashScope compatible mode)",
+        base_url: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+        env_key: Some("DASHSCOPE_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: "qwen3-coder-plus",
+        models: &["qwen3-coder-plus", "qwen3-coder-flash"],
+    },
+    ProviderInfo {
+        id: "openrouter",
+        name: "OpenRouter",
+        base_url: "https://openrouter.ai/api/v1",
+        env_key: Some("OPENROUTER_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: "moonshotai/kimi-k3",
+        models: &["moonshotai/kimi-k3"],
+    },
+    ProviderInfo {
+        id: "openai",
+        name: "OpenAI",
+        base_url: "https://api.openai.com/v1",
+        env_key: Some("OPENAI_API_KEY"),
+        wire_api: WireApi::Responses,
+        default_model: "gpt-5.4-mini",
+        models: &["gpt-5.4-mini", "gpt-5.4"],
+    },
+    ProviderInfo {
+        id: "ollama",
+        name: "Ollama (local)",
+        base_url: "http://localhost:11434/v1",
+        env_key: None,
+        wire_api: WireApi::Chat,
+        default_model: "qwen3-coder:30b",
+        models: &[],
+    },
+    ProviderInfo {
+        id: "llamacpp",
+        name: "llama.cpp server (local)",
+        base_url: "http://localhost:8080/v1",
+        env_key: None,
+        wire_api: WireApi::Chat,
+        default_model: "default",
+        models: &[],
+    },
+];
+
+pub fn provider(id: &str) -> Option<&'static ProviderInfo> {
+    PROVIDERS.iter().find(|p| p.id == id)
+}
+
+/// Facts about a model family that change how we talk to it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelInfo {
+    pub context_window: Option<u64>,
+    /// USD per 1M tokens: input (uncached), cached input, output.
+    pub price: Option<(f64, f64, f64)>,
+    /// Kimi rules: fixed sampling, `thinking`, reasoning echoed on tool-call messages.
+    pub kimi: bool,
+    /// The provider rejects assistant tool-call messages without `reasoning_content`.
+    pub echo_reasoning: bool,
+}
+
+pub fn model_info(model: &str) -> ModelInfo {
+    let m = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let kimi = m.starts_with("kimi") || m == "k3" || m.starts_with("k3-") || m.starts_with("k2p");
+    let k3 = m.contains("k3");
+    let deepseek = m.starts_with("deepseek");
+    ModelInfo {
+        context_window: if k3 {
+            Some(if m.ends_with("256k") { 262_144 } else { 1_048_576 })
+        } else if kimi {
+            Some(262_144)
+        } else if deepseek {
+            Some(131_072)
+        } else {
+            None
+        },
+        price: if k3 {
+            Some((3.0, 0.30, 15.0))
+        } else {
+            None
+        },
+        kimi,
+        echo_reasoning: kimi || deepseek || m.starts_with("glm") || m.starts_with("qwen"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn k3_facts() {
+        let k = model_info("kimi-k3");
+        assert!(k.kimi && k.echo_reasoning);
+        assert_eq!(k.context_window, Some(1_048_576));
+        assert_eq!(model_info("moonshotai/kimi-k3").price, Some((3.0, 0.30, 15.0)));
+        assert!(model_info("k3").kimi);
+        assert!(!model_info("gpt-5.4").kimi);
+    }
+}

@@ -1,0 +1,337 @@
+//! The HTTP side of a provider: one streamed request, with retries, timeouts and cancellation.
+
+use futures::StreamExt;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+use super::catalog::{self, ModelInfo};
+use super::chat::{self, ChatStream};
+use super::responses::{self, ResponsesStream};
+use super::sse::SseDecoder;
+use super::types::{ModelError, ModelRequest, ModelResponse, StreamDelta};
+use crate::config::{ProviderConfig, WireApi};
+
+/// Cap on an error body we read into memory.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+#[derive(Clone)]
+pub struct ModelClient {
+    http: reqwest::Client,
+    provider: ProviderConfig,
+    api_key: Option<String>,
+    originator: String,
+}
+
+/// Called before each retry with a human line ("retrying in 2s (attempt 2/5): …").
+pub type RetryNotice<'a> = &'a mut (dyn FnMut(String) + Send);
+pub type DeltaSink<'a> = &'a mut (dyn FnMut(StreamDelta) + Send);
+
+impl ModelClient {
+    pub fn new(provider: ProviderConfig, api_key: Option<String>) -> anyhow::Result<Self> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_millis(provider.connect_timeout_ms))
+            .user_agent(concat!("interpreter/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        let originator = std::env::var("CODEX_INTERNAL_ORIGINATOR_OVERRIDE")
+            .ok()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "interpreter".to_string());
+        Ok(ModelClient {
+            http,
+            provider,
+            api_key,
+            originator,
+        })
+    }
+
+    pub fn provider(&self) -> &ProviderConfig {
+        &self.provider
+    }
+
+    fn endpoint(&self) -> String {
+        let path = match self.provider.wire_api {
+            WireApi::Chat => "chat/completions",
+            WireApi::Responses => "responses",
+        };
+        format!("{}/{}", self.provider.base_url, path)
+    }
+
+    /// The exact JSON body for a request (also used by `interpreter debug prompt`).
+    pub fn request_body(&self, req: &ModelRequest<'_>) -> serde_json::Value {
+        let info = catalog::model_info(req.model);
+        match self.provider.wire_api {
+            WireApi::Chat => chat::build_body(req, info, send_cache_key(&self.provider)),
+            WireApi::Responses => responses::build_body(req),
+        }
+    }
+
+    /// Streams one model response, retrying what is worth retrying.
+    pub async fn stream(
+        &self,
+        req: &ModelRequest<'_>,
+        on_delta: DeltaSink<'_>,
+        on_retry: RetryNotice<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError> {
+        let body = self.request_body(req);
+        let info = catalog::model_info(req.model);
+        let mut request_failures = 0u32;
+        let mut stream_failures = 0u32;
+        loop {
+            let err = match self.attempt(&body, info, on_delta, cancel).await {
+                Ok(r) => return Ok(r),
+                Err(e) => e,
+            };
+            if !err.is_retryable() {
+                return Err(err);
+            }
+            let (used, budget) = if err.is_stream_failure() {
+                stream_failures += 1;
+                (stream_failures, self.provider.stream_max_retries)
+            } else {
+                request_failures += 1;
+                (request_failures, self.provider.request_max_retries)
+            };
+            if used > budget {
+                return Err(err);
+            }
+            let delay = match &err {
+                ModelError::Http {
+                    retry_after_ms: Some(ms),
+                    ..
+                } => Duration::from_millis(*ms),
+                _ => backoff(self.provider.retry_base_delay_ms, used),
+            };
+            on_retry(format!(
+                "{err}; retrying in {:.1}s (retry {used}/{budget})",
+                delay.as_secs_f64()
+            ));
+            tokio::select! {
+                _ = cancel.cancelled() => return Err(ModelError::Cancelled),
+                _ = tokio::time::sleep(delay) => {}
+            }
+        }
+    }
+
+    async fn attempt(
+        &self,
+        body: &serde_json::Value,
+        _info: ModelInfo,
+        on_delta: DeltaSink<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError> {
+        let url = self.endpoint();
+        let mut rb = self
+            .http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream")
+            .header("originator", &self.originator)
+            .json(body);
+        if !self.provider.query_params.is_empty() {
+            rb = rb.query(&self.provider.query_params);
+        }
+        if let Some(k) = &self.api_key {
+            rb = rb.bearer_auth(k);
+        }
+        for (k, v) in &self.provider.http_headers {
+            rb = rb.header(k, v);
+        }
+        let deadline =
+            tokio::time::Instant::now() + Duration::from_millis(self.provider.request_timeout_ms);
+        let resp = tokio::select! {
+            _ = cancel.cancelled() => return Err(ModelError::Cancelled),
+            _ = tokio::time::sleep_until(deadline) => return Err(self.timeout("waiting for the response")),
+            r = rb.send() => r.map_err(|e| self.connect_error(&url, e))?,
+        };
+        let status = resp.status();
+        if !status.is_success() {
+            return Err(self.http_error(resp).await);
+        }
+        let mut bytes = resp.bytes_stream();
+        let mut decoder = SseDecoder::new();
+        let idle = Duration::from_millis(self.provider.stream_idle_timeout_ms);
+        let mut chat_acc = ChatStream::new(&self.provider.id);
+        let mut resp_acc = ResponsesStream::new(&self.provider.id);
+        let wire = self.provider.wire_api;
+        loop {
+            let next = tokio::select! {
+                _ = cancel.cancelled() => return Err(ModelError::Cancelled),
+                _ = tokio::time::sleep_until(deadline) => return Err(self.timeout("streaming the response")),
+                n = tokio::time::timeout(idle, bytes.next()) => n,
+            };
+            let chunk = match next {
+                Err(_) => {
+                    return Err(ModelError::StreamDisconnected(format!(
+                        "no data from {} for {}s (idle timeout)",
+                        self.provider.id,
+                        idle.as_secs()
+                    )));
+                }
+                Ok(None) => break,
+                Ok(Some(Err(e))) => {
+                    return Err(ModelError::StreamDisconnected(format!(
+                        "reading the stream from {}: {e}",
+                        self.provider.id
+                    )));
+                }
+                Ok(Some(Ok(c))) => c,
+            };
+            for ev in decoder.feed(&chunk) {
+                let deltas = match wire {
+                    WireApi::Chat => chat_acc.handle(&ev.data)?,
+                    WireApi::Responses => resp_acc.handle(ev.event.as_deref(), &ev.data)?,
+                };
+                for d in deltas {
+                    on_delta(d);
+                }
+            }
+        }
+        if let Some(ev) = decoder.finish() {
+            let deltas = match wire {
+                WireApi::Chat => chat_acc.handle(&ev.data)?,
+                WireApi::Responses => resp_acc.handle(ev.event.as_deref(), &ev.data)?,
+            };
+            for d in deltas {
+                on_delta(d);
+            }
+        }
+        match wire {
+            WireApi::Chat => chat_acc.finish(),
+            WireApi::Responses => resp_acc.finish(),
+        }
+    }
+
+    fn timeout(&self, what: &str) -> ModelError {
+        ModelError::Timeout(format!(
+            "{} did not finish within {}s while {what} (request_timeout_ms)",
+            self.provider.id,
+            self.provider.request_timeout_ms / 1000
+        ))
+    }
+
+    fn connect_error(&self, url: &str, e: reqwest::Error) -> ModelError {
+        // reqwest's Display hides the cause ("error sending request"); walk the chain.
+        let mut message = e.to_string();
+        let mut src = std::error::Error::source(&e);
+        while let Some(s) = src {
+            message.push_str(": ");
+            message.push_str(&s.to_string());
+            src = s.source();
+        }
+        if e.is_timeout() {
+            return ModelError::Timeout(format!("connecting to {url}: {message}"));
+        }
+        ModelError::Connect {
+            provider: self.provider.id.clone(),
+            url: url.to_string(),
+            message,
+        }
+    }
+
+    async fn http_error(&self, resp: reqwest::Response) -> ModelError {
+        let status = resp.status().as_u16();
+        let retry_after_ms = retry_after(resp.headers());
+        let mut body = Vec::new();
+        let mut stream = resp.bytes_stream();
+        while let Some(Ok(c)) = stream.next().await {
+            body.extend_from_slice(&c);
+            if body.len() > MAX_ERROR_BODY {
+                body.truncate(MAX_ERROR_BODY);
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&body).trim().to_string();
+        let parsed: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+        let err_obj = parsed.as_ref().and_then(|v| v.get("error"));
+        let message = match err_obj {
+            Some(e) => chat::error_message(e),
+            None if text.is_empty() => format!("HTTP {status} with an empty body"),
+            None => text.clone(),
+        };
+        let kind = err_obj
+            .and_then(|e| e.get("type").or_else(|| e.get("code")))
+            .and_then(|t| t.as_str())
+            .unwrap_or("");
+        let quota = matches!(
+            kind,
+            "exceeded_current_quota_error" | "insufficient_quota" | "insufficient_balance"
+        ) || (matches!(status, 402 | 403 | 429)
+            && (message.contains("quota") || message.contains("balance") || message.contains("usage limit")));
+        if quota {
+            return ModelError::QuotaExhausted {
+                provider: self.provider.id.clone(),
+                message,
+            };
+        }
+        ModelError::Http {
+            provider: self.provider.id.clone(),
+            status,
+            message,
+            retry_after_ms,
+        }
+    }
+}
+
+fn send_cache_key(p: &ProviderConfig) -> bool {
+    // Local servers may reject unknown fields; hosted ones use it for prefix caching.
+    !matches!(p.id.as_str(), "ollama" | "llamacpp")
+}
+
+fn backoff(base_ms: u64, attempt: u32) -> Duration {
+    let exp = base_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(10));
+    let capped = exp.min(32_000);
+    // Up to 25% jitter, from the clock rather than a RNG dependency.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() as u64)
+        .unwrap_or(0);
+    let jitter = if capped > 0 {
+        nanos % (capped / 4 + 1)
+    } else {
+        0
+    };
+    Duration::from_millis(capped + jitter)
+}
+
+/// `Retry-After` (seconds or an HTTP date) or `retry-after-ms`, capped at 5 minutes.
+fn retry_after(h: &reqwest::header::HeaderMap) -> Option<u64> {
+    let get = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).map(str::trim);
+    let ms = if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        ms as u64
+    } else {
+        let v = get("retry-after")?;
+        if let Ok(secs) = v.parse::<f64>() {
+            (secs * 1000.0) as u64
+        } else {
+            let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
+            let now = chrono::Utc::now();
+            (when.timestamp_millis() - now.timestamp_millis()).max(0) as u64
+        }
+    };
+    Some(ms.min(300_000))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_forms() {
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("retry-after", "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(2000));
+        h.insert("retry-after-ms", "150".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(150));
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(0));
+    }
+
+    #[test]
+    fn backoff_grows_and_caps() {
+        assert!(backoff(500, 1) >= Duration::from_millis(500));
+        assert!(backoff(500, 3) >= Duration::from_millis(2000));
+        assert!(backoff(500, 30) <= Duration::from_millis(40_000));
+    }
+}

@@ -1,0 +1,14 @@
+//! Provider clients. The only module that knows HTTP wire formats (Chat Completions, Responses).
+
+pub mod catalog;
+pub mod chat;
+pub mod client;
+pub mod responses;
+pub mod sse;
+pub mod types;
+
+pub use client::ModelClient;
+pub use types::{
+    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall, StreamDelta,
+    ToolCall, ToolSpec,
+};

@@ -1,0 +1,283 @@
+//! The session log: one append-only JSONL file per session under `<home>/sessions`, fsynced at
+//! every turn boundary, created with mode 0600. Loading skips a half-written last line.
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use crate::model::HistoryItem;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionMeta {
+    pub id: String,
+    pub cwd: PathBuf,
+    pub created_at: String,
+    pub provider: String,
+    pub model: String,
+    pub harness: String,
+    #[serde(default)]
+    pub additional_directories: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LogLine {
+    Meta(SessionMeta),
+    Item { item: HistoryItem },
+    TurnEnd { turn_id: String, reason: String },
+    Harness { harness: String },
+    Model { provider: String, model: String },
+    Title { title: String },
+}
+
+pub struct SessionLog {
+    file: File,
+    path: PathBuf,
+}
+
+impl SessionLog {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn append(&mut self, line: &LogLine) -> Result<()> {
+        let mut text = serde_json::to_string(line)?;
+        text.push('\n');
+        self.file
+            .write_all(text.as_bytes())
+            .with_context(|| format!("appending to session log {}", self.path.display()))
+    }
+
+    /// Makes everything appended so far durable.
+    pub fn sync(&mut self) -> Result<()> {
+        self.file
+            .sync_data()
+            .with_context(|| format!("syncing session log {}", self.path.display()))
+    }
+}
+
+/// What a log holds after loading.
+#[derive(Debug, Clone)]
+pub struct LoadedSession {
+    pub meta: SessionMeta,
+    pub history: Vec<HistoryItem>,
+    pub harness: String,
+    pub provider: String,
+    pub model: String,
+    pub title: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+pub struct SessionStore {
+    dir: PathBuf,
+}
+
+impl SessionStore {
+    pub fn new(home: &Path) -> Self {
+        SessionStore {
+            dir: home.join("sessions"),
+        }
+    }
+
+    fn path_for(&self, id: &str) -> Result<PathBuf> {
+        // Ids become file names: refuse anything that could walk out of the folder.
+        anyhow::ensure!(
+            !id.is_empty()
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+            "invalid session id `{id}`"
+        );
+        Ok(self.dir.join(format!("{id}.jsonl")))
+    }
+
+    pub fn create(&self, meta: &SessionMeta) -> Result<SessionLog> {
+        std::fs::create_dir_all(&self.dir)
+            .with_context(|| format!("creating {}", self.dir.display()))?;
+        let path = self.path_for(&meta.id)?;
+        let file = open_append(&path, true)?;
+        let mut log = SessionLog { file, path };
+        log.append(&LogLine::Meta(meta.clone()))?;
+        log.sync()?;
+        Ok(log)
+    }
+
+    /// Reopens an existing log for appending (resume).
+    pub fn reopen(&self, id: &str) -> Result<SessionLog> {
+        let path = self.path_for(id)?;
+        let file = open_append(&path, false)?;
+        Ok(SessionLog { file, path })
+    }
+
+    pub fn exists(&self, id: &str) -> bool {
+        self.path_for(id).map(|p| p.exists()).unwrap_or(false)
+    }
+
+    pub fn load(&self, id: &str) -> Result<LoadedSession> {
+        let path = self.path_for(id)?;
+        let file =
+            File::open(&path).with_context(|| format!("no session `{id}` ({})", path.display()))?;
+        let mut meta = None;
+        let mut history = Vec::new();
+        let mut warnings = Vec::new();
+        let mut harness = None;
+        let mut model = None;
+        let mut title = None;
+        let lines: Vec<String> = BufReader::new(file)
+            .lines()
+            .collect::<std::io::Result<_>>()
+            .with_context(|| format!("reading {}", path.display()))?;
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<LogLine>(line) {
+                Ok(LogLine::Meta(m)) => meta = Some(m),
+                Ok(LogLine::Item { item }) => history.push(item),
+                Ok(LogLine::TurnEnd { .. }) => {}
+                Ok(LogLine::Harness { harness: h }) => harness = Some(h),
+                Ok(LogLine::Model { provider, model: m }) => model = Some((provider, m)),
+                Ok(LogLine::Title { title: t }) => title = Some(t),
+                Err(e) => warnings.push(format!(
+                    "skipped unreadable line {} of {}: {e}",
+                    i + 1,
+                    path.display()
+                )),
+            }
+        }
+        let meta = meta.with_context(|| format!("{} has no session header", path.display()))?;
+        close_dangling_tool_calls(&mut history);
+        let (provider, model) = model.unwrap_or((meta.provider.clone(), meta.model.clone()));
+        Ok(LoadedSession {
+            harness: harness.unwrap_or_else(|| meta.harness.clone()),
+            provider,
+            model,
+            title,
+            meta,
+            history,
+            warnings,
+        })
+    }
+
+    /// Sessions, newest first, optionally only those started in `cwd`.
+    pub fn list(&self, cwd: Option<&Path>) -> Vec<(SessionMeta, std::time::SystemTime)> {
+        let Ok(rd) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<_> = rd
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| {
+                let modified = e.metadata().and_then(|m| m.modified()).ok()?;
+                let mut first = String::new();
+                BufReader::new(File::open(e.path()).ok()?)
+                    .read_line(&mut first)
+                    .ok()?;
+                match serde_json::from_str::<LogLine>(&first).ok()? {
+                    LogLine::Meta(m) => Some((m, modified)),
+                    _ => None,
+                }
+            })
+            .filter(|(m, _)| cwd.is_none_or(|c| m.cwd == c))
+            .collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1));
+        out
+    }
+
+    pub fn delete(&self, id: &str) -> Result<()> {
+        let path = self.path_for(id)?;
+        std::fs::remove_file(&path).with_context(|| format!("deleting {}", path.display()))
+    }
+}
+
+/// A crash mid-tool-call leaves a call without a result; providers reject that, so add one.
+fn close_dangling_tool_calls(history: &mut Vec<HistoryItem>) {
+    let mut answered = std::collections::HashSet::new();
+    for item in history.iter() {
+        if let HistoryItem::ToolResult { call_id, .. } = item {
+            answered.insert(call_id.clone());
+        }
+    }
+    let mut missing = Vec::new();
+    for item in history.iter() {
+        if let HistoryItem::Assistant { tool_calls, .. } = item {
+            for c in tool_calls {
+                if !answered.contains(&c.id) {
+                    missing.push(c.id.clone());
+                }
+            }
+        }
+    }
+    for call_id in missing {
+        history.push(HistoryItem::ToolResult {
+            call_id,
+            output: "The tool call was interrupted before it finished (the agent stopped)."
+                .into(),
+            is_error: true,
+        });
+    }
+}
+
+fn open_append(path: &Path, create_new: bool) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut o = OpenOptions::new();
+    o.append(true).mode(0o600);
+    if create_new {
+        o.create_new(true);
+    }
+    o.open(path)
+        .with_context(|| format!("opening session log {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolCall;
+
+    fn meta(id: &str, cwd: &str) -> SessionMeta {
+        SessionMeta {
+            id: id.into(),
+            cwd: cwd.into(),
+            created_at: "now".into(),
+            provider: "p".into(),
+            model: "m".into(),
+            harness: "native".into(),
+            additional_directories: vec![],
+        }
+    }
+
+    #[test]
+    fn round_trip_skips_torn_line_and_closes_dangling_calls() {
+        let home = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(home.path());
+        let mut log = store.create(&meta("s1", "/w")).unwrap();
+        log.append(&LogLine::Item {
+            item: HistoryItem::User { text: "hi".into(), images: vec![], synthetic: false },
+        })
+        .unwrap();
+        log.append(&LogLine::Item {
+            item: HistoryItem::Assistant {
+                text: String::new(),
+                reasoning: None,
+                tool_calls: vec![ToolCall { id: "c1".into(), name: "shell".into(), arguments: "{}".into() }],
+            },
+        })
+        .unwrap();
+        log.sync().unwrap();
+        drop(log);
+        let path = home.path().join("sessions/s1.jsonl");
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"type\":\"item\",\"item\":{\"ty").unwrap();
+        let loaded = store.load("s1").unwrap();
+        assert_eq!(loaded.history.len(), 3);
+        assert!(matches!(&loaded.history[2], HistoryItem::ToolResult { call_id, .. } if call_id == "c1"));
+        assert_eq!(loaded.warnings.len(), 1);
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(store.list(Some(Path::new("/w"))).len(), 1);
+        assert!(store.list(Some(Path::new("/other"))).is_empty());
+        assert!(store.load("../etc/passwd").is_err());
+    }
+}

@@ -1,0 +1,255 @@
+//! Reading, listing and searching files. Walks honour .gitignore through the `ignore` crate;
+//! content search uses ripgrep's `grep-searcher`.
+
+use globset::{Glob, GlobMatcher};
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::UTF8};
+use ignore::WalkBuilder;
+use std::path::{Path, PathBuf};
+
+/// A window of a text file's lines (1-based numbers).
+pub struct LineWindow<'a> {
+    pub lines: Vec<(usize, &'a str)>,
+    pub total_lines: usize,
+    pub reached_end: bool,
+}
+
+/// Lines `offset..offset+limit` (1-based; a negative offset counts from the end).
+pub fn line_window(text: &str, offset: i64, limit: usize) -> LineWindow<'_> {
+    let all: Vec<&str> = text.lines().collect();
+    let total = all.len();
+    let start = if offset < 0 {
+        total.saturating_sub(offset.unsigned_abs() as usize)
+    } else {
+        (offset.max(1) as usize) - 1
+    };
+    let end = start.saturating_add(limit).min(total);
+    let lines = if start < total {
+        all[start..end]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (start + i + 1, *l))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    LineWindow {
+        lines,
+        total_lines: total,
+        reached_end: end >= total,
+    }
+}
+
+/// Cuts a line at `max` characters, marking the cut.
+pub fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match line.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…[line truncated]", &line[..i]).into(),
+        None => line.into(),
+    }
+}
+
+fn walker(root: &Path, include_ignored: bool, max_depth: Option<usize>) -> ignore::Walk {
+    WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(!include_ignored)
+        .git_global(!include_ignored)
+        .git_exclude(!include_ignored)
+        .ignore(!include_ignored)
+        .parents(!include_ignored)
+        .require_git(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .max_depth(max_depth)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build()
+}
+
+/// Entries under `dir` up to `depth` levels, directories with a trailing `/`.
+pub fn list_dir(dir: &Path, depth: usize, limit: usize) -> (Vec<String>, bool) {
+    let mut out = Vec::new();
+    for entry in walker(dir, false, Some(depth.max(1))).flatten() {
+        if entry.depth() == 0 {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let indent = "  ".repeat(entry.depth() - 1);
+        let name = rel
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push(format!("{indent}{name}{}", if is_dir { "/" } else { "" }));
+        if out.len() >= limit {
+            return (out, true);
+        }
+    }
+    (out, false)
+}
+
+/// Files under `root` whose path relative to `root` matches `pattern`.
+pub fn glob(
+    root: &Path,
+    pattern: &str,
+    include_ignored: bool,
+    limit: usize,
+) -> Result<(Vec<PathBuf>, bool), String> {
+    let matcher: GlobMatcher = Glob::new(pattern)
+        .map_err(|e| format!("invalid glob `{pattern}`: {e}"))?
+        .compile_matcher();
+    // A bare name like `*.rs` matches at any depth, as users expect.
+    let any_depth = (!pattern.contains('/'))
+        .then(|| Glob::new(&format!("**/{pattern}")).ok())
+        .flatten()
+        .map(|g| g.compile_matcher());
+    let mut out = Vec::new();
+    for entry in walker(root, include_ignored, None).flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        if matcher.is_match(rel) || any_depth.as_ref().is_some_and(|m| m.is_match(rel)) {
+            out.push(entry.path().to_path_buf());
+            if out.len() >= limit {
+                return Ok((out, true));
+            }
+        }
+    }
+    Ok((out, false))
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct GrepOptions {
+    pub case_insensitive: bool,
+    /// Only files whose relative path matches this glob.
+    pub glob: Option<String>,
+    pub include_ignored: bool,
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrepMatch {
+    pub path: PathBuf,
+    pub line_number: u64,
+    pub line: String,
+}
+
+/// Lines matching `pattern` (a regex) under `root` (a file or a folder).
+pub fn grep(
+    root: &Path,
+    pattern: &str,
+    opts: &GrepOptions,
+) -> Result<(Vec<GrepMatch>, bool), String> {
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(opts.case_insensitive)
+        .build(pattern)
+        .map_err(|e| format!("invalid regex `{pattern}`: {e}"))?;
+    let filter = match &opts.glob {
+        Some(g) => {
+            let pat = if g.contains('/') {
+                g.clone()
+            } else {
+                format!("**/{g}")
+            };
+            Some(
+                Glob::new(&pat)
+                    .map_err(|e| format!("invalid glob `{g}`: {e}"))?
+                    .compile_matcher(),
+            )
+        }
+        None => None,
+    };
+    let mut searcher = SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .build();
+    let mut out = Vec::new();
+    let mut truncated = false;
+    for entry in walker(root, opts.include_ignored, None).flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        if let Some(f) = &filter {
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            if !f.is_match(rel) {
+                continue;
+            }
+        }
+        let result = searcher.search_path(
+            &matcher,
+            path,
+            UTF8(|lnum, line| {
+                if out.len() >= opts.limit {
+                    truncated = true;
+                    return Ok(false);
+                }
+                out.push(GrepMatch {
+                    path: path.to_path_buf(),
+                    line_number: lnum,
+                    line: line.trim_end_matches(['\n', '\r']).to_string(),
+                });
+                Ok(true)
+            }),
+        );
+        if let Err(e) = result {
+            tracing::debug!("grep skipped {}: {e}", path.display());
+        }
+        if truncated {
+            break;
+        }
+    }
+    Ok((out, truncated))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        std::fs::create_dir_all(p.join("src/deep")).unwrap();
+        std::fs::write(p.join("src/main.rs"), "fn main() {\n    hello();\n}\n").unwrap();
+        std::fs::write(p.join("src/deep/lib.rs"), "pub fn hello() {}\n").unwrap();
+        std::fs::write(p.join("notes.txt"), "Hello notes\n").unwrap();
+        std::fs::write(p.join(".gitignore"), "target/\n").unwrap();
+        std::fs::create_dir_all(p.join("target")).unwrap();
+        std::fs::write(p.join("target/gen.rs"), "fn hello() {}\n").unwrap();
+        d
+    }
+
+    #[test]
+    fn window_counts_from_one_and_from_the_end() {
+        let w = line_window("a\nb\nc\n", 2, 1);
+        assert_eq!(w.lines, vec![(2, "b")]);
+        assert!(!w.reached_end);
+        let w = line_window("a\nb\nc\n", -2, 10);
+        assert_eq!(w.lines, vec![(2, "b"), (3, "c")]);
+        assert!(w.reached_end);
+        assert_eq!(w.total_lines, 3);
+    }
+
+    #[test]
+    fn grep_honours_gitignore_and_case() {
+        let d = tree();
+        let (m, _) = grep(d.path(), "hello", &GrepOptions { limit: 100, ..Default::default() }).unwrap();
+        let files: Vec<_> = m.iter().map(|m| m.path.strip_prefix(d.path()).unwrap().to_path_buf()).collect();
+        assert_eq!(files, vec![PathBuf::from("src/deep/lib.rs"), PathBuf::from("src/main.rs")]);
+        let (m, _) = grep(d.path(), "hello", &GrepOptions { limit: 100, case_insensitive: true, glob: Some("*.txt".into()), ..Default::default() }).unwrap();
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].line, "Hello notes");
+        assert!(grep(d.path(), "(", &GrepOptions::default()).is_err());
+    }
+
+    #[test]
+    fn glob_and_list() {
+        let d = tree();
+        let (files, _) = glob(d.path(), "*.rs", false, 100).unwrap();
+        assert_eq!(files.len(), 2);
+        let (files, _) = glob(d.path(), "*.rs", true, 100).unwrap();
+        assert_eq!(files.len(), 3);
+        let (entries, _) = list_dir(d.path(), 2, 100);
+        assert!(entries.contains(&"src/".to_string()));
+        assert!(entries.contains(&"  main.rs".to_string()));
+        assert!(!entries.iter().any(|e| e.contains("target")));
+    }
+}

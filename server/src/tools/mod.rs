@@ -1,0 +1,158 @@
+//! The machinery tools share, whatever a harness calls them: running commands, reading and
+//! searching files, applying patches, keeping the plan. Harnesses parse their own argument
+//! shapes and render results in their own conventions on top of these.
+
+pub mod apply_patch;
+pub mod exec;
+pub mod files;
+pub mod patch_runner;
+pub mod truncate;
+
+use interpreter_protocol::{
+    ApprovalDecision, ApprovalRequest, Event, FileChange, Plan, ToolKind, ToolStatus,
+};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::EventSink;
+use crate::sandbox::{Intent, Policy, Verdict};
+use crate::workspace::Workspace;
+
+/// Asks whoever drives the session whether a tool call may run.
+pub trait Approver: Send + Sync {
+    fn request(
+        &self,
+        req: ApprovalRequest,
+    ) -> futures::future::BoxFuture<'static, ApprovalDecision>;
+}
+
+/// Refuses everything that asks: for drivers that cannot ask anyone (exec, tests).
+pub struct NoApprover;
+
+impl Approver for NoApprover {
+    fn request(&self, _: ApprovalRequest) -> futures::future::BoxFuture<'static, ApprovalDecision> {
+        Box::pin(async { ApprovalDecision::Reject })
+    }
+}
+
+/// What a tool call has to work with.
+pub struct ToolContext {
+    pub workspace: Arc<Workspace>,
+    pub policy: Arc<Policy>,
+    pub approver: Arc<dyn Approver>,
+    pub events: EventSink,
+    pub cancel: CancellationToken,
+    pub call_id: String,
+    /// Budget for what the model sees of one output.
+    pub output_token_limit: usize,
+}
+
+/// How a tool call ended, for both the model and the user.
+#[derive(Debug, Clone)]
+pub struct ToolOutcome {
+    /// What goes back to the model.
+    pub model_output: String,
+    /// What the user sees (may be longer than the model's copy).
+    pub user_output: String,
+    pub status: ToolStatus,
+    pub exit_code: Option<i32>,
+    pub changes: Vec<FileChange>,
+    pub plan: Option<Plan>,
+}
+
+impl ToolOutcome {
+    pub fn ok(text: impl Into<String>) -> Self {
+        let t = text.into();
+        ToolOutcome {
+            model_output: t.clone(),
+            user_output: t,
+            status: ToolStatus::Completed,
+            exit_code: None,
+            changes: Vec::new(),
+            plan: None,
+        }
+    }
+
+    pub fn error(text: impl Into<String>) -> Self {
+        ToolOutcome {
+            status: ToolStatus::Failed,
+            ..Self::ok(text)
+        }
+    }
+
+    pub fn declined(reason: impl Into<String>) -> Self {
+        ToolOutcome {
+            status: ToolStatus::Declined,
+            ..Self::ok(reason)
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.status != ToolStatus::Completed
+    }
+}
+
+/// How a harness describes a call before it runs (for the begin event and approvals).
+#[derive(Debug, Clone)]
+pub struct CallDescription {
+    pub kind: ToolKind,
+    pub title: String,
+    pub locations: Vec<PathBuf>,
+    pub command: Option<String>,
+}
+
+impl ToolContext {
+    /// Applies the policy; asks the driver when needed. Err holds the refusal for the model.
+    pub async fn authorize(
+        &self,
+        intent: Intent,
+        tool: &str,
+        kind: ToolKind,
+        title: &str,
+        changes: Vec<FileChange>,
+    ) -> Result<(), ToolOutcome> {
+        match self.policy.decide(&intent) {
+            Verdict::Allow => Ok(()),
+            Verdict::Deny { reason } => Err(ToolOutcome::declined(format!(
+                "Refused by the sandbox policy: {reason}"
+            ))),
+            Verdict::Ask { reason } => {
+                let req = ApprovalRequest {
+                    call_id: self.call_id.clone(),
+                    tool: tool.to_string(),
+                    kind,
+                    title: title.to_string(),
+                    reason,
+                    command: match &intent {
+                        Intent::Exec { command } => Some(command.clone()),
+                        _ => None,
+                    },
+                    changes,
+                    remember_key: crate::sandbox::remember_key(&intent).unwrap_or_default(),
+                };
+                let decision = tokio::select! {
+                    d = self.approver.request(req) => d,
+                    _ = self.cancel.cancelled() => ApprovalDecision::Cancelled,
+                };
+                match decision {
+                    ApprovalDecision::AllowOnce => Ok(()),
+                    ApprovalDecision::AllowAlways => {
+                        self.policy.remember(&intent);
+                        Ok(())
+                    }
+                    ApprovalDecision::Reject => Err(ToolOutcome::declined(
+                        "The user rejected this tool call. Do not retry it; ask the user or choose another approach.",
+                    )),
+                    ApprovalDecision::Cancelled => {
+                        Err(ToolOutcome::declined("The tool call was cancelled."))
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn emit(&self, e: Event) {
+        self.events.send(e);
+    }
+}

@@ -1,0 +1,220 @@
+//! The document model every file tool goes through: path confinement to the workspace roots,
+//! ropes of what was read and written, and diffs of everything the agent changed.
+//!
+//! Where text comes from is a [`FileBackend`]: the disk (exec), the ACP client's buffers, or
+//! the LSP client's open documents. Tools never touch the file system directly.
+
+mod backend;
+pub mod diff;
+mod paths;
+
+pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES};
+pub use paths::{PathError, lexical_normalize};
+
+use interpreter_protocol::{FileChange, FileChangeKind};
+use ropey::Rope;
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+pub struct Workspace {
+    cwd: PathBuf,
+    roots: Vec<PathBuf>,
+    backend: Arc<dyn FileBackend>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Last text we saw or wrote, per file. Ropes make snapshots cheap.
+    buffers: HashMap<PathBuf, Rope>,
+    /// Text before the agent's first change to each file; None if it did not exist.
+    originals: BTreeMap<PathBuf, Option<String>>,
+}
+
+impl Workspace {
+    /// `cwd` is the first root; `extra_roots` are additional directories the tools may use.
+    pub fn new(
+        cwd: &Path,
+        extra_roots: &[PathBuf],
+        backend: Arc<dyn FileBackend>,
+    ) -> io::Result<Workspace> {
+        let cwd = std::fs::canonicalize(cwd)?;
+        let mut roots = vec![cwd.clone()];
+        for r in extra_roots {
+            let abs = if r.is_absolute() {
+                r.clone()
+            } else {
+                cwd.join(r)
+            };
+            match std::fs::canonicalize(&abs) {
+                Ok(c) => roots.push(c),
+                Err(e) => tracing::warn!("ignoring additional directory {}: {e}", abs.display()),
+            }
+        }
+        Ok(Workspace {
+            cwd,
+            roots,
+            backend,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Resolves a path the model gave (relative to `base` or the cwd) to a real path inside
+    /// the roots, following symlinks. Anything else is refused.
+    pub fn resolve(&self, raw: &str) -> Result<PathBuf, PathError> {
+        self.resolve_from(&self.cwd, raw)
+    }
+
+    pub fn resolve_from(&self, base: &Path, raw: &str) -> Result<PathBuf, PathError> {
+        paths::confine(&self.roots, base, raw)
+    }
+
+    /// A path for display and diffs: relative to the cwd when inside it.
+    pub fn display_path(&self, p: &Path) -> String {
+        match p.strip_prefix(&self.cwd) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            Ok(_) => ".".into(),
+            Err(_) => p.display().to_string(),
+        }
+    }
+
+    pub async fn read_text(&self, path: &Path) -> io::Result<String> {
+        let text = self.backend.read(path).await?;
+        self.lock().buffers.insert(path.to_path_buf(), Rope::from_str(&text));
+        Ok(text)
+    }
+
+    /// Reads a file that may not exist (None), for callers that create files.
+    pub async fn read_optional(&self, path: &Path) -> io::Result<Option<String>> {
+        match self.read_text(path).await {
+            Ok(t) => Ok(Some(t)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn write_text(&self, path: &Path, text: &str) -> io::Result<()> {
+        self.remember_original(path).await?;
+        self.backend.write(path, text).await?;
+        self.lock().buffers.insert(path.to_path_buf(), Rope::from_str(text));
+        Ok(())
+    }
+
+    pub async fn remove(&self, path: &Path) -> io::Result<()> {
+        self.remember_original(path).await?;
+        self.backend.remove(path).await?;
+        self.lock().buffers.remove(path);
+        Ok(())
+    }
+
+    async fn remember_original(&self, path: &Path) -> io::Result<()> {
+        if self.lock().originals.contains_key(path) {
+            return Ok(());
+        }
+        let buffered = self.lock().buffers.get(path).map(|r| r.to_string());
+        let before = match buffered {
+            Some(text) => Some(text),
+            None => match self.backend.read(path).await {
+                Ok(t) => Some(t),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => return Err(e),
+            },
+        };
+        self.lock()
+            .originals
+            .entry(path.to_path_buf())
+            .or_insert(before);
+        Ok(())
+    }
+
+    /// Everything the agent changed since the workspace was created, as before/after pairs.
+    pub fn changes(&self) -> Vec<FileChange> {
+        let st = self.lock();
+        st.originals
+            .iter()
+            .filter_map(|(path, old)| {
+                let new = st.buffers.get(path).map(|r| r.to_string());
+                let kind = match (old, &new) {
+                    (None, Some(_)) => FileChangeKind::Add,
+                    (Some(_), None) => FileChangeKind::Delete,
+                    (Some(o), Some(n)) if o != n => FileChangeKind::Update,
+                    _ => return None,
+                };
+                Some(FileChange {
+                    path: path.clone(),
+                    kind,
+                    move_path: None,
+                    old_text: old.clone(),
+                    new_text: new,
+                })
+            })
+            .collect()
+    }
+
+    /// A `git apply`-able unified diff of every change, paths relative to the cwd.
+    pub fn unified_diff(&self) -> String {
+        self.changes()
+            .iter()
+            .map(|c| {
+                diff::git_unified_diff(
+                    &self.display_path(&c.path),
+                    c.old_text.as_deref(),
+                    c.new_text.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock leaves plain data; keep serving.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn tracks_originals_and_diffs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let ws = Workspace::new(dir.path(), &[], Arc::new(DiskBackend)).unwrap();
+        let a = ws.resolve("a.txt").unwrap();
+        ws.write_text(&a, "one\n2\n").await.unwrap();
+        ws.write_text(&a, "one\nTWO\n").await.unwrap();
+        let b = ws.resolve("sub/b.txt").unwrap();
+        ws.write_text(&b, "new\n").await.unwrap();
+        let changes = ws.changes();
+        assert_eq!(changes.len(), 2);
+        assert_eq!(changes[0].old_text.as_deref(), Some("one\ntwo\n"));
+        assert_eq!(changes[0].new_text.as_deref(), Some("one\nTWO\n"));
+        assert_eq!(changes[1].kind, FileChangeKind::Add);
+        let d = ws.unified_diff();
+        assert!(d.contains("diff --git a/a.txt b/a.txt"), "{d}");
+        assert!(d.contains("-two\n+TWO\n"), "{d}");
+        assert!(d.contains("new file mode 100644\n--- /dev/null\n+++ b/sub/b.txt"), "{d}");
+        assert_eq!(std::fs::read_to_string(dir.path().join("sub/b.txt")).unwrap(), "new\n");
+    }
+
+    #[tokio::test]
+    async fn reverting_a_change_drops_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+        let ws = Workspace::new(dir.path(), &[], Arc::new(DiskBackend)).unwrap();
+        let a = ws.resolve("a.txt").unwrap();
+        ws.write_text(&a, "y\n").await.unwrap();
+        ws.write_text(&a, "x\n").await.unwrap();
+        assert!(ws.changes().is_empty());
+    }
+}

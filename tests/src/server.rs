@@ -1,0 +1,501 @@
+//! The HTTP side of the mock: routing, the reply cursor, recording.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::render::{self, Action, RequestInfo};
+use crate::script::{ErrorSpec, Reply, ScriptEvent};
+use crate::{Script, render::stream_error_json};
+
+/// One request as the mock saw it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedRequest {
+    pub method: String,
+    pub path: String,
+    /// Lowercased header name → value (repeated headers joined with ", ").
+    pub headers: BTreeMap<String, String>,
+    /// The body parsed as JSON, else as a (lossy UTF-8) string; "" when empty.
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    /// A `POST` to a `…/chat/completions` or `…/responses` endpoint.
+    pub fn is_model_request(&self) -> bool {
+        self.method == "POST" && endpoint_of(&self.path).is_some()
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+}
+
+/// How to run a [`MockServer`](crate::MockServer).
+#[derive(Clone, Debug, Default)]
+pub struct ServerOptions {
+    /// Port on 127.0.0.1; 0 picks a free one.
+    pub port: u16,
+    /// Append every recorded request to this file as JSONL.
+    pub record_path: Option<PathBuf>,
+    /// Log one line per request to stderr. The library also logs when the
+    /// environment variable `MOCK_LLM_LOG` is set.
+    pub log: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Endpoint {
+    Chat,
+    Responses,
+}
+
+pub(crate) fn endpoint_of(path: &str) -> Option<Endpoint> {
+    let path = path.trim_end_matches('/');
+    if path.ends_with("/chat/completions") {
+        Some(Endpoint::Chat)
+    } else if path.ends_with("/responses") {
+        Some(Endpoint::Responses)
+    } else {
+        None
+    }
+}
+
+struct Cursor {
+    script: Script,
+    reply_index: usize,
+    used_in_reply: u32,
+    /// Model requests answered so far (scripted or exhausted).
+    served: u64,
+}
+
+pub(crate) struct Shared {
+    cursor: Mutex<Cursor>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    record_file: Option<Mutex<File>>,
+    log: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    pub(crate) fn new(script: Script, options: &ServerOptions) -> anyhow::Result<Shared> {
+        let record_file = match &options.record_path {
+            Some(path) => Some(Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .with_context(|| format!("opening record file {}", path.display()))?,
+            )),
+            None => None,
+        };
+        Ok(Shared {
+            cursor: Mutex::new(Cursor {
+                script,
+                reply_index: 0,
+                used_in_reply: 0,
+                served: 0,
+            }),
+            requests: Mutex::new(Vec::new()),
+            record_file,
+            log: options.log || std::env::var_os("MOCK_LLM_LOG").is_some(),
+        })
+    }
+
+    pub(crate) fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.requests).clone()
+    }
+
+    pub(crate) fn clear_requests(&self) {
+        lock(&self.requests).clear();
+    }
+
+    pub(crate) fn set_script(&self, script: Script) {
+        let mut c = lock(&self.cursor);
+        c.script = script;
+        c.reply_index = 0;
+        c.used_in_reply = 0;
+    }
+
+    fn record(&self, request: RecordedRequest) {
+        if let Some(file) = &self.record_file {
+            let mut line = serde_json::to_string(&request).expect("request serializes");
+            line.push('\n');
+            let mut f = lock(file);
+            if let Err(e) = f.write_all(line.as_bytes()).and_then(|()| f.flush()) {
+                eprintln!("mock-llm: failed to write record file: {e}");
+            }
+        }
+        lock(&self.requests).push(request);
+    }
+
+    /// The reply for the next model request, its number, and a label for logs.
+    fn next_reply(&self) -> (Reply, u64, String) {
+        let mut c = lock(&self.cursor);
+        c.served += 1;
+        let seq = c.served;
+        if let Some(reply) = c.script.replies.get(c.reply_index).cloned() {
+            let total = reply.repeat_count();
+            let label = if total > 1 {
+                format!(
+                    "reply {}/{} (repeat {}/{})",
+                    c.reply_index + 1,
+                    c.script.replies.len(),
+                    c.used_in_reply + 1,
+                    total
+                )
+            } else {
+                format!("reply {}/{}", c.reply_index + 1, c.script.replies.len())
+            };
+            c.used_in_reply += 1;
+            if c.used_in_reply >= total {
+                c.reply_index += 1;
+                c.used_in_reply = 0;
+            }
+            return (reply, seq, label);
+        }
+        let reply = c.script.when_exhausted.clone().unwrap_or_else(|| Reply {
+            status: Some(500),
+            error: Some(ErrorSpec {
+                kind: Some("mock_exhausted".to_string()),
+                message: Some(format!("mock script exhausted after {} requests", seq - 1)),
+                code: None,
+            }),
+            ..Reply::default()
+        });
+        (reply, seq, "script exhausted".to_string())
+    }
+}
+
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    Router::new().fallback(handle).with_state(shared)
+}
+
+fn json_response(status: StatusCode, value: &Value) -> Response {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(value.to_string()))
+        .expect("valid response")
+}
+
+fn not_found(method: &Method, path: &str) -> Response {
+    json_response(
+        StatusCode::NOT_FOUND,
+        &json!({"error": {"type": "not_found_error",
+                          "message": format!("mock-llm: no route for {method} {path}"),
+                          "code": null}}),
+    )
+}
+
+async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let method = parts.method.clone();
+    let path = parts.uri.path().to_string();
+    let bytes = match axum::body::to_bytes(body, 256 * 1024 * 1024).await {
+        Ok(b) => b,
+        Err(e) => {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                &json!({"error": {"type": "invalid_request_error",
+                                  "message": format!("mock-llm: could not read body: {e}")}}),
+            );
+        }
+    };
+
+    // Control endpoints: not recorded.
+    if let Some(control) = path.strip_prefix("/_mock/") {
+        return handle_control(&shared, &method, control, &bytes);
+    }
+
+    let mut headers = BTreeMap::<String, String>::new();
+    for (name, value) in &parts.headers {
+        let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        headers
+            .entry(name.as_str().to_ascii_lowercase())
+            .and_modify(|v| {
+                v.push_str(", ");
+                v.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    let parsed: Value = if bytes.is_empty() {
+        Value::String(String::new())
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    shared.record(RecordedRequest {
+        method: method.to_string(),
+        path: path.clone(),
+        headers,
+        body: parsed.clone(),
+    });
+
+    let endpoint = endpoint_of(&path);
+    match (&method, endpoint) {
+        (&Method::POST, Some(endpoint)) => {
+            let (reply, seq, label) = shared.next_reply();
+            if shared.log {
+                eprintln!(
+                    "mock-llm: {method} {path} -> {label} (status {})",
+                    reply.status_code()
+                );
+            }
+            model_reply(endpoint, reply, seq, &parsed, bytes.len()).await
+        }
+        (&Method::GET, _) if path.trim_end_matches('/').ends_with("/models") => {
+            if shared.log {
+                eprintln!("mock-llm: {method} {path} -> model list");
+            }
+            json_response(
+                StatusCode::OK,
+                &json!({"object": "list",
+                        "data": [{"id": "mock-model", "object": "model", "owned_by": "mock"}]}),
+            )
+        }
+        _ => {
+            if shared.log {
+                eprintln!("mock-llm: {method} {path} -> 404");
+            }
+            not_found(&method, &path)
+        }
+    }
+}
+
+fn handle_control(shared: &Shared, method: &Method, control: &str, body: &Bytes) -> Response {
+    match (method, control.trim_end_matches('/')) {
+        (&Method::GET, "requests") => json_response(StatusCode::OK, &json!(shared.requests())),
+        (&Method::DELETE, "requests") => {
+            shared.clear_requests();
+            json_response(StatusCode::OK, &json!({"ok": true}))
+        }
+        (&Method::POST, "script") => match Script::from_json(&String::from_utf8_lossy(body)) {
+            Ok(script) => {
+                if shared.log {
+                    eprintln!(
+                        "mock-llm: script replaced ({} replies)",
+                        script.replies.len()
+                    );
+                }
+                shared.set_script(script);
+                json_response(StatusCode::OK, &json!({"ok": true}))
+            }
+            Err(e) => json_response(
+                StatusCode::BAD_REQUEST,
+                &json!({"error": {"type": "invalid_request_error",
+                                      "message": format!("{e:#}")}}),
+            ),
+        },
+        _ => not_found(method, &format!("/_mock/{control}")),
+    }
+}
+
+/// A response with `content_type`, then the reply's scripted headers (which
+/// override the defaults).
+fn scripted(reply: &Reply, status: StatusCode, content_type: &str, body: Body) -> Response {
+    let mut response = Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(body)
+        .expect("valid response");
+    if content_type == "text/event-stream" {
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    }
+    for (name, value) in &reply.headers {
+        match (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            (Ok(n), Ok(v)) => {
+                response.headers_mut().insert(n, v);
+            }
+            _ => eprintln!("mock-llm: skipping invalid scripted header {name:?}: {value:?}"),
+        }
+    }
+    response
+}
+
+fn error_reply(reply: &Reply, status: StatusCode) -> Response {
+    let spec = reply.error.clone().unwrap_or_default();
+    let body = json!({"error": {
+        "type": spec.kind.unwrap_or_else(|| "mock_error".to_string()),
+        "message": spec.message.unwrap_or_else(|| format!("mock error (status {})", status.as_u16())),
+        "code": spec.code,
+    }});
+    scripted(
+        reply,
+        status,
+        "application/json",
+        Body::from(body.to_string()),
+    )
+}
+
+/// A body that plays `actions`: sends bytes, sleeps (after what came before has
+/// been handed to the connection), or fails to abort the connection.
+fn action_body(actions: Vec<Action>) -> Body {
+    let stream = futures::stream::unfold(actions.into_iter(), |mut it| async move {
+        loop {
+            match it.next()? {
+                Action::Send(bytes) => return Some((Ok(bytes), it)),
+                Action::Sleep(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+                Action::Abort => {
+                    // Let the connection flush what came before, then fail the body.
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    return Some((
+                        Err(std::io::Error::other("mock-llm: stream cut by script")),
+                        Vec::new().into_iter(),
+                    ));
+                }
+            }
+        }
+    });
+    Body::from_stream(stream)
+}
+
+async fn model_reply(
+    endpoint: Endpoint,
+    reply: Reply,
+    seq: u64,
+    body: &Value,
+    body_len: usize,
+) -> Response {
+    if reply.delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(reply.delay_ms)).await;
+    }
+    let status =
+        StatusCode::from_u16(reply.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if status != StatusCode::OK {
+        return error_reply(&reply, status);
+    }
+    let info = RequestInfo::from_body(body, body_len, seq);
+    let stream = body.get("stream").and_then(Value::as_bool) != Some(false);
+
+    if stream {
+        let actions = match endpoint {
+            Endpoint::Chat => render::chat_stream(&reply, &info),
+            Endpoint::Responses => render::responses_stream(&reply, &info),
+        };
+        return scripted(
+            &reply,
+            StatusCode::OK,
+            "text/event-stream",
+            action_body(actions),
+        );
+    }
+
+    // Non-streaming: mid-stream delays add up before the answer; a stream_error
+    // becomes a 500 error body; a cut aborts the (200) body.
+    let delay: u64 = reply
+        .events
+        .iter()
+        .map(|e| match e {
+            ScriptEvent::DelayMs(ms) => *ms,
+            _ => 0,
+        })
+        .sum();
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
+    for event in &reply.events {
+        match event {
+            ScriptEvent::StreamError(e) => {
+                return scripted(
+                    &reply,
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "application/json",
+                    Body::from(stream_error_json(e).to_string()),
+                );
+            }
+            ScriptEvent::Cut(true) => {
+                return scripted(
+                    &reply,
+                    StatusCode::OK,
+                    "application/json",
+                    action_body(vec![
+                        Action::Send(Bytes::from_static(b"{\"id\":")),
+                        Action::Abort,
+                    ]),
+                );
+            }
+            _ => {}
+        }
+    }
+    let value = match endpoint {
+        Endpoint::Chat => render::chat_json(&reply, &info),
+        Endpoint::Responses => render::responses_json(&reply, &info),
+    };
+    scripted(
+        &reply,
+        StatusCode::OK,
+        "application/json",
+        Body::from(value.to_string()),
+    )
+}
+
+/// Binds 127.0.0.1:`port` and serves on a dedicated thread with its own
+/// runtime, so the server keeps answering whatever the caller's thread does
+/// (blocking on a child process, a current-thread runtime, no runtime at all).
+pub(crate) fn spawn(
+    shared: Arc<Shared>,
+    port: u16,
+) -> anyhow::Result<(
+    SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    std::thread::JoinHandle<()>,
+)> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port))
+        .with_context(|| format!("binding 127.0.0.1:{port}"))?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("building the mock server runtime")?;
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let app = router(shared);
+    let thread = std::thread::Builder::new()
+        .name(format!("mock-llm-{}", addr.port()))
+        .spawn(move || {
+            runtime.block_on(async move {
+                let listener = match tokio::net::TcpListener::from_std(listener) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        eprintln!("mock-llm: listener: {e}");
+                        return;
+                    }
+                };
+                tokio::select! {
+                    result = axum::serve(listener, app) => {
+                        if let Err(e) = result {
+                            eprintln!("mock-llm: server error: {e}");
+                        }
+                    }
+                    _ = stop_rx => {}
+                }
+            });
+            // Drops every connection task still running (slow or stuck streams).
+            runtime.shutdown_background();
+        })
+        .context("spawning the mock server thread")?;
+    Ok((addr, stop_tx, thread))
+}
