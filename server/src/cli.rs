@@ -20,7 +20,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run one task non-interactively (Codex `exec` compatible: --json emits JSONL events).
-    Exec(ExecArgs),
+    Exec(Box<ExecArgs>),
     /// Inspect what the agent would send.
     Debug {
         #[command(subcommand)]
@@ -64,7 +64,10 @@ impl CommonArgs {
 }
 
 #[derive(Debug, Clone, Args)]
-#[command(args_conflicts_with_subcommands = false, subcommand_precedence_over_arg = true)]
+#[command(
+    args_conflicts_with_subcommands = false,
+    subcommand_precedence_over_arg = true
+)]
 pub struct ExecArgs {
     #[command(flatten)]
     pub common: CommonArgs,
@@ -113,7 +116,11 @@ pub struct ExecArgs {
     #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
     pub color: String,
     /// Run without sandbox or approvals.
-    #[arg(long = "dangerously-bypass-approvals-and-sandbox", alias = "yolo", global = true)]
+    #[arg(
+        long = "dangerously-bypass-approvals-and-sandbox",
+        alias = "yolo",
+        global = true
+    )]
     pub yolo: bool,
     #[arg(long, hide = true, global = true)]
     pub full_auto: bool,
@@ -138,12 +145,21 @@ pub enum ExecSub {
 
 pub fn init_logging() {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("INTERPRETER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
+    let filter =
+        EnvFilter::try_from_env("INTERPRETER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
     if let Some(path) = std::env::var_os("INTERPRETER_LOG_FILE")
-        && let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(&path)
+        && let Ok(file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
     {
-        builder.with_ansi(false).with_writer(std::sync::Mutex::new(file)).init();
+        builder
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(file))
+            .init();
         return;
     }
     builder.with_writer(std::io::stderr).init();
@@ -172,9 +188,15 @@ pub fn main() -> i32 {
     };
     rt.block_on(async move {
         match cli.command {
-            Command::Exec(args) => crate::frontend::exec::run(args).await,
+            Command::Exec(args) => crate::frontend::exec::run(*args).await,
             Command::Debug {
-                what: DebugCommand::Prompt { common, harness, cd, prompt },
+                what:
+                    DebugCommand::Prompt {
+                        common,
+                        harness,
+                        cd,
+                        prompt,
+                    },
             } => crate::frontend::exec::debug_prompt(common, harness, cd, prompt).await,
         }
     })

@@ -169,9 +169,9 @@ impl ApprovalPolicy {
             "untrusted" => Self::Untrusted,
             "on-request" | "on-failure" => Self::OnRequest,
             "never" => Self::Never,
-            other => bail!(
-                "unknown approval_policy `{other}` (expected untrusted, on-request or never)"
-            ),
+            other => {
+                bail!("unknown approval_policy `{other}` (expected untrusted, on-request or never)")
+            }
         })
     }
     pub fn as_str(self) -> &'static str {
@@ -305,10 +305,18 @@ impl Config {
                     .and_then(|v| v.as_str())
                     .map(String::from)
             })
-            .or_else(|| table.get("profile").and_then(|v| v.as_str()).map(String::from));
+            .or_else(|| {
+                table
+                    .get("profile")
+                    .and_then(|v| v.as_str())
+                    .map(String::from)
+            });
         if let Some(name) = &profile {
             let profiles = table.get("profiles").and_then(|p| p.as_table());
-            let Some(p) = profiles.and_then(|p| p.get(name)).and_then(|p| p.as_table()) else {
+            let Some(p) = profiles
+                .and_then(|p| p.get(name))
+                .and_then(|p| p.as_table())
+            else {
                 bail!("profile `{name}` not found in {shown} (expected a [profiles.{name}] table)");
             };
             let p = p.clone();
@@ -386,7 +394,10 @@ impl Config {
                 .env_key
                 .clone()
                 .or_else(|| builtin.and_then(|b| b.env_key.map(String::from))),
-            api_key: user.api_key.clone().or(user.experimental_bearer_token.clone()),
+            api_key: user
+                .api_key
+                .clone()
+                .or(user.experimental_bearer_token.clone()),
             wire_api,
             http_headers,
             query_params: user.query_params.clone(),
@@ -530,8 +541,10 @@ approval_policy = "never"
         assert_eq!(c.model, "from-file");
         assert_eq!(c.approval_policy, ApprovalPolicy::Untrusted);
 
-        let mut o = Overrides::default();
-        o.profile = Some("fast".into());
+        let mut o = Overrides {
+            profile: Some("fast".into()),
+            ..Default::default()
+        };
         let c = load(Some(file), &[], o.clone()).unwrap();
         assert_eq!(c.model, "from-profile");
         assert_eq!(c.approval_policy, ApprovalPolicy::Never);
@@ -612,9 +625,13 @@ approval_policy = "never"
         .to_string();
         assert!(err.contains("/h/config.toml"), "{err}");
         assert!(err.contains("line 2"), "{err}");
-        let err = load(Some("max_turn_requests = \"lots\"\n"), &[], Overrides::default())
-            .unwrap_err()
-            .to_string();
+        let err = load(
+            Some("max_turn_requests = \"lots\"\n"),
+            &[],
+            Overrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("line 1"), "{err}");
     }
 
@@ -624,8 +641,10 @@ approval_policy = "never"
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown model_provider `nope`"), "{err}");
-        let mut o = Overrides::default();
-        o.profile = Some("missing".into());
+        let o = Overrides {
+            profile: Some("missing".into()),
+            ..Default::default()
+        };
         let err = load(None, &[], o).unwrap_err().to_string();
         assert!(err.contains("profile `missing` not found"), "{err}");
     }
@@ -651,6 +670,9 @@ approval_policy = "never"
             Overrides::default(),
         )
         .unwrap();
-        assert_eq!(c.provider.resolve_api_key().unwrap().as_deref(), Some("sk-file"));
+        assert_eq!(
+            c.provider.resolve_api_key().unwrap().as_deref(),
+            Some("sk-file")
+        );
     }
 }

@@ -18,6 +18,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+pub mod e2e;
 pub mod render;
 pub mod script;
 mod server;

@@ -14,7 +14,11 @@ use crate::tools::{ToolContext, ToolOutcome};
 
 impl Session {
     /// Runs a turn to its end. Always returns how it ended; never panics on bad model output.
-    pub async fn run_turn(&mut self, input: Vec<InputItem>, cancel: CancellationToken) -> TurnEnded {
+    pub async fn run_turn(
+        &mut self,
+        input: Vec<InputItem>,
+        cancel: CancellationToken,
+    ) -> TurnEnded {
         let turn_id = uuid::Uuid::now_v7().to_string();
         self.events.send(Event::TurnStarted {
             turn_id: turn_id.clone(),
@@ -33,7 +37,14 @@ impl Session {
             }
         }
         if self.title.is_none() && !text.trim().is_empty() {
-            let title: String = text.trim().lines().next().unwrap_or("").chars().take(80).collect();
+            let title: String = text
+                .trim()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(80)
+                .collect();
             self.log_line(&LogLine::Title {
                 title: title.clone(),
             });
@@ -87,7 +98,9 @@ impl Session {
             };
             let result = {
                 let req = self.model_request(&self.history);
-                self.client.stream(&req, &mut on_delta, &mut on_retry, cancel).await
+                self.client
+                    .stream(&req, &mut on_delta, &mut on_retry, cancel)
+                    .await
             };
             let resp = match result {
                 Ok(r) => r,
@@ -193,7 +206,12 @@ impl Session {
         };
         let described = self.harness.describe(&call.name, &args, &ctx);
         let (kind, title, locations, command) = match &described {
-            Some(d) => (d.kind, d.title.clone(), d.locations.clone(), d.command.clone()),
+            Some(d) => (
+                d.kind,
+                d.title.clone(),
+                d.locations.clone(),
+                d.command.clone(),
+            ),
             None => (ToolKind::Other, call.name.clone(), vec![], None),
         };
         self.events.send(Event::ToolCallBegin(ToolCallBegin {
@@ -239,7 +257,9 @@ impl Session {
         let cost = info.price.map(|(input, cached, output)| {
             let t = &self.total_usage;
             let uncached = t.input_tokens.saturating_sub(t.cached_input_tokens) as f64;
-            (uncached * input + t.cached_input_tokens as f64 * cached + t.output_tokens as f64 * output)
+            (uncached * input
+                + t.cached_input_tokens as f64 * cached
+                + t.output_tokens as f64 * output)
                 / 1_000_000.0
         });
         self.events.send(Event::TokenCount(TokenCount {

@@ -24,7 +24,13 @@ pub struct PromptEnv {
 }
 
 impl PromptEnv {
-    pub fn detect(cwd: PathBuf, roots: Vec<PathBuf>, agents_md: Option<String>, sandbox: &str, approval: &str) -> Self {
+    pub fn detect(
+        cwd: PathBuf,
+        roots: Vec<PathBuf>,
+        agents_md: Option<String>,
+        sandbox: &str,
+        approval: &str,
+    ) -> Self {
         PromptEnv {
             cwd,
             roots,

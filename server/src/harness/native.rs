@@ -164,7 +164,12 @@ impl Harness for Native {
     }
 
     fn describe(&self, tool: &str, args: &Value, ctx: &ToolContext) -> Option<CallDescription> {
-        let s = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let s = |k: &str| {
+            args.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
         let ws = &ctx.workspace;
         let loc = |p: &str| ws.resolve(p).ok().into_iter().collect::<Vec<PathBuf>>();
         Some(match tool {
@@ -236,13 +241,20 @@ impl Harness for Native {
         })
     }
 
-    fn run<'a>(&'a self, tool: &'a str, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
+    fn run<'a>(
+        &'a self,
+        tool: &'a str,
+        args: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             match tool {
                 "shell" => run_shell(ctx, &args).await,
                 "apply_patch" => match args.get("input").and_then(Value::as_str) {
                     Some(p) => patch_runner::apply(ctx, tool, p, ctx.workspace.cwd()).await,
-                    None => ToolOutcome::error("apply_patch needs an `input` string holding the patch"),
+                    None => {
+                        ToolOutcome::error("apply_patch needs an `input` string holding the patch")
+                    }
                 },
                 "update_plan" => update_plan(&args),
                 "read_file" => read_file(ctx, &args).await,
@@ -269,7 +281,11 @@ fn shell_command(args: &Value) -> String {
             if words.len() == 3 && words[1].starts_with('-') && words[1].ends_with('c') {
                 words[2].clone()
             } else {
-                words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
+                words
+                    .iter()
+                    .map(|w| shell_quote(w))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             }
         }
         _ => String::new(),
@@ -277,7 +293,10 @@ fn shell_command(args: &Value) -> String {
 }
 
 fn shell_quote(w: &str) -> String {
-    if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
         w.to_string()
     } else {
         format!("'{}'", w.replace('\'', "'\\''"))
@@ -290,7 +309,11 @@ async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         return ToolOutcome::error("shell needs a non-empty `command` string");
     }
     let ws = &ctx.workspace;
-    let cwd = match args.get("workdir").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+    let cwd = match args
+        .get("workdir")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    {
         Some(w) => match ws.resolve(w) {
             Ok(p) => p,
             Err(e) => return ToolOutcome::error(format!("workdir refused: {e}")),
@@ -329,12 +352,18 @@ async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         .clamp(100, MAX_TIMEOUT_MS);
     let events = ctx.events.clone();
     let call_id = ctx.call_id.clone();
-    let result = exec::run_command(&command, &cwd, Duration::from_millis(timeout_ms), &ctx.cancel, |chunk| {
-        events.send(interpreter_protocol::Event::ToolCallOutputDelta {
-            call_id: call_id.clone(),
-            chunk: chunk.to_string(),
-        })
-    })
+    let result = exec::run_command(
+        &command,
+        &cwd,
+        Duration::from_millis(timeout_ms),
+        &ctx.cancel,
+        |chunk| {
+            events.send(interpreter_protocol::Event::ToolCallOutputDelta {
+                call_id: call_id.clone(),
+                chunk: chunk.to_string(),
+            })
+        },
+    )
     .await;
     let r = match result {
         Ok(r) => r,
@@ -394,7 +423,10 @@ fn update_plan(args: &Value) -> ToolOutcome {
     }
     let mut o = ToolOutcome::ok("Plan updated");
     o.plan = Some(Plan {
-        explanation: args.get("explanation").and_then(Value::as_str).map(String::from),
+        explanation: args
+            .get("explanation")
+            .and_then(Value::as_str)
+            .map(String::from),
         items,
     });
     o
@@ -426,7 +458,11 @@ async fn read_file(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     }
     if !w.reached_end {
         let next = w.lines.last().map(|(n, _)| n + 1).unwrap_or(1);
-        let _ = writeln!(out, "… {} lines in total; continue with offset={next}", w.total_lines);
+        let _ = writeln!(
+            out,
+            "… {} lines in total; continue with offset={next}",
+            w.total_lines
+        );
     } else if w.total_lines == 0 {
         out.push_str("(empty file)\n");
     }
@@ -442,7 +478,11 @@ fn list_dir(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     if !path.is_dir() {
         return ToolOutcome::error(format!("{raw} is not a directory"));
     }
-    let depth = args.get("depth").and_then(Value::as_u64).unwrap_or(2).clamp(1, 10) as usize;
+    let depth = args
+        .get("depth")
+        .and_then(Value::as_u64)
+        .unwrap_or(2)
+        .clamp(1, 10) as usize;
     let (entries, truncated) = files::list_dir(&path, depth, 500);
     let mut out = format!("Absolute path: {}\n", path.display());
     for e in entries {
@@ -459,13 +499,23 @@ async fn grep_files(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let Some(pattern) = args.get("pattern").and_then(Value::as_str) else {
         return ToolOutcome::error("grep_files needs a `pattern`");
     };
-    let root = match ctx.workspace.resolve(args.get("path").and_then(Value::as_str).unwrap_or(".")) {
+    let root = match ctx
+        .workspace
+        .resolve(args.get("path").and_then(Value::as_str).unwrap_or("."))
+    {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(e.to_string()),
     };
     let opts = GrepOptions {
-        glob: args.get("include").and_then(Value::as_str).map(String::from),
-        limit: args.get("limit").and_then(Value::as_u64).unwrap_or(100).clamp(1, 2000) as usize,
+        glob: args
+            .get("include")
+            .and_then(Value::as_str)
+            .map(String::from),
+        limit: args
+            .get("limit")
+            .and_then(Value::as_u64)
+            .unwrap_or(100)
+            .clamp(1, 2000) as usize,
         ..Default::default()
     };
     let pattern = pattern.to_string();
@@ -500,13 +550,17 @@ async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let Some(pattern) = args.get("pattern").and_then(Value::as_str) else {
         return ToolOutcome::error("glob needs a `pattern`");
     };
-    let root = match ctx.workspace.resolve(args.get("path").and_then(Value::as_str).unwrap_or(".")) {
+    let root = match ctx
+        .workspace
+        .resolve(args.get("path").and_then(Value::as_str).unwrap_or("."))
+    {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(e.to_string()),
     };
     let pattern = pattern.to_string();
     let root2 = root.clone();
-    let found = tokio::task::spawn_blocking(move || files::glob(&root2, &pattern, false, 1000)).await;
+    let found =
+        tokio::task::spawn_blocking(move || files::glob(&root2, &pattern, false, 1000)).await;
     match found {
         Ok(Ok((paths, truncated))) => {
             if paths.is_empty() {

@@ -115,13 +115,21 @@ pub struct ModelInfo {
 }
 
 pub fn model_info(model: &str) -> ModelInfo {
-    let m = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let m = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
     let kimi = m.starts_with("kimi") || m == "k3" || m.starts_with("k3-") || m.starts_with("k2p");
     let k3 = m.contains("k3");
     let deepseek = m.starts_with("deepseek");
     ModelInfo {
         context_window: if k3 {
-            Some(if m.ends_with("256k") { 262_144 } else { 1_048_576 })
+            Some(if m.ends_with("256k") {
+                262_144
+            } else {
+                1_048_576
+            })
         } else if kimi {
             Some(262_144)
         } else if deepseek {
@@ -129,11 +137,7 @@ pub fn model_info(model: &str) -> ModelInfo {
         } else {
             None
         },
-        price: if k3 {
-            Some((3.0, 0.30, 15.0))
-        } else {
-            None
-        },
+        price: if k3 { Some((3.0, 0.30, 15.0)) } else { None },
         kimi,
         echo_reasoning: kimi || deepseek || m.starts_with("glm") || m.starts_with("qwen"),
     }
@@ -148,7 +152,10 @@ mod tests {
         let k = model_info("kimi-k3");
         assert!(k.kimi && k.echo_reasoning);
         assert_eq!(k.context_window, Some(1_048_576));
-        assert_eq!(model_info("moonshotai/kimi-k3").price, Some((3.0, 0.30, 15.0)));
+        assert_eq!(
+            model_info("moonshotai/kimi-k3").price,
+            Some((3.0, 0.30, 15.0))
+        );
         assert!(model_info("k3").kimi);
         assert!(!model_info("gpt-5.4").kimi);
     }

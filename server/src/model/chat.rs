@@ -85,10 +85,7 @@ pub fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key: bool)
     body.insert("stream".into(), json!(true));
     body.insert("stream_options".into(), json!({"include_usage": true}));
     // Without it Moonshot picks a tiny default and thinking eats it.
-    body.insert(
-        "max_completion_tokens".into(),
-        json!(req.max_output_tokens),
-    );
+    body.insert("max_completion_tokens".into(), json!(req.max_output_tokens));
     if !req.tools.is_empty() {
         let tools: Vec<Value> = req
             .tools
@@ -176,11 +173,11 @@ impl ChatStream {
         }
         let mut out = Vec::new();
         let choice = v.get("choices").and_then(|c| c.get(0));
-        if let Some(u) = v
-            .get("usage")
-            .filter(|u| u.is_object())
-            .or_else(|| choice.and_then(|c| c.get("usage")).filter(|u| u.is_object()))
-        {
+        if let Some(u) = v.get("usage").filter(|u| u.is_object()).or_else(|| {
+            choice
+                .and_then(|c| c.get("usage"))
+                .filter(|u| u.is_object())
+        }) {
             self.usage = Some(parse_usage(u));
         }
         let Some(choice) = choice else {
@@ -260,22 +257,29 @@ impl ChatStream {
         }
     }
 
+    /// Where the stream was when it broke, for error messages.
+    pub fn partial_state(&self) -> String {
+        if self.calls.is_empty() {
+            "before the response completed".to_string()
+        } else {
+            format!(
+                "in the middle of a tool call ({})",
+                self.calls
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    }
+
     /// Ends the stream. A stream that stopped without a finish reason or `[DONE]` was cut.
     pub fn finish(self) -> Result<ModelResponse, ModelError> {
         if !self.done && self.finish.is_none() {
-            let what = if self.calls.is_empty() {
-                "the stream ended before the response completed".to_string()
-            } else {
-                format!(
-                    "the stream ended in the middle of a tool call ({})",
-                    self.calls
-                        .iter()
-                        .map(|c| c.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            return Err(ModelError::StreamDisconnected(what));
+            return Err(ModelError::StreamDisconnected(format!(
+                "the stream ended {}",
+                self.partial_state()
+            )));
         }
         let tool_calls: Vec<RawToolCall> = self
             .calls
@@ -362,10 +366,10 @@ mod tests {
                 }
             }
         }
-        if let Some(ev) = dec.finish() {
-            if let Err(e) = acc.handle(&ev.data) {
-                return (deltas, Err(e));
-            }
+        if let Some(ev) = dec.finish()
+            && let Err(e) = acc.handle(&ev.data)
+        {
+            return (deltas, Err(e));
         }
         (deltas, acc.finish())
     }
@@ -432,8 +436,14 @@ mod tests {
     #[test]
     fn missing_index_continues_last_call_and_missing_id_is_generated() {
         let s = [
-            chunk(json!({"tool_calls": [{"function": {"name": "shell", "arguments": "{\"a\""}}]}), None),
-            chunk(json!({"tool_calls": [{"function": {"arguments": ":1}"}}]}), None),
+            chunk(
+                json!({"tool_calls": [{"function": {"name": "shell", "arguments": "{\"a\""}}]}),
+                None,
+            ),
+            chunk(
+                json!({"tool_calls": [{"function": {"arguments": ":1}"}}]}),
+                None,
+            ),
             chunk(json!({}), Some("stop")),
         ]
         .concat();
@@ -469,17 +479,25 @@ mod tests {
 
     #[test]
     fn truncated_stream_mid_tool_call_is_an_error() {
-        let s = chunk(json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "apply_patch", "arguments": "{\"inp"}}]}), None);
+        let s = chunk(
+            json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "apply_patch", "arguments": "{\"inp"}}]}),
+            None,
+        );
         let err = run(&s).1.unwrap_err();
         assert!(matches!(err, ModelError::StreamDisconnected(_)));
         let msg = err.to_string();
-        assert!(msg.contains("stream disconnected before completion"), "{msg}");
+        assert!(
+            msg.contains("stream disconnected before completion"),
+            "{msg}"
+        );
         assert!(msg.contains("apply_patch"), "{msg}");
     }
 
     #[test]
     fn finish_without_done_is_accepted_and_length_and_filter_map() {
-        let r = run(&chunk(json!({"content": "x"}), Some("length"))).1.unwrap();
+        let r = run(&chunk(json!({"content": "x"}), Some("length")))
+            .1
+            .unwrap();
         assert_eq!(r.finish_reason, FinishReason::Length);
         let r = run(&chunk(json!({}), Some("content_filter"))).1.unwrap();
         assert_eq!(r.finish_reason, FinishReason::ContentFilter);
@@ -499,16 +517,36 @@ mod tests {
     #[test]
     fn body_follows_kimi_rules() {
         let history = vec![
-            HistoryItem::User { text: "hi".into(), images: vec![], synthetic: false },
+            HistoryItem::User {
+                text: "hi".into(),
+                images: vec![],
+                synthetic: false,
+            },
             HistoryItem::Assistant {
                 text: String::new(),
                 reasoning: None,
-                tool_calls: vec![ToolCall { id: "c1".into(), name: "shell".into(), arguments: "{}".into() }],
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "shell".into(),
+                    arguments: "{}".into(),
+                }],
             },
-            HistoryItem::ToolResult { call_id: "c1".into(), output: "ok".into(), is_error: false },
-            HistoryItem::Assistant { text: String::new(), reasoning: None, tool_calls: vec![] },
+            HistoryItem::ToolResult {
+                call_id: "c1".into(),
+                output: "ok".into(),
+                is_error: false,
+            },
+            HistoryItem::Assistant {
+                text: String::new(),
+                reasoning: None,
+                tool_calls: vec![],
+            },
         ];
-        let tools = vec![ToolSpec { name: "shell".into(), description: "d".into(), parameters: json!({"type": "object"}) }];
+        let tools = vec![ToolSpec {
+            name: "shell".into(),
+            description: "d".into(),
+            parameters: json!({"type": "object"}),
+        }];
         let req = ModelRequest {
             model: "kimi-k3",
             system: "sys",
@@ -532,6 +570,9 @@ mod tests {
         assert!(msgs[2]["content"].is_null());
         assert_eq!(msgs[3]["role"], "tool");
         // Byte-identical on a second build.
-        assert_eq!(body.to_string(), build_body(&req, model_info("kimi-k3"), true).to_string());
+        assert_eq!(
+            body.to_string(),
+            build_body(&req, model_info("kimi-k3"), true).to_string()
+        );
     }
 }

@@ -170,9 +170,14 @@ impl ModelClient {
                 }
                 Ok(None) => break,
                 Ok(Some(Err(e))) => {
+                    let partial = match wire {
+                        WireApi::Chat => chat_acc.partial_state(),
+                        WireApi::Responses => resp_acc.partial_state(),
+                    };
                     return Err(ModelError::StreamDisconnected(format!(
-                        "reading the stream from {}: {e}",
-                        self.provider.id
+                        "reading the stream from {} failed {partial}: {}",
+                        self.provider.id,
+                        error_chain(&e)
                     )));
                 }
                 Ok(Some(Ok(c))) => c,
@@ -211,14 +216,7 @@ impl ModelClient {
     }
 
     fn connect_error(&self, url: &str, e: reqwest::Error) -> ModelError {
-        // reqwest's Display hides the cause ("error sending request"); walk the chain.
-        let mut message = e.to_string();
-        let mut src = std::error::Error::source(&e);
-        while let Some(s) = src {
-            message.push_str(": ");
-            message.push_str(&s.to_string());
-            src = s.source();
-        }
+        let message = error_chain(&e);
         if e.is_timeout() {
             return ModelError::Timeout(format!("connecting to {url}: {message}"));
         }
@@ -257,7 +255,9 @@ impl ModelClient {
             kind,
             "exceeded_current_quota_error" | "insufficient_quota" | "insufficient_balance"
         ) || (matches!(status, 402 | 403 | 429)
-            && (message.contains("quota") || message.contains("balance") || message.contains("usage limit")));
+            && (message.contains("quota")
+                || message.contains("balance")
+                || message.contains("usage limit")));
         if quota {
             return ModelError::QuotaExhausted {
                 provider: self.provider.id.clone(),
@@ -271,6 +271,18 @@ impl ModelClient {
             retry_after_ms,
         }
     }
+}
+
+/// reqwest's Display hides the cause ("error sending request"); walk the chain.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut src = e.source();
+    while let Some(s) = src {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        src = s.source();
+    }
+    message
 }
 
 fn send_cache_key(p: &ProviderConfig) -> bool {
@@ -324,7 +336,10 @@ mod tests {
         h.insert("retry-after-ms", "150".parse().unwrap());
         assert_eq!(retry_after(&h), Some(150));
         let mut h = reqwest::header::HeaderMap::new();
-        h.insert("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+        h.insert(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
         assert_eq!(retry_after(&h), Some(0));
     }
 

@@ -102,7 +102,11 @@ impl ResponsesStream {
             tracing::warn!(provider = %self.provider, "skipping a stream event that is not JSON: {}", truncate_for_log(data));
             return Ok(Vec::new());
         };
-        let kind = v.get("type").and_then(Value::as_str).or(event).unwrap_or("");
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event)
+            .unwrap_or("");
         let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let mut out = Vec::new();
         match kind {
@@ -182,7 +186,12 @@ impl ResponsesStream {
                 }
             }
             Some("function_call") => {
-                let g = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                let g = |k: &str| {
+                    item.get(k)
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                };
                 let id = match g("call_id") {
                     id if !id.is_empty() => id,
                     _ => g("id"),
@@ -209,11 +218,22 @@ impl ResponsesStream {
         }
     }
 
+    /// Where the stream was when it broke, for error messages.
+    pub fn partial_state(&self) -> String {
+        if self.calls.is_empty() {
+            "before response.completed".to_string()
+        } else {
+            let names: Vec<&str> = self.calls.iter().map(|c| c.name.as_str()).collect();
+            format!("after tool calls ({})", names.join(", "))
+        }
+    }
+
     pub fn finish(self) -> Result<ModelResponse, ModelError> {
         let Some(finish) = self.finish else {
-            return Err(ModelError::StreamDisconnected(
-                "the stream closed before response.completed".into(),
-            ));
+            return Err(ModelError::StreamDisconnected(format!(
+                "the stream closed {}",
+                self.partial_state()
+            )));
         };
         let text = if self.text.is_empty() {
             self.item_text
@@ -280,9 +300,16 @@ mod tests {
     #[test]
     fn error_event_and_missing_completion() {
         let err = feed(&[("error", json!({"type": "error", "message": "boom"}))]).unwrap_err();
-        assert!(err.to_string().contains("stream disconnected before completion"));
+        assert!(
+            err.to_string()
+                .contains("stream disconnected before completion")
+        );
         assert!(err.to_string().contains("boom"));
-        let err = feed(&[("response.output_text.delta", json!({"type": "response.output_text.delta", "delta": "x"}))]).unwrap_err();
+        let err = feed(&[(
+            "response.output_text.delta",
+            json!({"type": "response.output_text.delta", "delta": "x"}),
+        )])
+        .unwrap_err();
         assert!(matches!(err, ModelError::StreamDisconnected(_)));
     }
 }

@@ -52,7 +52,9 @@ impl SseDecoder {
     pub fn finish(&mut self) -> Option<SseEvent> {
         if !self.buf.is_empty() {
             let rest = std::mem::take(&mut self.buf);
-            let line = String::from_utf8_lossy(&rest).trim_end_matches('\r').to_string();
+            let line = String::from_utf8_lossy(&rest)
+                .trim_end_matches('\r')
+                .to_string();
             if let Some(ev) = self.line(&line) {
                 return Some(ev);
             }
@@ -129,7 +131,13 @@ mod tests {
     #[test]
     fn trailing_event_without_blank_line_is_flushed() {
         let evs = all(&[b"data: [DONE]"]);
-        assert_eq!(evs, vec![SseEvent { event: None, data: "[DONE]".into() }]);
+        assert_eq!(
+            evs,
+            vec![SseEvent {
+                event: None,
+                data: "[DONE]".into()
+            }]
+        );
     }
 
     #[test]

@@ -164,7 +164,9 @@ fn dangerous_reason(command: &str) -> Option<String> {
     {
         return Some("recursive delete outside the workspace".into());
     }
-    if has("git") && has("push") && (has("--force") || has("-f") || c.contains("--force-with-lease"))
+    if has("git")
+        && has("push")
+        && (has("--force") || has("-f") || c.contains("--force-with-lease"))
     {
         return Some("force push rewrites remote history".into());
     }
@@ -193,13 +195,22 @@ mod tests {
         let p = Policy::new(SandboxMode::WorkspaceWrite, ApprovalPolicy::OnRequest);
         assert_eq!(p.decide(&exec("cargo test")), Verdict::Allow);
         assert!(matches!(p.decide(&exec("rm -rf /")), Verdict::Ask { .. }));
-        assert!(matches!(p.decide(&exec("curl x | sh")), Verdict::Ask { .. }));
-        assert!(matches!(p.decide(&exec("git push --force origin main")), Verdict::Ask { .. }));
+        assert!(matches!(
+            p.decide(&exec("curl x | sh")),
+            Verdict::Ask { .. }
+        ));
+        assert!(matches!(
+            p.decide(&exec("git push --force origin main")),
+            Verdict::Ask { .. }
+        ));
 
         let ro = Policy::new(SandboxMode::ReadOnly, ApprovalPolicy::Never);
         assert_eq!(ro.decide(&exec("ls -la | wc -l")), Verdict::Allow);
         assert!(matches!(ro.decide(&exec("touch x")), Verdict::Deny { .. }));
-        assert!(matches!(ro.decide(&Intent::Write { paths: vec![] }), Verdict::Deny { .. }));
+        assert!(matches!(
+            ro.decide(&Intent::Write { paths: vec![] }),
+            Verdict::Deny { .. }
+        ));
 
         let un = Policy::new(SandboxMode::WorkspaceWrite, ApprovalPolicy::Untrusted);
         assert_eq!(un.decide(&exec("git status")), Verdict::Allow);

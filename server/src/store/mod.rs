@@ -182,7 +182,7 @@ impl SessionStore {
             })
             .filter(|(m, _)| cwd.is_none_or(|c| m.cwd == c))
             .collect();
-        out.sort_by(|a, b| b.1.cmp(&a.1));
+        out.sort_by_key(|e| std::cmp::Reverse(e.1));
         out
     }
 
@@ -213,8 +213,7 @@ fn close_dangling_tool_calls(history: &mut Vec<HistoryItem>) {
     for call_id in missing {
         history.push(HistoryItem::ToolResult {
             call_id,
-            output: "The tool call was interrupted before it finished (the agent stopped)."
-                .into(),
+            output: "The tool call was interrupted before it finished (the agent stopped).".into(),
             is_error: true,
         });
     }
@@ -254,14 +253,22 @@ mod tests {
         let store = SessionStore::new(home.path());
         let mut log = store.create(&meta("s1", "/w")).unwrap();
         log.append(&LogLine::Item {
-            item: HistoryItem::User { text: "hi".into(), images: vec![], synthetic: false },
+            item: HistoryItem::User {
+                text: "hi".into(),
+                images: vec![],
+                synthetic: false,
+            },
         })
         .unwrap();
         log.append(&LogLine::Item {
             item: HistoryItem::Assistant {
                 text: String::new(),
                 reasoning: None,
-                tool_calls: vec![ToolCall { id: "c1".into(), name: "shell".into(), arguments: "{}".into() }],
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "shell".into(),
+                    arguments: "{}".into(),
+                }],
             },
         })
         .unwrap();
@@ -272,10 +279,15 @@ mod tests {
         f.write_all(b"{\"type\":\"item\",\"item\":{\"ty").unwrap();
         let loaded = store.load("s1").unwrap();
         assert_eq!(loaded.history.len(), 3);
-        assert!(matches!(&loaded.history[2], HistoryItem::ToolResult { call_id, .. } if call_id == "c1"));
+        assert!(
+            matches!(&loaded.history[2], HistoryItem::ToolResult { call_id, .. } if call_id == "c1")
+        );
         assert_eq!(loaded.warnings.len(), 1);
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         assert_eq!(store.list(Some(Path::new("/w"))).len(), 1);
         assert!(store.list(Some(Path::new("/other"))).is_empty());
         assert!(store.load("../etc/passwd").is_err());

@@ -57,8 +57,14 @@ pub async fn run_command(
     let pgid = child.id().map(|p| p as i32);
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
     for pipe in [
-        child.stdout.take().map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-        child.stderr.take().map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
     ]
     .into_iter()
     .flatten()
@@ -83,19 +89,20 @@ pub async fn run_command(
 
     let mut captured = HeadTailBuffer::new(MAX_CAPTURE_BYTES);
     let mut pending_utf8: Vec<u8> = Vec::new();
-    let mut emit = |bytes: Vec<u8>, captured: &mut HeadTailBuffer, on_chunk: &mut dyn FnMut(&str)| {
-        captured.push(&bytes);
-        pending_utf8.extend_from_slice(&bytes);
-        let valid = match std::str::from_utf8(&pending_utf8) {
-            Ok(_) => pending_utf8.len(),
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(_) => pending_utf8.len(),
+    let mut emit =
+        |bytes: Vec<u8>, captured: &mut HeadTailBuffer, on_chunk: &mut dyn FnMut(&str)| {
+            captured.push(&bytes);
+            pending_utf8.extend_from_slice(&bytes);
+            let valid = match std::str::from_utf8(&pending_utf8) {
+                Ok(_) => pending_utf8.len(),
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                Err(_) => pending_utf8.len(),
+            };
+            if valid > 0 {
+                let chunk: Vec<u8> = pending_utf8.drain(..valid).collect();
+                on_chunk(&String::from_utf8_lossy(&chunk));
+            }
         };
-        if valid > 0 {
-            let chunk: Vec<u8> = pending_utf8.drain(..valid).collect();
-            on_chunk(&String::from_utf8_lossy(&chunk));
-        }
-    };
 
     let deadline = tokio::time::Instant::now() + timeout;
     let mut timed_out = false;
@@ -198,9 +205,15 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(100)).await;
             c2.cancel();
         });
-        let r = run_command("sleep 30", &std::env::temp_dir(), Duration::from_secs(60), &cancel, |_| {})
-            .await
-            .unwrap();
+        let r = run_command(
+            "sleep 30",
+            &std::env::temp_dir(),
+            Duration::from_secs(60),
+            &cancel,
+            |_| {},
+        )
+        .await
+        .unwrap();
         assert!(r.cancelled);
         assert!(r.duration < Duration::from_secs(2));
     }

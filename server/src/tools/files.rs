@@ -231,10 +231,37 @@ mod tests {
     #[test]
     fn grep_honours_gitignore_and_case() {
         let d = tree();
-        let (m, _) = grep(d.path(), "hello", &GrepOptions { limit: 100, ..Default::default() }).unwrap();
-        let files: Vec<_> = m.iter().map(|m| m.path.strip_prefix(d.path()).unwrap().to_path_buf()).collect();
-        assert_eq!(files, vec![PathBuf::from("src/deep/lib.rs"), PathBuf::from("src/main.rs")]);
-        let (m, _) = grep(d.path(), "hello", &GrepOptions { limit: 100, case_insensitive: true, glob: Some("*.txt".into()), ..Default::default() }).unwrap();
+        let (m, _) = grep(
+            d.path(),
+            "hello",
+            &GrepOptions {
+                limit: 100,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let files: Vec<_> = m
+            .iter()
+            .map(|m| m.path.strip_prefix(d.path()).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(
+            files,
+            vec![
+                PathBuf::from("src/deep/lib.rs"),
+                PathBuf::from("src/main.rs")
+            ]
+        );
+        let (m, _) = grep(
+            d.path(),
+            "hello",
+            &GrepOptions {
+                limit: 100,
+                case_insensitive: true,
+                glob: Some("*.txt".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].line, "Hello notes");
         assert!(grep(d.path(), "(", &GrepOptions::default()).is_err());

@@ -21,7 +21,9 @@ pub fn patch_paths(ctx_base: &Path, patch_text: &str) -> Vec<PathBuf> {
             Hunk::AddFile { path, .. } | Hunk::DeleteFile { path } => vec![path.clone()],
             Hunk::UpdateFile {
                 path, move_path, ..
-            } => std::iter::once(path.clone()).chain(move_path.clone()).collect(),
+            } => std::iter::once(path.clone())
+                .chain(move_path.clone())
+                .collect(),
         })
         .map(|p| crate::workspace::lexical_normalize(&ctx_base.join(p)))
         .collect()
@@ -94,10 +96,7 @@ pub async fn apply(ctx: &ToolContext, tool: &str, patch_text: &str, base: &Path)
         )
         .await
     {
-        return ToolOutcome {
-            changes,
-            ..refused
-        };
+        return ToolOutcome { changes, ..refused };
     }
 
     let mut done: Vec<(PathBuf, Option<String>)> = Vec::new();

@@ -124,10 +124,7 @@ impl HeadTailBuffer {
     pub fn into_string(self) -> String {
         let mut out = String::from_utf8_lossy(&self.head).into_owned();
         if self.dropped > 0 {
-            out.push_str(&format!(
-                "\n…{} bytes of output dropped…\n",
-                self.dropped
-            ));
+            out.push_str(&format!("\n…{} bytes of output dropped…\n", self.dropped));
         }
         let tail: Vec<u8> = self.tail.into_iter().collect();
         out.push_str(&String::from_utf8_lossy(&tail));

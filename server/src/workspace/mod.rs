@@ -90,7 +90,9 @@ impl Workspace {
 
     pub async fn read_text(&self, path: &Path) -> io::Result<String> {
         let text = self.backend.read(path).await?;
-        self.lock().buffers.insert(path.to_path_buf(), Rope::from_str(&text));
+        self.lock()
+            .buffers
+            .insert(path.to_path_buf(), Rope::from_str(&text));
         Ok(text)
     }
 
@@ -106,7 +108,9 @@ impl Workspace {
     pub async fn write_text(&self, path: &Path, text: &str) -> io::Result<()> {
         self.remember_original(path).await?;
         self.backend.write(path, text).await?;
-        self.lock().buffers.insert(path.to_path_buf(), Rope::from_str(text));
+        self.lock()
+            .buffers
+            .insert(path.to_path_buf(), Rope::from_str(text));
         Ok(())
     }
 
@@ -203,8 +207,14 @@ mod tests {
         let d = ws.unified_diff();
         assert!(d.contains("diff --git a/a.txt b/a.txt"), "{d}");
         assert!(d.contains("-two\n+TWO\n"), "{d}");
-        assert!(d.contains("new file mode 100644\n--- /dev/null\n+++ b/sub/b.txt"), "{d}");
-        assert_eq!(std::fs::read_to_string(dir.path().join("sub/b.txt")).unwrap(), "new\n");
+        assert!(
+            d.contains("new file mode 100644\n--- /dev/null\n+++ b/sub/b.txt"),
+            "{d}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("sub/b.txt")).unwrap(),
+            "new\n"
+        );
     }
 
     #[tokio::test]

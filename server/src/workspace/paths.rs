@@ -43,7 +43,10 @@ fn resolve_existing_prefix(p: &Path) -> PathBuf {
             }
             return lexical_normalize(&out);
         }
-        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -105,7 +108,12 @@ mod tests {
         ] {
             assert!(confine(&roots, &root, bad).is_err(), "{bad:?} was accepted");
         }
-        for good in ["a.txt", "sub/new/file.rs", "./a/../b", &format!("{}/c", root.display())] {
+        for good in [
+            "a.txt",
+            "sub/new/file.rs",
+            "./a/../b",
+            &format!("{}/c", root.display()),
+        ] {
             let p = confine(&roots, &root, good).unwrap();
             assert!(p.starts_with(&root), "{good}: {}", p.display());
         }

@@ -56,6 +56,20 @@ impl<W: Write> HumanWriter<W> {
                 let h = self.style("35", "interpreter");
                 self.line(&format!("{h}\n{}\n", text.trim_end()));
             }
+            // Plan updates print themselves (PlanUpdated).
+            Event::ToolCallBegin(b) if b.kind == ToolKind::Think => {
+                self.commands
+                    .insert(b.call_id.clone(), (b.title.clone(), b.kind));
+            }
+            Event::ToolCallEnd(end)
+                if end.status == ToolStatus::Completed
+                    && self
+                        .commands
+                        .get(&end.call_id)
+                        .is_some_and(|c| c.1 == ToolKind::Think) =>
+            {
+                self.commands.remove(&end.call_id);
+            }
             Event::ToolCallBegin(b) => {
                 let label = match b.kind {
                     ToolKind::Execute => "exec",
@@ -67,7 +81,8 @@ impl<W: Write> HumanWriter<W> {
                 };
                 let h = self.style("1", label);
                 self.line(&format!("{h}\n{}", b.title));
-                self.commands.insert(b.call_id.clone(), (b.title.clone(), b.kind));
+                self.commands
+                    .insert(b.call_id.clone(), (b.title.clone(), b.kind));
             }
             Event::ToolCallEnd(end) => {
                 let (_, kind) = self
@@ -81,12 +96,17 @@ impl<W: Write> HumanWriter<W> {
                     (ToolStatus::Failed, None) => self.style("31", " failed"),
                 };
                 self.line(&format!("{status}:"));
-                let show_output = matches!(kind, ToolKind::Execute | ToolKind::Edit | ToolKind::Other)
-                    || end.status != ToolStatus::Completed;
+                let show_output =
+                    matches!(kind, ToolKind::Execute | ToolKind::Edit | ToolKind::Other)
+                        || end.status != ToolStatus::Completed;
                 if show_output && !end.output.trim().is_empty() {
                     let lines: Vec<&str> = end.output.trim_end().lines().collect();
                     let shown: Vec<&str> = if lines.len() > 20 {
-                        lines[..10].iter().chain(lines[lines.len() - 10..].iter()).copied().collect()
+                        lines[..10]
+                            .iter()
+                            .chain(lines[lines.len() - 10..].iter())
+                            .copied()
+                            .collect()
                     } else {
                         lines
                     };
@@ -129,8 +149,12 @@ impl<W: Write> HumanWriter<W> {
             TurnEndReason::MaxTurnRequests => {
                 self.line("ERROR: the turn reached max_turn_requests without a final answer")
             }
-            TurnEndReason::MaxTokens => self.line("warning: the answer was cut at the output token limit"),
-            TurnEndReason::Refusal => self.line("warning: the provider's content filter stopped the answer"),
+            TurnEndReason::MaxTokens => {
+                self.line("warning: the answer was cut at the output token limit")
+            }
+            TurnEndReason::Refusal => {
+                self.line("warning: the provider's content filter stopped the answer")
+            }
             TurnEndReason::Completed => {}
         }
         let h = self.style("1", "tokens used");
@@ -142,7 +166,7 @@ fn group_thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -2,7 +2,7 @@
 //! parses. Only this writer touches stdout in JSON mode.
 
 use interpreter_protocol::{
-    Event, FileChangeKind, PlanStatus, ToolKind, ToolStatus, TokenUsage, TurnEndReason,
+    Event, FileChangeKind, PlanStatus, TokenUsage, ToolKind, ToolStatus, TurnEndReason,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -117,7 +117,9 @@ impl<W: Write> JsonlWriter<W> {
                 let items: Vec<Value> = plan
                     .items
                     .iter()
-                    .map(|i| json!({"text": i.step, "completed": i.status == PlanStatus::Completed}))
+                    .map(
+                        |i| json!({"text": i.step, "completed": i.status == PlanStatus::Completed}),
+                    )
                     .collect();
                 match self.todo.take() {
                     None => {

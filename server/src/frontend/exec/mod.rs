@@ -70,7 +70,12 @@ fn load_config(args: &ExecArgs) -> Result<Config, String> {
     o.harness = args.harness.clone();
     o.sandbox_mode = args.sandbox.clone();
     // exec never asks: Codex's default approval policy for exec is `never`.
-    if !args.common.config.iter().any(|c| c.trim_start().starts_with("approval_policy")) {
+    if !args
+        .common
+        .config
+        .iter()
+        .any(|c| c.trim_start().starts_with("approval_policy"))
+    {
         o.approval_policy = Some("never".into());
     }
     if args.yolo {
@@ -87,9 +92,14 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
         None => std::env::current_dir().context("reading the current directory")?,
     };
     if !cwd.is_dir() {
-        return Ok(fail(json, 1, &format!("--cd {}: no such directory", cwd.display())));
+        return Ok(fail(
+            json,
+            1,
+            &format!("--cd {}: no such directory", cwd.display()),
+        ));
     }
-    if !args.skip_git_repo_check && !args.yolo && crate::agent::agents_md::git_root(&cwd).is_none() {
+    if !args.skip_git_repo_check && !args.yolo && crate::agent::agents_md::git_root(&cwd).is_none()
+    {
         return Ok(fail(
             json,
             1,
@@ -102,7 +112,11 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
     };
 
     let (resume_id, positional) = match &args.resume {
-        Some(ExecSub::Resume { session_id, prompt, last }) => {
+        Some(ExecSub::Resume {
+            session_id,
+            prompt,
+            last,
+        }) => {
             let id = if *last {
                 SessionStore::new(&config.home)
                     .list(Some(&std::fs::canonicalize(&cwd).unwrap_or(cwd.clone())))
@@ -113,7 +127,13 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
             };
             match id {
                 Some(id) => (Some(id), prompt.clone()),
-                None => return Ok(fail(json, 1, "no session to resume: give a session id or use --last in a directory with sessions")),
+                None => {
+                    return Ok(fail(
+                        json,
+                        1,
+                        "no session to resume: give a session id or use --last in a directory with sessions",
+                    ));
+                }
             }
         }
         None => (None, args.prompt.clone()),
@@ -127,17 +147,26 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
         return Ok(fail(json, 1, "No prompt provided via stdin."));
     }
     let output_schema = match &args.output_schema {
-        Some(p) => match std::fs::read_to_string(p).map_err(|e| e.to_string()).and_then(|t| {
-            serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string())
-        }) {
+        Some(p) => match std::fs::read_to_string(p)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string()))
+        {
             Ok(v) => Some(v),
-            Err(e) => return Ok(fail(json, 1, &format!("--output-schema {}: {e}", p.display()))),
+            Err(e) => {
+                return Ok(fail(
+                    json,
+                    1,
+                    &format!("--output-schema {}: {e}", p.display()),
+                ));
+            }
         },
         None => None,
     };
     let mut input = Vec::new();
     if !prompt.trim().is_empty() {
-        input.push(InputItem::Text { text: prompt.clone() });
+        input.push(InputItem::Text {
+            text: prompt.clone(),
+        });
     }
     for img in &args.images {
         match image_data_url(img) {
@@ -164,7 +193,11 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
     let mut session = match session {
         Ok(s) => s,
         Err(e) => {
-            let code = if e.downcast_ref::<MissingKey>().is_some() { EXIT_CONFIG } else { 1 };
+            let code = if e.downcast_ref::<MissingKey>().is_some() {
+                EXIT_CONFIG
+            } else {
+                1
+            };
             return Ok(fail(json, code, &format!("{e:#}")));
         }
     };
@@ -303,7 +336,9 @@ fn read_prompt(positional: Option<String>) -> Result<String, String> {
             }
         }
         Some(p) => Ok(p),
-        None if stdin_is_tty => Err("No prompt provided. Pass it as an argument or on stdin.".into()),
+        None if stdin_is_tty => {
+            Err("No prompt provided. Pass it as an argument or on stdin.".into())
+        }
         None => {
             eprintln!("Reading prompt from stdin...");
             read_stdin()
@@ -314,12 +349,19 @@ fn read_prompt(positional: Option<String>) -> Result<String, String> {
 /// UTF-8 (BOM stripped) or UTF-16 with a BOM.
 fn decode_prompt(bytes: &[u8]) -> Result<String, String> {
     if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
-        return String::from_utf8(rest.to_vec()).map_err(|_| "the prompt is not valid UTF-8".into());
+        return String::from_utf8(rest.to_vec())
+            .map_err(|_| "the prompt is not valid UTF-8".into());
     }
     let utf16 = |rest: &[u8], le: bool| -> Result<String, String> {
         let units: Vec<u16> = rest
             .chunks_exact(2)
-            .map(|c| if le { u16::from_le_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], c[1]]) })
+            .map(|c| {
+                if le {
+                    u16::from_le_bytes([c[0], c[1]])
+                } else {
+                    u16::from_be_bytes([c[0], c[1]])
+                }
+            })
             .collect();
         String::from_utf16(&units).map_err(|_| "the prompt is not valid UTF-16".into())
     };
@@ -343,7 +385,9 @@ pub fn split_session_commands(prompt: &str) -> (Vec<(String, String)>, String) {
             None => (trimmed, ""),
         };
         let line = line.trim();
-        let Some(cmd) = line.strip_prefix('/') else { break };
+        let Some(cmd) = line.strip_prefix('/') else {
+            break;
+        };
         let mut parts = cmd.splitn(2, char::is_whitespace);
         let name = parts.next().unwrap_or("");
         let arg = parts.next().unwrap_or("").trim();
@@ -358,21 +402,36 @@ pub fn split_session_commands(prompt: &str) -> (Vec<(String, String)>, String) {
 
 fn image_data_url(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("--image {}: {e}", path.display()))?;
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let mime = match ext.as_str() {
         "png" => "image/png",
         "jpg" | "jpeg" => "image/jpeg",
         "gif" => "image/gif",
         "webp" => "image/webp",
-        _ => return Err(format!("--image {}: unsupported image type (png, jpeg, gif, webp)", path.display())),
+        _ => {
+            return Err(format!(
+                "--image {}: unsupported image type (png, jpeg, gif, webp)",
+                path.display()
+            ));
+        }
     };
-    Ok(format!("data:{mime};base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)))
+    Ok(format!(
+        "data:{mime};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
 }
 
 fn spawn_signal_handler(cancel: CancellationToken) {
     tokio::spawn(async move {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
             return;
         };
         tokio::select! {
@@ -384,7 +443,12 @@ fn spawn_signal_handler(cancel: CancellationToken) {
 }
 
 /// `interpreter debug prompt`: the exact first request body, on stdout.
-pub async fn debug_prompt(common: CommonArgs, harness: Option<String>, cd: Option<PathBuf>, prompt: Option<String>) -> i32 {
+pub async fn debug_prompt(
+    common: CommonArgs,
+    harness: Option<String>,
+    cd: Option<PathBuf>,
+    prompt: Option<String>,
+) -> i32 {
     let mut o = common.overrides();
     o.harness = harness;
     let config = match Config::load(&o) {
@@ -430,7 +494,13 @@ mod tests {
     #[test]
     fn slash_lines_are_commands_only_when_known() {
         let (c, p) = split_session_commands("/harness kimi-code\n/model k3\nfix the bug\n");
-        assert_eq!(c, vec![("harness".into(), "kimi-code".into()), ("model".into(), "k3".into())]);
+        assert_eq!(
+            c,
+            vec![
+                ("harness".into(), "kimi-code".into()),
+                ("model".into(), "k3".into())
+            ]
+        );
         assert_eq!(p, "fix the bug\n");
         let (c, p) = split_session_commands("/usr/bin is broken\n");
         assert!(c.is_empty());

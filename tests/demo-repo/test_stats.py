@@ -1,0 +1,15 @@
+import unittest
+
+from stats import mean, median
+
+
+class StatsTest(unittest.TestCase):
+    def test_mean(self):
+        self.assertEqual(mean([1, 2, 3]), 2)
+
+    def test_median(self):
+        self.assertEqual(median([3, 1, 2]), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,146 @@
+//! Helpers for end-to-end tests that run the real `interpreter` binary against the mock.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The `interpreter` binary: `INTERPRETER_BIN`, else next to the running test in `target/`.
+pub fn interpreter_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("INTERPRETER_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("current_exe");
+    // target/<profile>/deps/<test>-<hash>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("test binary lives in target/<profile>/deps");
+    let bin = profile_dir.join("interpreter");
+    assert!(
+        bin.exists(),
+        "{} not found: run `cargo build -p interpreter` first (or set INTERPRETER_BIN)",
+        bin.display()
+    );
+    bin
+}
+
+/// A temporary git repository plus an isolated home folder.
+pub struct TestRepo {
+    pub dir: tempfile::TempDir,
+    pub home: tempfile::TempDir,
+}
+
+impl TestRepo {
+    pub fn new() -> TestRepo {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = tempfile::tempdir().expect("tempdir");
+        let ok = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            // Without git on the machine a bare `.git` folder is what the trust check looks for.
+            std::fs::create_dir_all(dir.path().join(".git")).expect("mkdir .git");
+        }
+        TestRepo { dir, home }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.dir.path().join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(p, text).expect("write");
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(rel)).expect("read")
+    }
+
+    /// `-c` arguments that point the agent at `mock_url` with the given wire API.
+    pub fn mock_config(mock_url: &str, wire_api: &str) -> Vec<String> {
+        vec![
+            "-c".into(),
+            "model_provider=\"mock\"".into(),
+            "-c".into(),
+            format!(
+                "model_providers.mock={{name=\"mock\", base_url=\"{mock_url}\", wire_api=\"{wire_api}\", retry_base_delay_ms=10}}"
+            ),
+            "-c".into(),
+            "model=\"mock-model\"".into(),
+        ]
+    }
+
+    /// Runs `interpreter <args>` in the repo with `stdin`, an isolated home, and a timeout.
+    pub fn run(&self, args: &[String], stdin: &str) -> Output {
+        self.run_with_env(args, stdin, &[])
+    }
+
+    pub fn run_with_env(&self, args: &[String], stdin: &str, env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(interpreter_bin());
+        cmd.args(args)
+            .current_dir(self.dir.path())
+            .env("OPENINTERPRETER_HOME", self.home.path())
+            .env_remove("CODEX_HOME")
+            .env_remove("OPENINTERPRETER_MODEL")
+            .env_remove("OPENINTERPRETER_PROVIDER")
+            .env_remove("OPENINTERPRETER_HARNESS")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn interpreter");
+        {
+            let mut stdin_pipe = child.stdin.take().expect("stdin");
+            let _ = stdin_pipe.write_all(stdin.as_bytes());
+        }
+        wait_with_timeout(child, std::time::Duration::from_secs(60))
+    }
+}
+
+impl Default for TestRepo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn wait_with_timeout(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+    let start = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return child.wait_with_output().expect("wait"),
+            Ok(None) if start.elapsed() > limit => {
+                let _ = child.kill();
+                let out = child.wait_with_output().expect("wait");
+                panic!(
+                    "interpreter did not exit within {limit:?}\nstdout:\n{}\nstderr:\n{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(e) => panic!("waiting for interpreter: {e}"),
+        }
+    }
+}
+
+/// Stdout parsed as JSON Lines; panics on any line that is not a JSON object.
+pub fn jsonl(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {l:?}"));
+            assert!(v.is_object(), "stdout line is not an object: {l}");
+            v
+        })
+        .collect()
+}
