@@ -4,6 +4,7 @@
 // Run: cargo build -p interpreter -p interpreter-tests && cd tests/node && npm ci --omit=optional --ignore-scripts && npm test
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -239,4 +240,34 @@ test("requests carry the originator header codex_sdk_ts", { timeout: TIMEOUT }, 
   for (const r of reqs) {
     assert.equal(r.headers.originator, "codex_sdk_ts", `headers: ${JSON.stringify(r.headers)}`);
   }
+});
+
+test("aborting a turn (TurnOptions.signal) stops the binary promptly", { timeout: TIMEOUT }, async (t) => {
+  // The model takes 8 s to answer; the SDK sends SIGTERM when the signal aborts.
+  const ctx = await setup(t, { replies: [{ delay_ms: 8_000, events: [{ text: "too late" }] }] });
+  const thread = ctx.codex().startThread(ctx.threadOptions());
+  const abort = new AbortController();
+  const started = Date.now();
+  // Abort once the model request is in flight.
+  const poll = setInterval(async () => {
+    if ((await ctx.mock.modelRequests()).length > 0) {
+      clearInterval(poll);
+      abort.abort();
+    }
+  }, 50);
+  t.after(() => clearInterval(poll));
+
+  await assert.rejects(thread.run("slow", { signal: abort.signal }), { name: "AbortError" });
+  assert.ok(Date.now() - started < 5_000, "run() must reject well before the model would answer");
+
+  // The interpreter process (identified by its unique --cd argument) must be gone.
+  const stillRunning = () =>
+    execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+      .split("\n")
+      .filter((l) => l.includes(ctx.workdir) && l.includes("exec"));
+  const deadline = Date.now() + 3_000;
+  while (stillRunning().length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.deepEqual(stillRunning(), [], "interpreter still running after SIGTERM");
 });
