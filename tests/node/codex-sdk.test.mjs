@@ -246,28 +246,35 @@ test("aborting a turn (TurnOptions.signal) stops the binary promptly", { timeout
   // The model takes 8 s to answer; the SDK sends SIGTERM when the signal aborts.
   const ctx = await setup(t, { replies: [{ delay_ms: 8_000, events: [{ text: "too late" }] }] });
   const thread = ctx.codex().startThread(ctx.threadOptions());
+  // Our interpreter process, identified by its unique --cd argument.
+  const running = () =>
+    execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+      .split("\n")
+      .filter((l) => l.includes(ctx.workdir) && l.includes(" exec "));
   const abort = new AbortController();
-  const started = Date.now();
+  let sawProcess = false;
   // Abort once the model request is in flight.
   const poll = setInterval(async () => {
-    if ((await ctx.mock.modelRequests()).length > 0) {
-      clearInterval(poll);
-      abort.abort();
+    try {
+      if (!abort.signal.aborted && (await ctx.mock.modelRequests()).length > 0) {
+        sawProcess = running().length > 0;
+        abort.abort();
+      }
+    } catch {
+      // the mock is gone: the test is over
     }
   }, 50);
   t.after(() => clearInterval(poll));
 
+  const started = Date.now();
   await assert.rejects(thread.run("slow", { signal: abort.signal }), { name: "AbortError" });
+  clearInterval(poll);
   assert.ok(Date.now() - started < 5_000, "run() must reject well before the model would answer");
+  assert.ok(sawProcess, "the interpreter process was found while the turn ran");
 
-  // The interpreter process (identified by its unique --cd argument) must be gone.
-  const stillRunning = () =>
-    execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
-      .split("\n")
-      .filter((l) => l.includes(ctx.workdir) && l.includes("exec"));
   const deadline = Date.now() + 3_000;
-  while (stillRunning().length > 0 && Date.now() < deadline) {
+  while (running().length > 0 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.deepEqual(stillRunning(), [], "interpreter still running after SIGTERM");
+  assert.deepEqual(running(), [], "interpreter still running after SIGTERM");
 });
