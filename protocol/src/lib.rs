@@ -55,6 +55,10 @@ pub enum Event {
         provider: String,
         model: String,
     },
+    /// The history was replaced by a summary plus the user's messages.
+    ContextCompacted {
+        summary: String,
+    },
     TurnEnded(TurnEnded),
 }
 

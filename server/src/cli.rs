@@ -21,6 +21,22 @@ pub struct Cli {
 pub enum Command {
     /// Run one task non-interactively (Codex `exec` compatible: --json emits JSONL events).
     Exec(Box<ExecArgs>),
+    /// Serve the Agent Client Protocol on stdio (Zed's agent panel and other ACP clients).
+    Acp {
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Store a provider's API key in config.toml (mode 0600).
+    Login {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Provider id (default: the configured provider).
+        #[arg(long)]
+        provider: Option<String>,
+        /// Read the key from stdin instead of prompting.
+        #[arg(long)]
+        with_api_key: bool,
+    },
     /// Inspect what the agent would send.
     Debug {
         #[command(subcommand)]
@@ -189,6 +205,12 @@ pub fn main() -> i32 {
     rt.block_on(async move {
         match cli.command {
             Command::Exec(args) => crate::frontend::exec::run(*args).await,
+            Command::Acp { common } => crate::frontend::acp::serve(common).await,
+            Command::Login {
+                common,
+                provider,
+                with_api_key,
+            } => crate::frontend::login::run(common, provider, with_api_key),
             Command::Debug {
                 what:
                     DebugCommand::Prompt {

@@ -3,6 +3,7 @@
 //! front end.
 
 pub mod agents_md;
+mod compact;
 mod turn;
 
 use anyhow::{Context, Result, bail};
@@ -10,7 +11,9 @@ use interpreter_protocol::{Event, SessionConfigured, TokenUsage};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::Config;
+use crate::config::{ApprovalPolicy, Config, SandboxMode};
+use crate::tools::{CallDescription, ToolContext};
+use tokio_util::sync::CancellationToken;
 use crate::harness::{self, Harness, PromptEnv};
 use crate::model::{HistoryItem, ModelClient, ToolSpec};
 use crate::sandbox::Policy;
@@ -21,16 +24,32 @@ use crate::workspace::{FileBackend, Workspace};
 /// Where a session's events go. Sending never blocks and never fails the session: a front
 /// end that went away just stops listening.
 #[derive(Clone)]
-pub struct EventSink(tokio::sync::mpsc::UnboundedSender<Event>);
+pub struct EventSink(SinkKind);
+
+#[derive(Clone)]
+enum SinkKind {
+    Channel(tokio::sync::mpsc::UnboundedSender<Event>),
+    /// Translated at once, in the sender's task, so order with other output is kept.
+    Callback(Arc<dyn Fn(Event) + Send + Sync>),
+}
 
 impl EventSink {
     pub fn new() -> (EventSink, tokio::sync::mpsc::UnboundedReceiver<Event>) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        (EventSink(tx), rx)
+        (EventSink(SinkKind::Channel(tx)), rx)
+    }
+
+    pub fn from_fn(f: impl Fn(Event) + Send + Sync + 'static) -> EventSink {
+        EventSink(SinkKind::Callback(Arc::new(f)))
     }
 
     pub fn send(&self, e: Event) {
-        let _ = self.0.send(e);
+        match &self.0 {
+            SinkKind::Channel(tx) => {
+                let _ = tx.send(e);
+            }
+            SinkKind::Callback(f) => f(e),
+        }
     }
 }
 
@@ -69,7 +88,12 @@ impl Session {
     /// Starts a new session. Fails with [`crate::config::MissingKey`] inside the error when the
     /// provider needs a key that is not set.
     pub fn create(opts: SessionOptions) -> Result<Session> {
-        let id = uuid::Uuid::now_v7().to_string();
+        Self::create_with_id(opts, uuid::Uuid::now_v7().to_string())
+    }
+
+    /// Like [`Session::create`] with an id chosen by the caller (front ends that must know
+    /// the id before the session exists).
+    pub fn create_with_id(opts: SessionOptions, id: String) -> Result<Session> {
         let mut s = Self::build(opts, id, None)?;
         let initial = s.harness.initial_context(&s.env);
         if let Some(log) = &mut s.log {
@@ -214,6 +238,35 @@ impl Session {
             harness: name.to_string(),
         });
         Ok(())
+    }
+
+    /// Changes sandbox mode and approval policy; remembered "always allow" answers stay.
+    pub fn set_modes(&mut self, sandbox: SandboxMode, approval: ApprovalPolicy) {
+        self.config.sandbox_mode = sandbox;
+        self.config.approval_policy = approval;
+        self.policy = Arc::new(self.policy.with_modes(sandbox, approval));
+    }
+
+    pub fn set_reasoning_effort(&mut self, effort: Option<String>) {
+        self.config.reasoning_effort = effort;
+    }
+
+    /// How the current harness shows a call (for replaying history to a front end).
+    pub fn describe_call(&self, tool: &str, args: &serde_json::Value) -> Option<CallDescription> {
+        let ctx = self.tool_context(CancellationToken::new(), String::new());
+        self.harness.describe(tool, args, &ctx)
+    }
+
+    fn tool_context(&self, cancel: CancellationToken, call_id: String) -> ToolContext {
+        ToolContext {
+            workspace: self.workspace.clone(),
+            policy: self.policy.clone(),
+            approver: self.approver.clone(),
+            events: self.events.clone(),
+            cancel,
+            call_id,
+            output_token_limit: self.config.tool_output_token_limit,
+        }
     }
 
     pub fn set_model(&mut self, model: &str) {

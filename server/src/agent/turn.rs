@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::Session;
 use crate::model::{FinishReason, HistoryItem, ModelError, StreamDelta, ToolCall, catalog};
 use crate::store::LogLine;
-use crate::tools::{ToolContext, ToolOutcome};
+use crate::tools::ToolOutcome;
 
 impl Session {
     /// Runs a turn to its end. Always returns how it ended; never panics on bad model output.
@@ -195,15 +195,7 @@ impl Session {
         cancel: &CancellationToken,
     ) -> ToolOutcome {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-        let ctx = ToolContext {
-            workspace: self.workspace.clone(),
-            policy: self.policy.clone(),
-            approver: self.approver.clone(),
-            events: self.events.clone(),
-            cancel: cancel.child_token(),
-            call_id: call.id.clone(),
-            output_token_limit: self.config.tool_output_token_limit,
-        };
+        let ctx = self.tool_context(cancel.child_token(), call.id.clone());
         let described = self.harness.describe(&call.name, &args, &ctx);
         let (kind, title, locations, command) = match &described {
             Some(d) => (
@@ -251,7 +243,7 @@ impl Session {
         outcome
     }
 
-    fn account(&mut self, u: &interpreter_protocol::TokenUsage) {
+    pub(super) fn account(&mut self, u: &interpreter_protocol::TokenUsage) {
         self.total_usage.add(u);
         let info = catalog::model_info(&self.config.model);
         let cost = info.price.map(|(input, cached, output)| {

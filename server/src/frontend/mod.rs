@@ -1,3 +1,5 @@
 //! Front ends: each translates one outside protocol to and from the agent core.
 
+pub mod acp;
 pub mod exec;
+pub mod login;

@@ -84,9 +84,21 @@ impl Policy {
                     (SandboxMode::ReadOnly, _) | (_, ApprovalPolicy::Untrusted) => Verdict::Ask {
                         reason: "run this command?".into(),
                     },
-                    (SandboxMode::WorkspaceWrite, ApprovalPolicy::OnRequest) => Verdict::Allow,
+                    // Without a process sandbox, a command could write anywhere: ask.
+                    (SandboxMode::WorkspaceWrite, ApprovalPolicy::OnRequest) => Verdict::Ask {
+                        reason: "run this command?".into(),
+                    },
                 }
             }
+        }
+    }
+
+    /// The same remembered answers under other modes (a mode switch keeps "always allow").
+    pub fn with_modes(&self, sandbox: SandboxMode, approval: ApprovalPolicy) -> Policy {
+        Policy {
+            sandbox,
+            approval,
+            remembered: Mutex::new(self.lock().clone()),
         }
     }
 
@@ -193,7 +205,9 @@ mod tests {
     #[test]
     fn matrix() {
         let p = Policy::new(SandboxMode::WorkspaceWrite, ApprovalPolicy::OnRequest);
-        assert_eq!(p.decide(&exec("cargo test")), Verdict::Allow);
+        assert!(matches!(p.decide(&exec("cargo test")), Verdict::Ask { .. }));
+        assert_eq!(p.decide(&exec("git diff")), Verdict::Allow);
+        assert_eq!(p.decide(&Intent::Write { paths: vec![] }), Verdict::Allow);
         assert!(matches!(p.decide(&exec("rm -rf /")), Verdict::Ask { .. }));
         assert!(matches!(
             p.decide(&exec("curl x | sh")),

@@ -30,6 +30,8 @@ pub enum LogLine {
     Harness { harness: String },
     Model { provider: String, model: String },
     Title { title: String },
+    /// History was compacted: from here on it is these items.
+    Replace { history: Vec<HistoryItem> },
 }
 
 pub struct SessionLog {
@@ -140,6 +142,7 @@ impl SessionStore {
                 Ok(LogLine::Harness { harness: h }) => harness = Some(h),
                 Ok(LogLine::Model { provider, model: m }) => model = Some((provider, m)),
                 Ok(LogLine::Title { title: t }) => title = Some(t),
+                Ok(LogLine::Replace { history: h }) => history = h,
                 Err(e) => warnings.push(format!(
                     "skipped unreadable line {} of {}: {e}",
                     i + 1,

@@ -61,10 +61,21 @@ impl FileBackend for DiskBackend {
     }
 }
 
+/// Writes a file only its owner can read (config with keys), atomically.
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_mode(path, bytes, Some(0o600))
+}
+
 /// Writes through a temp file in the same folder and renames it over the target, so a crash
 /// leaves either the old or the new content, never a torn file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_mode(path, bytes, None)
+}
+
+/// `mode` set: the temp file is created with it (no moment where others can read it).
+fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other(format!("{} has no parent folder", path.display())))?;
@@ -75,9 +86,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode.unwrap_or(0o666))
+            .open(&tmp)?;
         f.write_all(bytes)?;
-        if let Ok(meta) = std::fs::metadata(path) {
+        if mode.is_none()
+            && let Ok(meta) = std::fs::metadata(path)
+        {
             f.set_permissions(meta.permissions())?;
         }
         f.sync_all()?;

@@ -6,9 +6,15 @@
 
 mod backend;
 pub mod diff;
+// Editor documents (LSP): ropes by URI, position encodings, minimal edits, rebase, overlay.
+pub mod documents;
+pub mod edits;
+pub mod merge;
+pub mod overlay;
 mod paths;
+pub mod positions;
 
-pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES};
+pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};
 pub use paths::{PathError, lexical_normalize};
 
 use interpreter_protocol::{FileChange, FileChangeKind};

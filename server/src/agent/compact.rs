@@ -1,0 +1,175 @@
+//! Compaction: replace a long history by a handoff summary plus the user's own messages
+//! (verbatim, newest first within a budget), so the session can go on in a smaller context.
+
+use interpreter_protocol::Event;
+use tokio_util::sync::CancellationToken;
+
+use super::Session;
+use crate::model::{HistoryItem, ModelError, ModelRequest};
+use crate::store::LogLine;
+use crate::tools::truncate::approx_tokens;
+
+/// Budget for the user's messages kept word for word.
+const USER_MESSAGES_BUDGET_TOKENS: usize = 20_000;
+
+const COMPACT_SYSTEM: &str = "You are compacting a coding agent's conversation so it can continue in a fresh context.";
+
+const COMPACT_INSTRUCTION: &str = "\
+Write a first-person handoff note to yourself that replaces the conversation above. Keep \
+exact file paths, commands, error messages and results. Use these sections:
+## Task — what the user wants, in their terms
+## Done — what was changed and verified, with paths
+## State — the current state of the code and anything half-finished
+## Open issues — errors not yet solved, questions for the user
+## Next — the concrete next steps
+Be complete but terse. Do not call tools.";
+
+pub struct Compaction {
+    pub summary: String,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+}
+
+impl Session {
+    /// Summarizes the history with the model and replaces it. The user's messages survive
+    /// verbatim (the newest ones, within a budget).
+    pub async fn compact(&mut self, cancel: &CancellationToken) -> Result<Compaction, String> {
+        let tokens_before = history_tokens(&self.history);
+        let mut history = self.history.clone();
+        history.push(HistoryItem::User {
+            text: COMPACT_INSTRUCTION.into(),
+            images: vec![],
+            synthetic: true,
+        });
+        let req = ModelRequest {
+            model: &self.config.model,
+            system: COMPACT_SYSTEM,
+            history: &history,
+            tools: &[],
+            prompt_cache_key: &self.id,
+            max_output_tokens: self.config.max_output_tokens,
+            reasoning_effort: self.config.reasoning_effort.as_deref(),
+            output_schema: None,
+        };
+        let events = self.events.clone();
+        let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
+        let resp = match self
+            .client
+            .stream(&req, &mut |_| {}, &mut on_retry, cancel)
+            .await
+        {
+            Ok(r) => r,
+            Err(ModelError::Cancelled) => return Err("compaction was cancelled".into()),
+            Err(e) => return Err(format!("compaction failed: {e}")),
+        };
+        if let Some(u) = &resp.usage {
+            self.account(u);
+        }
+        let summary = resp.text.trim().to_string();
+        if summary.is_empty() {
+            return Err("compaction failed: the model returned an empty summary".into());
+        }
+        let mut new_history = self.harness.initial_context(&self.env);
+        new_history.extend(kept_user_messages(&self.history, USER_MESSAGES_BUDGET_TOKENS));
+        new_history.push(HistoryItem::User {
+            text: format!(
+                "<compacted_context>\nThe conversation so far has been compacted. The note below is \
+                 my own handoff; treat it as notes, not proof, and re-read files before relying \
+                 on details.\n\n{summary}\n</compacted_context>"
+            ),
+            images: vec![],
+            synthetic: true,
+        });
+        let tokens_after = history_tokens(&new_history);
+        self.log_line(&LogLine::Replace {
+            history: new_history.clone(),
+        });
+        if let Some(log) = &mut self.log {
+            let _ = log.sync();
+        }
+        self.history = new_history;
+        self.events.send(Event::ContextCompacted {
+            summary: summary.clone(),
+        });
+        Ok(Compaction {
+            summary,
+            tokens_before,
+            tokens_after,
+        })
+    }
+}
+
+pub fn history_tokens(history: &[HistoryItem]) -> usize {
+    history
+        .iter()
+        .map(|h| match h {
+            HistoryItem::User { text, .. } => approx_tokens(text),
+            HistoryItem::Assistant {
+                text,
+                reasoning,
+                tool_calls,
+            } => {
+                approx_tokens(text)
+                    + reasoning.as_deref().map(approx_tokens).unwrap_or(0)
+                    + tool_calls
+                        .iter()
+                        .map(|c| approx_tokens(&c.arguments) + 8)
+                        .sum::<usize>()
+            }
+            HistoryItem::ToolResult { output, .. } => approx_tokens(output),
+        })
+        .sum()
+}
+
+/// The user's own messages, oldest first, keeping the newest ones that fit the budget.
+fn kept_user_messages(history: &[HistoryItem], budget: usize) -> Vec<HistoryItem> {
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for item in history.iter().rev() {
+        if let HistoryItem::User {
+            text,
+            synthetic: false,
+            ..
+        } = item
+        {
+            let t = approx_tokens(text);
+            if used + t > budget {
+                break;
+            }
+            used += t;
+            kept.push(item.clone());
+        }
+    }
+    kept.reverse();
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(t: &str, synthetic: bool) -> HistoryItem {
+        HistoryItem::User {
+            text: t.into(),
+            images: vec![],
+            synthetic,
+        }
+    }
+
+    #[test]
+    fn keeps_newest_user_messages_within_budget() {
+        let h = vec![
+            user("ctx", true),
+            user(&"a".repeat(400), false),
+            HistoryItem::Assistant {
+                text: "x".into(),
+                reasoning: None,
+                tool_calls: vec![],
+            },
+            user(&"b".repeat(40), false),
+            user(&"c".repeat(40), false),
+        ];
+        let kept = kept_user_messages(&h, 30);
+        assert_eq!(kept, vec![user(&"b".repeat(40), false), user(&"c".repeat(40), false)]);
+    }
+}

@@ -1,0 +1,239 @@
+//! Agent events → `session/update` notifications. Runs inside the event sink, so updates go
+//! out in the order the core produced them, before the prompt's response.
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, Cost, Diff, Meta, Plan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, SessionId, SessionNotification, SessionUpdate, Terminal, TextContent,
+    ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind as AcpToolKind, UsageUpdate,
+};
+use interpreter_protocol::{
+    Event, FileChange, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus,
+};
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Output shown in a tool card at most; the model's copy is separate.
+const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
+
+pub struct Translator {
+    cx: ConnectionTo<Client>,
+    session_id: SessionId,
+    /// Zed's display terminal (`_meta.terminal_output`).
+    terminal_output: bool,
+    cwd: PathBuf,
+    calls: Mutex<HashMap<String, ToolKind>>,
+}
+
+impl Translator {
+    pub fn new(cx: ConnectionTo<Client>, session_id: &str, terminal_output: bool, cwd: PathBuf) -> Self {
+        Translator {
+            cx,
+            session_id: SessionId::new(session_id.to_string()),
+            terminal_output,
+            cwd,
+            calls: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn send(&self, update: SessionUpdate) {
+        // A closed connection means the client is gone; nothing left to tell.
+        let _ = self
+            .cx
+            .send_notification(SessionNotification::new(self.session_id.clone(), update));
+    }
+
+    pub fn agent_text(&self, text: &str, message_id: Option<&str>) {
+        self.send(SessionUpdate::AgentMessageChunk(chunk(text, message_id)));
+    }
+
+    pub fn event(&self, e: Event) {
+        match e {
+            Event::AgentMessageDelta { message_id, delta } => {
+                self.send(SessionUpdate::AgentMessageChunk(chunk(&delta, Some(&message_id))))
+            }
+            Event::ReasoningDelta { message_id, delta } => {
+                self.send(SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))))
+            }
+            Event::ToolCallBegin(b) => self.begin(b),
+            Event::ToolCallOutputDelta { call_id, chunk } => {
+                if self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute) {
+                    let mut meta = Meta::new();
+                    meta.insert(
+                        "terminal_output".into(),
+                        json!({"terminal_id": call_id, "data": chunk}),
+                    );
+                    self.send(SessionUpdate::ToolCallUpdate(
+                        ToolCallUpdate::new(call_id, ToolCallUpdateFields::new()).meta(meta),
+                    ));
+                }
+            }
+            Event::ToolCallEnd(end) => self.end(end),
+            Event::PlanUpdated(plan) => self.send(SessionUpdate::Plan(Plan::new(
+                plan.items
+                    .iter()
+                    .map(|i| {
+                        PlanEntry::new(
+                            i.step.clone(),
+                            PlanEntryPriority::Medium,
+                            match i.status {
+                                PlanStatus::Pending => PlanEntryStatus::Pending,
+                                PlanStatus::InProgress => PlanEntryStatus::InProgress,
+                                PlanStatus::Completed => PlanEntryStatus::Completed,
+                            },
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+            ))),
+            Event::TokenCount(t) => {
+                let size = t.context_window.unwrap_or(131_072);
+                let mut u = UsageUpdate::new(t.context_used.min(size.max(t.context_used)), size);
+                if let Some(c) = t.cost_usd {
+                    u = u.cost(Cost::new(c, "USD"));
+                }
+                self.send(SessionUpdate::UsageUpdate(u));
+            }
+            Event::ContextCompacted { .. } => {
+                self.agent_text("\n\n_Context compacted: the conversation was summarized to free space._\n\n", None)
+            }
+            Event::Warning { message } => tracing::warn!("{message}"),
+            _ => {}
+        }
+    }
+
+    fn kind_of(&self, call_id: &str) -> Option<ToolKind> {
+        self.calls.lock().ok()?.get(call_id).copied()
+    }
+
+    fn begin(&self, b: ToolCallBegin) {
+        if let Ok(mut calls) = self.calls.lock() {
+            calls.insert(b.call_id.clone(), b.kind);
+        }
+        let mut call = ToolCall::new(b.call_id.clone(), b.title.clone())
+            .kind(acp_kind(b.kind))
+            .status(ToolCallStatus::Pending)
+            .raw_input(b.input.clone())
+            .locations(
+                b.locations
+                    .iter()
+                    .map(|p| ToolCallLocation::new(p.clone()))
+                    .collect::<Vec<_>>(),
+            );
+        if b.kind == ToolKind::Execute && self.terminal_output {
+            let mut meta = Meta::new();
+            meta.insert(
+                "terminal_info".into(),
+                json!({"terminal_id": b.call_id, "cwd": self.cwd}),
+            );
+            call = call
+                .content(vec![ToolCallContent::Terminal(Terminal::new(b.call_id.clone()))])
+                .meta(meta);
+        }
+        self.send(SessionUpdate::ToolCall(call));
+        self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            b.call_id,
+            ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
+        )));
+    }
+
+    fn end(&self, end: ToolCallEnd) {
+        let kind = self
+            .calls
+            .lock()
+            .ok()
+            .and_then(|mut c| c.remove(&end.call_id))
+            .unwrap_or(ToolKind::Other);
+        let status = match end.status {
+            ToolStatus::Completed => ToolCallStatus::Completed,
+            ToolStatus::Failed | ToolStatus::Declined => ToolCallStatus::Failed,
+        };
+        let mut fields = ToolCallUpdateFields::new()
+            .status(status)
+            .raw_output(json!({"output": shown(&end.output), "exit_code": end.exit_code}));
+        let mut meta = None;
+        if kind == ToolKind::Execute && self.terminal_output {
+            let mut m = Meta::new();
+            m.insert(
+                "terminal_exit".into(),
+                json!({"terminal_id": end.call_id, "exit_code": end.exit_code, "signal": null}),
+            );
+            meta = Some(m);
+        } else if !end.changes.is_empty() {
+            fields = fields.content(diff_contents(&end.changes));
+        } else if !end.output.trim().is_empty() {
+            let text = if kind == ToolKind::Execute {
+                format!("```console\n{}\n```", shown(&end.output).trim_end())
+            } else {
+                shown(&end.output).to_string()
+            };
+            fields = fields.content(vec![text_content(&text)]);
+        }
+        let mut update = ToolCallUpdate::new(end.call_id, fields);
+        if let Some(m) = meta {
+            update = update.meta(m);
+        }
+        self.send(SessionUpdate::ToolCallUpdate(update));
+    }
+}
+
+pub fn chunk(text: &str, message_id: Option<&str>) -> ContentChunk {
+    let mut c = ContentChunk::new(ContentBlock::Text(TextContent::new(text.to_string())));
+    if let Some(id) = message_id {
+        c = c.message_id(agent_client_protocol::v1::schema::MessageId::new(id.to_string()));
+    }
+    c
+}
+
+pub fn text_content(text: &str) -> ToolCallContent {
+    ToolCallContent::from(ContentBlock::Text(TextContent::new(text.to_string())))
+}
+
+pub fn diff_contents(changes: &[FileChange]) -> Vec<ToolCallContent> {
+    let mut out = Vec::new();
+    for c in changes {
+        match &c.move_path {
+            Some(dest) => {
+                out.push(ToolCallContent::Diff(
+                    Diff::new(c.path.clone(), String::new()).old_text(c.old_text.clone()),
+                ));
+                out.push(ToolCallContent::Diff(Diff::new(
+                    dest.clone(),
+                    c.new_text.clone().unwrap_or_default(),
+                )));
+            }
+            None => out.push(ToolCallContent::Diff(
+                Diff::new(c.path.clone(), c.new_text.clone().unwrap_or_default())
+                    .old_text(c.old_text.clone()),
+            )),
+        }
+    }
+    out
+}
+
+pub fn acp_kind(k: ToolKind) -> AcpToolKind {
+    match k {
+        ToolKind::Read => AcpToolKind::Read,
+        ToolKind::Edit => AcpToolKind::Edit,
+        ToolKind::Delete => AcpToolKind::Delete,
+        ToolKind::Move => AcpToolKind::Move,
+        ToolKind::Search => AcpToolKind::Search,
+        ToolKind::Execute => AcpToolKind::Execute,
+        ToolKind::Think => AcpToolKind::Think,
+        ToolKind::Other => AcpToolKind::Other,
+    }
+}
+
+fn shown(s: &str) -> &str {
+    if s.len() <= MAX_SHOWN_OUTPUT {
+        return s;
+    }
+    let mut start = s.len() - MAX_SHOWN_OUTPUT;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}
