@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config::{ApprovalPolicy, Config, SandboxMode};
-use crate::tools::{CallDescription, ToolContext};
+use crate::tools::{CallDescription, ExternalTools, ToolContext};
 use tokio_util::sync::CancellationToken;
 use crate::harness::{self, Harness, PromptEnv};
 use crate::model::{HistoryItem, ModelClient, ToolSpec};
@@ -80,6 +80,7 @@ pub struct Session {
     log: Option<SessionLog>,
     env: PromptEnv,
     output_schema: Option<serde_json::Value>,
+    external: Option<Arc<dyn ExternalTools>>,
     total_usage: TokenUsage,
     pub title: Option<String>,
 }
@@ -187,6 +188,7 @@ impl Session {
             log,
             env,
             output_schema,
+            external: None,
             total_usage: TokenUsage::default(),
             title: None,
             config,
@@ -229,8 +231,8 @@ impl Session {
             );
         };
         self.system_prompt = h.system_prompt(&self.env);
-        self.tools = h.tools();
         self.harness = h;
+        self.refresh_tools();
         self.log_line(&LogLine::Harness {
             harness: name.to_string(),
         });
@@ -238,6 +240,20 @@ impl Session {
             harness: name.to_string(),
         });
         Ok(())
+    }
+
+    /// Adds tools from outside the harness (MCP); they follow the harness's own tools.
+    pub fn set_external_tools(&mut self, tools: Option<Arc<dyn ExternalTools>>) {
+        self.external = tools;
+        self.refresh_tools();
+    }
+
+    fn refresh_tools(&mut self) {
+        let mut tools = self.harness.tools();
+        if let Some(ext) = &self.external {
+            tools.extend(ext.specs());
+        }
+        self.tools = tools;
     }
 
     /// Changes sandbox mode and approval policy; remembered "always allow" answers stay.
@@ -254,7 +270,9 @@ impl Session {
     /// How the current harness shows a call (for replaying history to a front end).
     pub fn describe_call(&self, tool: &str, args: &serde_json::Value) -> Option<CallDescription> {
         let ctx = self.tool_context(CancellationToken::new(), String::new());
-        self.harness.describe(tool, args, &ctx)
+        self.harness
+            .describe(tool, args, &ctx)
+            .or_else(|| self.external.as_ref()?.describe(tool, args))
     }
 
     fn tool_context(&self, cancel: CancellationToken, call_id: String) -> ToolContext {

@@ -196,7 +196,15 @@ impl Session {
     ) -> ToolOutcome {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let ctx = self.tool_context(cancel.child_token(), call.id.clone());
-        let described = self.harness.describe(&call.name, &args, &ctx);
+        let mut external = None;
+        let described = match self.harness.describe(&call.name, &args, &ctx) {
+            Some(d) => Some(d),
+            None => self.external.as_ref().and_then(|ext| {
+                let d = ext.describe(&call.name, &args)?;
+                external = Some(ext.clone());
+                Some(d)
+            }),
+        };
         let (kind, title, locations, command) = match &described {
             Some(d) => (
                 d.kind,
@@ -224,6 +232,8 @@ impl Session {
                 call.name,
                 names.join(", ")
             ))
+        } else if let Some(ext) = external {
+            ext.call(&call.name, args, &ctx).await
         } else {
             self.harness.run(&call.name, args, &ctx).await
         };

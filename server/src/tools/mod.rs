@@ -93,6 +93,20 @@ impl ToolOutcome {
     }
 }
 
+/// Tools from outside the harness (MCP servers), listed after the harness's own so the
+/// cached prompt prefix stays the same when they change.
+pub trait ExternalTools: Send + Sync {
+    fn specs(&self) -> Vec<crate::model::ToolSpec>;
+    /// None when the tool is not one of these.
+    fn describe(&self, tool: &str, args: &serde_json::Value) -> Option<CallDescription>;
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        args: serde_json::Value,
+        ctx: &'a ToolContext,
+    ) -> futures::future::BoxFuture<'a, ToolOutcome>;
+}
+
 /// How a harness describes a call before it runs (for the begin event and approvals).
 #[derive(Debug, Clone)]
 pub struct CallDescription {
