@@ -1,0 +1,190 @@
+//! `interpreter acp` driven by the official Rust ACP SDK's client role against the mock model.
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    ClientCapabilities, ContentBlock, FileSystemCapabilities, InitializeRequest, NewSessionRequest,
+    PromptRequest, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SelectedPermissionOutcome, SessionNotification, SessionUpdate, StopReason, TextContent,
+    ToolCallContent, ToolCallStatus, ToolKind, WriteTextFileRequest, WriteTextFileResponse,
+};
+use agent_client_protocol::{AcpAgent, AcpAgentConfig, Client, on_receive_notification, on_receive_request};
+use mock_llm::e2e::{TestRepo, interpreter_bin};
+use mock_llm::{MockServer, Reply, Script};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+fn agent(repo: &TestRepo, mock: &MockServer, extra: &[&str]) -> AcpAgent {
+    let mut args: Vec<String> = vec!["acp".into()];
+    args.extend(TestRepo::mock_config(&mock.url(), "chat"));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    AcpAgent::new(
+        AcpAgentConfig::new(interpreter_bin())
+            .args(args)
+            .env("OPENINTERPRETER_HOME", repo.home.path().display().to_string()),
+    )
+}
+
+#[derive(Default)]
+struct Seen {
+    updates: Vec<SessionUpdate>,
+    permissions: Vec<RequestPermissionRequest>,
+    writes: Vec<WriteTextFileRequest>,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_with_an_edit_asks_permission_with_the_diff_and_writes_through_the_client() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "hello\n");
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+hello world\n*** End Patch\n";
+    let mock = MockServer::start(Script::new([
+        Reply::default()
+            .then_text("Editing a.txt.")
+            .then_tool_call("call_1", "apply_patch", json!({"input": patch})),
+        Reply::text("Done."),
+    ]))
+    .await
+    .unwrap();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let (s1, s2, s3) = (seen.clone(), seen.clone(), seen.clone());
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let file = cwd.join("a.txt");
+    let stop = Client
+        .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                s1.lock().unwrap().updates.push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |r: RequestPermissionRequest, responder, _cx| {
+                s2.lock().unwrap().permissions.push(r);
+                responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Selected(
+                    SelectedPermissionOutcome::new("allow_once"),
+                )))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: WriteTextFileRequest, responder, _cx| {
+                std::fs::write(&r.path, &r.content).unwrap();
+                s3.lock().unwrap().writes.push(r);
+                responder.respond(WriteTextFileResponse::new())
+            },
+            on_receive_request!(),
+        )
+        .connect_with(
+            agent(&repo, &mock, &["-c", "approval_policy=\"untrusted\""]),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                let init = cx
+                    .send_request(
+                        InitializeRequest::new(ProtocolVersion::V1).client_capabilities(
+                            ClientCapabilities::new()
+                                .fs(FileSystemCapabilities::new().write_text_file(true)),
+                        ),
+                    )
+                    .block_task()
+                    .await?;
+                assert!(init.agent_capabilities.load_session);
+                let session = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                let resp = cx
+                    .send_request(PromptRequest::new(
+                        session.session_id.clone(),
+                        vec![ContentBlock::Text(TextContent::new("make it say hello world"))],
+                    ))
+                    .block_task()
+                    .await?;
+                Ok(resp.stop_reason)
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(stop, StopReason::EndTurn);
+    assert_eq!(repo.read("a.txt"), "hello world\n");
+
+    let seen = seen.lock().unwrap();
+    // The permission request carries the diff.
+    assert_eq!(seen.permissions.len(), 1);
+    let fields = &seen.permissions[0].tool_call.fields;
+    let diffs: Vec<_> = fields
+        .content
+        .iter()
+        .flatten()
+        .filter_map(|c| match c {
+            ToolCallContent::Diff(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(diffs.len(), 1);
+    assert_eq!(diffs[0].path, file);
+    assert_eq!(diffs[0].old_text.as_deref(), Some("hello\n"));
+    assert_eq!(diffs[0].new_text, "hello world\n");
+    // The edit went through fs/write_text_file.
+    assert_eq!(seen.writes.len(), 1);
+    assert_eq!(seen.writes[0].path, file);
+    assert_eq!(seen.writes[0].content, "hello world\n");
+    // tool_call (edit) → in_progress → completed with the diff.
+    let mut saw_call = false;
+    let mut statuses = Vec::new();
+    for u in &seen.updates {
+        match u {
+            SessionUpdate::ToolCall(tc) if tc.tool_call_id.0.as_ref() == "call_1" => {
+                assert_eq!(tc.kind, ToolKind::Edit);
+                assert_eq!(tc.locations[0].path, file);
+                saw_call = true;
+            }
+            SessionUpdate::ToolCallUpdate(u) if u.tool_call_id.0.as_ref() == "call_1" => {
+                if let Some(s) = u.fields.status {
+                    statuses.push(s);
+                }
+                if u.fields.status == Some(ToolCallStatus::Completed) {
+                    assert!(matches!(u.fields.content.as_deref(), Some([ToolCallContent::Diff(_)])));
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(saw_call);
+    assert_eq!(statuses, vec![ToolCallStatus::InProgress, ToolCallStatus::Completed]);
+    let text: String = seen
+        .updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::AgentMessageChunk(c) => match &c.content {
+                ContentBlock::Text(t) => Some(t.text.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "Editing a.txt.Done.");
+    assert!(seen.updates.iter().any(|u| matches!(u, SessionUpdate::SessionInfoUpdate(_))));
+    assert!(seen.updates.iter().any(|u| matches!(u, SessionUpdate::AvailableCommandsUpdate(_))));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_key_answers_auth_required_naming_the_variable() {
+    let repo = TestRepo::new();
+    let agent = AcpAgent::new(
+        AcpAgentConfig::new(interpreter_bin())
+            .args(["acp", "-c", "model_providers.kimi.env_key=\"INTERPRETER_ACP_UNSET_KEY\""])
+            .env("OPENINTERPRETER_HOME", repo.home.path().display().to_string()),
+    );
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let err = Client
+        .v1()
+        .connect_with(agent, async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+            cx.send_request(InitializeRequest::new(ProtocolVersion::V1)).block_task().await?;
+            let r = cx.send_request(NewSessionRequest::new(cwd.clone())).block_task().await;
+            Ok(r.err())
+        })
+        .await
+        .unwrap()
+        .expect("session/new must fail without a key");
+    assert_eq!(i32::from(err.code), -32000);
+    assert!(err.message.contains("INTERPRETER_ACP_UNSET_KEY"), "{}", err.message);
+}
