@@ -49,6 +49,8 @@ pub struct ConfigToml {
     pub tool_output_token_limit: Option<usize>,
     pub openai_base_url: Option<String>,
     pub sandbox_workspace_write: Option<SandboxWorkspaceWrite>,
+    /// ACP: run shell commands in the client's terminals (`terminal/*`) when it offers them.
+    pub acp_client_terminals: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -229,6 +231,7 @@ pub struct Config {
     pub max_turn_requests: u32,
     pub project_doc_max_bytes: usize,
     pub tool_output_token_limit: usize,
+    pub acp_client_terminals: bool,
     pub profile: Option<String>,
 }
 
@@ -440,6 +443,7 @@ impl Config {
             max_turn_requests: raw.max_turn_requests.unwrap_or(100).max(1),
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
+            acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             profile,
             provider,
         })

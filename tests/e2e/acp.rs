@@ -7,7 +7,9 @@ use agent_client_protocol::v1::schema::{
     SelectedPermissionOutcome, SessionNotification, SessionUpdate, StopReason, TextContent,
     ToolCallContent, ToolCallStatus, ToolKind, WriteTextFileRequest, WriteTextFileResponse,
 };
-use agent_client_protocol::{AcpAgent, AcpAgentConfig, Client, on_receive_notification, on_receive_request};
+use agent_client_protocol::{
+    AcpAgent, AcpAgentConfig, Client, on_receive_notification, on_receive_request,
+};
 use mock_llm::e2e::{TestRepo, interpreter_bin};
 use mock_llm::{MockServer, Reply, Script};
 use serde_json::json;
@@ -17,11 +19,10 @@ fn agent(repo: &TestRepo, mock: &MockServer, extra: &[&str]) -> AcpAgent {
     let mut args: Vec<String> = vec!["acp".into()];
     args.extend(TestRepo::mock_config(&mock.url(), "chat"));
     args.extend(extra.iter().map(|s| s.to_string()));
-    AcpAgent::new(
-        AcpAgentConfig::new(interpreter_bin())
-            .args(args)
-            .env("OPENINTERPRETER_HOME", repo.home.path().display().to_string()),
-    )
+    AcpAgent::new(AcpAgentConfig::new(interpreter_bin()).args(args).env(
+        "OPENINTERPRETER_HOME",
+        repo.home.path().display().to_string(),
+    ))
 }
 
 #[derive(Default)]
@@ -35,11 +36,14 @@ struct Seen {
 async fn prompt_with_an_edit_asks_permission_with_the_diff_and_writes_through_the_client() {
     let repo = TestRepo::new();
     repo.write("a.txt", "hello\n");
-    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+hello world\n*** End Patch\n";
+    let patch =
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+hello world\n*** End Patch\n";
     let mock = MockServer::start(Script::new([
-        Reply::default()
-            .then_text("Editing a.txt.")
-            .then_tool_call("call_1", "apply_patch", json!({"input": patch})),
+        Reply::default().then_text("Editing a.txt.").then_tool_call(
+            "call_1",
+            "apply_patch",
+            json!({"input": patch}),
+        ),
         Reply::text("Done."),
     ]))
     .await
@@ -60,9 +64,11 @@ async fn prompt_with_an_edit_asks_permission_with_the_diff_and_writes_through_th
         .on_receive_request(
             async move |r: RequestPermissionRequest, responder, _cx| {
                 s2.lock().unwrap().permissions.push(r);
-                responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Selected(
-                    SelectedPermissionOutcome::new("allow_once"),
-                )))
+                responder.respond(RequestPermissionResponse::new(
+                    RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                        "allow_once",
+                    )),
+                ))
             },
             on_receive_request!(),
         )
@@ -94,7 +100,9 @@ async fn prompt_with_an_edit_asks_permission_with_the_diff_and_writes_through_th
                 let resp = cx
                     .send_request(PromptRequest::new(
                         session.session_id.clone(),
-                        vec![ContentBlock::Text(TextContent::new("make it say hello world"))],
+                        vec![ContentBlock::Text(TextContent::new(
+                            "make it say hello world",
+                        ))],
                     ))
                     .block_task()
                     .await?;
@@ -142,14 +150,20 @@ async fn prompt_with_an_edit_asks_permission_with_the_diff_and_writes_through_th
                     statuses.push(s);
                 }
                 if u.fields.status == Some(ToolCallStatus::Completed) {
-                    assert!(matches!(u.fields.content.as_deref(), Some([ToolCallContent::Diff(_)])));
+                    assert!(matches!(
+                        u.fields.content.as_deref(),
+                        Some([ToolCallContent::Diff(_)])
+                    ));
                 }
             }
             _ => {}
         }
     }
     assert!(saw_call);
-    assert_eq!(statuses, vec![ToolCallStatus::InProgress, ToolCallStatus::Completed]);
+    assert_eq!(
+        statuses,
+        vec![ToolCallStatus::InProgress, ToolCallStatus::Completed]
+    );
     let text: String = seen
         .updates
         .iter()
@@ -162,8 +176,16 @@ async fn prompt_with_an_edit_asks_permission_with_the_diff_and_writes_through_th
         })
         .collect();
     assert_eq!(text, "Editing a.txt.Done.");
-    assert!(seen.updates.iter().any(|u| matches!(u, SessionUpdate::SessionInfoUpdate(_))));
-    assert!(seen.updates.iter().any(|u| matches!(u, SessionUpdate::AvailableCommandsUpdate(_))));
+    assert!(
+        seen.updates
+            .iter()
+            .any(|u| matches!(u, SessionUpdate::SessionInfoUpdate(_)))
+    );
+    assert!(
+        seen.updates
+            .iter()
+            .any(|u| matches!(u, SessionUpdate::AvailableCommandsUpdate(_)))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -171,20 +193,174 @@ async fn missing_key_answers_auth_required_naming_the_variable() {
     let repo = TestRepo::new();
     let agent = AcpAgent::new(
         AcpAgentConfig::new(interpreter_bin())
-            .args(["acp", "-c", "model_providers.kimi.env_key=\"INTERPRETER_ACP_UNSET_KEY\""])
-            .env("OPENINTERPRETER_HOME", repo.home.path().display().to_string()),
+            .args([
+                "acp",
+                "-c",
+                "model_providers.kimi.env_key=\"INTERPRETER_ACP_UNSET_KEY\"",
+            ])
+            .env(
+                "OPENINTERPRETER_HOME",
+                repo.home.path().display().to_string(),
+            ),
     );
     let cwd = std::fs::canonicalize(repo.path()).unwrap();
     let err = Client
         .v1()
-        .connect_with(agent, async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
-            cx.send_request(InitializeRequest::new(ProtocolVersion::V1)).block_task().await?;
-            let r = cx.send_request(NewSessionRequest::new(cwd.clone())).block_task().await;
-            Ok(r.err())
-        })
+        .connect_with(
+            agent,
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let r = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await;
+                Ok(r.err())
+            },
+        )
         .await
         .unwrap()
         .expect("session/new must fail without a key");
     assert_eq!(i32::from(err.code), -32000);
-    assert!(err.message.contains("INTERPRETER_ACP_UNSET_KEY"), "{}", err.message);
+    assert!(
+        err.message.contains("INTERPRETER_ACP_UNSET_KEY"),
+        "{}",
+        err.message
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_terminals_run_commands_when_enabled() {
+    use agent_client_protocol::v1::schema::{
+        CreateTerminalRequest, CreateTerminalResponse, ReleaseTerminalRequest,
+        ReleaseTerminalResponse, TerminalExitStatus, TerminalOutputRequest, TerminalOutputResponse,
+        WaitForTerminalExitRequest, WaitForTerminalExitResponse,
+    };
+    let repo = TestRepo::new();
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call(
+            "call_t",
+            "shell",
+            json!({"command": "echo from-client-terminal"}),
+        ),
+        Reply::text("ok"),
+    ]))
+    .await
+    .unwrap();
+    // The fake editor runs the command itself and remembers what it was asked.
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let output = Arc::new(Mutex::new(String::new()));
+    let (l1, l2, l3, l4, o1, o2) = (
+        log.clone(),
+        log.clone(),
+        log.clone(),
+        log.clone(),
+        output.clone(),
+        output.clone(),
+    );
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let stop = Client
+        .v1()
+        .on_receive_request(
+            async move |_r: RequestPermissionRequest, responder, _cx| {
+                responder.respond(RequestPermissionResponse::new(
+                    RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                        "allow_once",
+                    )),
+                ))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: CreateTerminalRequest, responder, _cx| {
+                l1.lock()
+                    .unwrap()
+                    .push(format!("create {} {:?}", r.command, r.args));
+                let out = std::process::Command::new(&r.command)
+                    .args(&r.args)
+                    .current_dir(r.cwd.unwrap())
+                    .output()
+                    .unwrap();
+                *o1.lock().unwrap() = String::from_utf8_lossy(&out.stdout).into_owned();
+                responder.respond(CreateTerminalResponse::new("term-1"))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_r: WaitForTerminalExitRequest, responder, _cx| {
+                l2.lock().unwrap().push("wait".into());
+                responder.respond(WaitForTerminalExitResponse::new(
+                    TerminalExitStatus::new().exit_code(0u32),
+                ))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_r: TerminalOutputRequest, responder, _cx| {
+                l3.lock().unwrap().push("output".into());
+                let text = o2.lock().unwrap().clone();
+                responder.respond(
+                    TerminalOutputResponse::new(text, false)
+                        .exit_status(TerminalExitStatus::new().exit_code(0u32)),
+                )
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_r: ReleaseTerminalRequest, responder, _cx| {
+                l4.lock().unwrap().push("release".into());
+                responder.respond(ReleaseTerminalResponse::new())
+            },
+            on_receive_request!(),
+        )
+        .connect_with(
+            agent(&repo, &mock, &["-c", "acp_client_terminals=true"]),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(
+                    InitializeRequest::new(ProtocolVersion::V1)
+                        .client_capabilities(ClientCapabilities::new().terminal(true)),
+                )
+                .block_task()
+                .await?;
+                let session = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                let resp = cx
+                    .send_request(PromptRequest::new(
+                        session.session_id.clone(),
+                        vec![ContentBlock::Text(TextContent::new("run it"))],
+                    ))
+                    .block_task()
+                    .await?;
+                Ok(resp.stop_reason)
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(stop, StopReason::EndTurn);
+    let log = log.lock().unwrap().clone();
+    assert_eq!(
+        log,
+        vec![
+            "create /bin/bash [\"-c\", \"echo from-client-terminal\"]".to_string(),
+            "wait".into(),
+            "output".into(),
+            "release".into()
+        ]
+    );
+    let second = &mock.model_requests()[1].body;
+    let tool_msg = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert!(
+        tool_msg["content"]
+            .as_str()
+            .unwrap()
+            .contains("from-client-terminal")
+    );
 }

@@ -12,7 +12,8 @@ use crate::tools::truncate::approx_tokens;
 /// Budget for the user's messages kept word for word.
 const USER_MESSAGES_BUDGET_TOKENS: usize = 20_000;
 
-const COMPACT_SYSTEM: &str = "You are compacting a coding agent's conversation so it can continue in a fresh context.";
+const COMPACT_SYSTEM: &str =
+    "You are compacting a coding agent's conversation so it can continue in a fresh context.";
 
 const COMPACT_INSTRUCTION: &str = "\
 Write a first-person handoff note to yourself that replaces the conversation above. Keep \
@@ -70,7 +71,10 @@ impl Session {
             return Err("compaction failed: the model returned an empty summary".into());
         }
         let mut new_history = self.harness.initial_context(&self.env);
-        new_history.extend(kept_user_messages(&self.history, USER_MESSAGES_BUDGET_TOKENS));
+        new_history.extend(kept_user_messages(
+            &self.history,
+            USER_MESSAGES_BUDGET_TOKENS,
+        ));
         new_history.push(HistoryItem::User {
             text: format!(
                 "<compacted_context>\nThe conversation so far has been compacted. The note below is \
@@ -170,6 +174,9 @@ mod tests {
             user(&"c".repeat(40), false),
         ];
         let kept = kept_user_messages(&h, 30);
-        assert_eq!(kept, vec![user(&"b".repeat(40), false), user(&"c".repeat(40), false)]);
+        assert_eq!(
+            kept,
+            vec![user(&"b".repeat(40), false), user(&"c".repeat(40), false)]
+        );
     }
 }

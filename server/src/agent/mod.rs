@@ -12,14 +12,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config::{ApprovalPolicy, Config, SandboxMode};
-use crate::tools::{CallDescription, ExternalTools, ToolContext};
-use tokio_util::sync::CancellationToken;
 use crate::harness::{self, Harness, PromptEnv};
 use crate::model::{HistoryItem, ModelClient, ToolSpec};
 use crate::sandbox::Policy;
 use crate::store::{LogLine, SessionLog, SessionMeta, SessionStore};
 use crate::tools::Approver;
+use crate::tools::{CallDescription, CommandRunner, ExternalTools, LocalRunner, ToolContext};
 use crate::workspace::{FileBackend, Workspace};
+use tokio_util::sync::CancellationToken;
 
 /// Where a session's events go. Sending never blocks and never fails the session: a front
 /// end that went away just stops listening.
@@ -76,6 +76,7 @@ pub struct Session {
     workspace: Arc<Workspace>,
     policy: Arc<Policy>,
     approver: Arc<dyn Approver>,
+    runner: Arc<dyn CommandRunner>,
     events: EventSink,
     log: Option<SessionLog>,
     env: PromptEnv,
@@ -184,6 +185,7 @@ impl Session {
             workspace,
             policy,
             approver,
+            runner: Arc::new(LocalRunner),
             events,
             log,
             env,
@@ -242,6 +244,11 @@ impl Session {
         Ok(())
     }
 
+    /// Where shell commands run (the client's terminals in ACP, when enabled).
+    pub fn set_command_runner(&mut self, runner: Arc<dyn CommandRunner>) {
+        self.runner = runner;
+    }
+
     /// Adds tools from outside the harness (MCP); they follow the harness's own tools.
     pub fn set_external_tools(&mut self, tools: Option<Arc<dyn ExternalTools>>) {
         self.external = tools;
@@ -280,6 +287,7 @@ impl Session {
             workspace: self.workspace.clone(),
             policy: self.policy.clone(),
             approver: self.approver.clone(),
+            runner: self.runner.clone(),
             events: self.events.clone(),
             cancel,
             call_id,

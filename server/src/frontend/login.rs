@@ -23,7 +23,9 @@ pub fn run(common: CommonArgs, provider: Option<String>, from_stdin: bool) -> i3
             "API key for {} ({}){}: ",
             config.provider.name,
             id,
-            var.as_deref().map(|v| format!(", instead of ${v}")).unwrap_or_default()
+            var.as_deref()
+                .map(|v| format!(", instead of ${v}"))
+                .unwrap_or_default()
         );
         let _ = std::io::stderr().flush();
     }
@@ -40,7 +42,10 @@ pub fn run(common: CommonArgs, provider: Option<String>, from_stdin: bool) -> i3
     let path = home_dir().join("config.toml");
     match store_key(&path, &id, key) {
         Ok(()) => {
-            eprintln!("Stored the key for `{id}` in {} (mode 0600).", path.display());
+            eprintln!(
+                "Stored the key for `{id}` in {} (mode 0600).",
+                path.display()
+            );
             0
         }
         Err(e) => {
@@ -95,6 +100,9 @@ mod tests {
         assert!(text.contains("# mine"));
         assert!(text.contains("api_key = \"sk-1\""));
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
     }
 }

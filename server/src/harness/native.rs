@@ -13,7 +13,7 @@ use crate::model::{HistoryItem, ToolSpec};
 use crate::sandbox::Intent;
 use crate::tools::files::{self, GrepOptions};
 use crate::tools::truncate::truncate_middle;
-use crate::tools::{CallDescription, ToolContext, ToolOutcome, apply_patch, exec, patch_runner};
+use crate::tools::{CallDescription, ToolContext, ToolOutcome, apply_patch, patch_runner};
 
 pub struct Native;
 
@@ -352,19 +352,23 @@ async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         .clamp(100, MAX_TIMEOUT_MS);
     let events = ctx.events.clone();
     let call_id = ctx.call_id.clone();
-    let result = exec::run_command(
-        &command,
-        &cwd,
-        Duration::from_millis(timeout_ms),
-        &ctx.cancel,
-        |chunk| {
-            events.send(interpreter_protocol::Event::ToolCallOutputDelta {
-                call_id: call_id.clone(),
-                chunk: chunk.to_string(),
-            })
-        },
-    )
-    .await;
+    let on_chunk = Box::new(move |chunk: &str| {
+        events.send(interpreter_protocol::Event::ToolCallOutputDelta {
+            call_id: call_id.clone(),
+            chunk: chunk.to_string(),
+        })
+    });
+    let result = ctx
+        .runner
+        .run(
+            &command,
+            &cwd,
+            Duration::from_millis(timeout_ms),
+            &ctx.cancel,
+            &ctx.call_id,
+            on_chunk,
+        )
+        .await;
     let r = match result {
         Ok(r) => r,
         Err(e) => return ToolOutcome::error(format!("could not run the command: {e}")),

@@ -25,13 +25,27 @@ pub struct SessionMeta {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LogLine {
     Meta(SessionMeta),
-    Item { item: HistoryItem },
-    TurnEnd { turn_id: String, reason: String },
-    Harness { harness: String },
-    Model { provider: String, model: String },
-    Title { title: String },
+    Item {
+        item: HistoryItem,
+    },
+    TurnEnd {
+        turn_id: String,
+        reason: String,
+    },
+    Harness {
+        harness: String,
+    },
+    Model {
+        provider: String,
+        model: String,
+    },
+    Title {
+        title: String,
+    },
     /// History was compacted: from here on it is these items.
-    Replace { history: Vec<HistoryItem> },
+    Replace {
+        history: Vec<HistoryItem>,
+    },
 }
 
 pub struct SessionLog {

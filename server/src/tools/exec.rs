@@ -27,7 +27,7 @@ pub async fn run_command(
     cwd: &Path,
     timeout: Duration,
     cancel: &CancellationToken,
-    mut on_chunk: impl FnMut(&str),
+    mut on_chunk: impl FnMut(&str) + Send,
 ) -> std::io::Result<ExecResult> {
     let start = Instant::now();
     let shell = if Path::new("/bin/bash").exists() {

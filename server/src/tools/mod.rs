@@ -36,11 +36,42 @@ impl Approver for NoApprover {
     }
 }
 
+/// Runs shell commands: locally by default, or in the client's terminals (ACP `terminal/*`).
+pub trait CommandRunner: Send + Sync {
+    fn run<'a>(
+        &'a self,
+        command: &'a str,
+        cwd: &'a std::path::Path,
+        timeout: std::time::Duration,
+        cancel: &'a CancellationToken,
+        call_id: &'a str,
+        on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
+    ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>>;
+}
+
+/// Commands in a local process group (see `exec`).
+pub struct LocalRunner;
+
+impl CommandRunner for LocalRunner {
+    fn run<'a>(
+        &'a self,
+        command: &'a str,
+        cwd: &'a std::path::Path,
+        timeout: std::time::Duration,
+        cancel: &'a CancellationToken,
+        _call_id: &'a str,
+        on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
+    ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
+        Box::pin(exec::run_command(command, cwd, timeout, cancel, on_chunk))
+    }
+}
+
 /// What a tool call has to work with.
 pub struct ToolContext {
     pub workspace: Arc<Workspace>,
     pub policy: Arc<Policy>,
     pub approver: Arc<dyn Approver>,
+    pub runner: Arc<dyn CommandRunner>,
     pub events: EventSink,
     pub cancel: CancellationToken,
     pub call_id: String,

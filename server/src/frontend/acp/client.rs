@@ -5,8 +5,10 @@
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, ReadTextFileRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, SessionId, ToolCallUpdate, ToolCallUpdateFields,
+    CreateTerminalRequest, KillTerminalRequest, PermissionOption, PermissionOptionKind,
+    ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionId, SessionUpdate, Terminal, TerminalOutputRequest,
+    ToolCallContent, ToolCallUpdate, ToolCallUpdateFields, WaitForTerminalExitRequest,
     WriteTextFileRequest,
 };
 use futures::future::BoxFuture;
@@ -16,8 +18,11 @@ use std::io;
 use std::path::Path;
 
 use super::updates::{acp_kind, diff_contents};
-use crate::tools::Approver;
+use crate::tools::exec::ExecResult;
+use crate::tools::{Approver, CommandRunner};
 use crate::workspace::{DiskBackend, FileBackend};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 
 pub struct ClientFs {
     pub cx: ConnectionTo<Client>,
@@ -33,7 +38,10 @@ impl FileBackend for ClientFs {
             if !self.read || !path.exists() {
                 return DiskBackend.read(path).await;
             }
-            let req = ReadTextFileRequest::new(SessionId::new(self.session_id.clone()), path.to_path_buf());
+            let req = ReadTextFileRequest::new(
+                SessionId::new(self.session_id.clone()),
+                path.to_path_buf(),
+            );
             match self.cx.send_request(req).block_task().await {
                 Ok(resp) => Ok(resp.content),
                 Err(e) => Err(io::Error::other(format!(
@@ -72,6 +80,103 @@ impl FileBackend for ClientFs {
     }
 }
 
+/// Shell commands in the client's terminals: `terminal/create`, then wait for exit, a timer
+/// or cancellation (→ `terminal/kill`), then `terminal/output` and `terminal/release`.
+pub struct ClientTerminals {
+    pub cx: ConnectionTo<Client>,
+    pub session_id: String,
+    pub translator: std::sync::Arc<super::updates::Translator>,
+}
+
+/// What a client terminal keeps of a command's output.
+const TERMINAL_OUTPUT_LIMIT: u64 = 1024 * 1024;
+
+impl CommandRunner for ClientTerminals {
+    fn run<'a>(
+        &'a self,
+        command: &'a str,
+        cwd: &'a Path,
+        timeout: Duration,
+        cancel: &'a CancellationToken,
+        call_id: &'a str,
+        _on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
+    ) -> BoxFuture<'a, io::Result<ExecResult>> {
+        Box::pin(async move {
+            let start = Instant::now();
+            let sid = SessionId::new(self.session_id.clone());
+            let fail = |what: &str, e: agent_client_protocol::Error| {
+                io::Error::other(format!(
+                    "the editor's terminal failed to {what}: {}",
+                    e.message
+                ))
+            };
+            let created = self
+                .cx
+                .send_request(
+                    CreateTerminalRequest::new(sid.clone(), "/bin/bash")
+                        .args(vec!["-c".to_string(), command.to_string()])
+                        .cwd(cwd.to_path_buf())
+                        .output_byte_limit(TERMINAL_OUTPUT_LIMIT),
+                )
+                .block_task()
+                .await
+                .map_err(|e| fail("start the command", e))?;
+            let tid = created.terminal_id;
+            self.translator
+                .send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                    call_id.to_string(),
+                    ToolCallUpdateFields::new()
+                        .content(vec![ToolCallContent::Terminal(Terminal::new(tid.clone()))]),
+                )));
+            let wait = self
+                .cx
+                .send_request(WaitForTerminalExitRequest::new(sid.clone(), tid.clone()))
+                .block_task();
+            let (mut timed_out, mut cancelled) = (false, false);
+            tokio::select! {
+                r = wait => { r.map_err(|e| fail("wait for the command", e))?; }
+                _ = tokio::time::sleep(timeout) => timed_out = true,
+                _ = cancel.cancelled() => cancelled = true,
+            }
+            if timed_out || cancelled {
+                let _ = self
+                    .cx
+                    .send_request(KillTerminalRequest::new(sid.clone(), tid.clone()))
+                    .block_task()
+                    .await;
+            }
+            let out = self
+                .cx
+                .send_request(TerminalOutputRequest::new(sid.clone(), tid.clone()))
+                .block_task()
+                .await;
+            // Always release: the client frees the terminal (and kills it if still running).
+            let _ = self
+                .cx
+                .send_request(ReleaseTerminalRequest::new(sid, tid))
+                .block_task()
+                .await;
+            let out = out.map_err(|e| fail("report the output", e))?;
+            let exit_code = out.exit_status.as_ref().and_then(|s| {
+                s.exit_code
+                    .map(|c| c as i32)
+                    .or_else(|| s.signal.as_ref().map(|_| 128 + 9))
+            });
+            let mut output = out.output;
+            if out.truncated {
+                output.insert_str(0, "…(earlier output truncated by the editor)…\n");
+            }
+            Ok(ExecResult {
+                exit_code,
+                output,
+                timed_out,
+                cancelled,
+                duration: start.elapsed(),
+            })
+        })
+    }
+}
+
 pub struct ClientApprover {
     pub cx: ConnectionTo<Client>,
     pub session_id: String,
@@ -103,7 +208,11 @@ impl Approver for ClientApprover {
                 PermissionOption::new("allow_always", always, PermissionOptionKind::AllowAlways),
                 PermissionOption::new("reject_once", "Reject", PermissionOptionKind::RejectOnce),
             ];
-            let request = RequestPermissionRequest::new(sid, ToolCallUpdate::new(req.call_id.clone(), fields), options);
+            let request = RequestPermissionRequest::new(
+                sid,
+                ToolCallUpdate::new(req.call_id.clone(), fields),
+                options,
+            );
             match cx.send_request(request).block_task().await {
                 Ok(resp) => match resp.outcome {
                     RequestPermissionOutcome::Selected(s) => match &*s.option_id.0 {

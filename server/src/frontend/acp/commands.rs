@@ -33,15 +33,30 @@ broken tests, security problems, and unclear code, each as `path:line: finding` 
 one-line fix. Say plainly if you find nothing worth changing. Do not edit files.";
 
 pub fn available() -> Vec<AvailableCommand> {
-    let hint = |h: &str| Some(AvailableCommandInput::Unstructured(UnstructuredCommandInput::new(h)));
+    let hint = |h: &str| {
+        Some(AvailableCommandInput::Unstructured(
+            UnstructuredCommandInput::new(h),
+        ))
+    };
     vec![
-        AvailableCommand::new("harness", format!("Switch the harness ({})", harness::HARNESSES.join(", ")))
-            .input(hint("harness name")),
-        AvailableCommand::new("model", "Switch the model for the next turn").input(hint("model name")),
+        AvailableCommand::new(
+            "harness",
+            format!("Switch the harness ({})", harness::HARNESSES.join(", ")),
+        )
+        .input(hint("harness name")),
+        AvailableCommand::new("model", "Switch the model for the next turn")
+            .input(hint("model name")),
         AvailableCommand::new("compact", "Summarize the conversation to free context"),
-        AvailableCommand::new("init", "Write an AGENTS.md with instructions for this repository"),
-        AvailableCommand::new("review", "Review the working-tree diff").input(hint("optional focus")),
-        AvailableCommand::new("status", "Show the session's model, mode, harness and token use"),
+        AvailableCommand::new(
+            "init",
+            "Write an AGENTS.md with instructions for this repository",
+        ),
+        AvailableCommand::new("review", "Review the working-tree diff")
+            .input(hint("optional focus")),
+        AvailableCommand::new(
+            "status",
+            "Show the session's model, mode, harness and token use",
+        ),
     ]
 }
 
@@ -70,19 +85,31 @@ pub async fn handle(
                 let st = s.settings();
                 say(&format!(
                     "Current {name}: `{}`.",
-                    if name == "harness" { st.harness } else { st.model }
+                    if name == "harness" {
+                        st.harness
+                    } else {
+                        st.model
+                    }
                 ));
                 return Ok(Outcome::Done(StopReason::EndTurn));
             }
-            let result = s.settings.lock().map(|mut st| st.set(name, args)).unwrap_or(Ok(()));
+            let result = s
+                .settings
+                .lock()
+                .map(|mut st| st.set(name, args))
+                .unwrap_or(Ok(()));
             if let Err(e) = result {
                 say(&e);
                 return Ok(Outcome::Done(StopReason::EndTurn));
             }
             apply_settings(s, agent)?;
             s.translator
-                .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(s.settings().config_options())));
-            say(&format!("{name} set to `{args}`; it applies from the next message."));
+                .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+                    s.settings().config_options(),
+                )));
+            say(&format!(
+                "{name} set to `{args}`; it applies from the next message."
+            ));
             Ok(Outcome::Done(StopReason::EndTurn))
         }
         "status" => {

@@ -1,6 +1,6 @@
 //! One function per ACP method. None of them awaits the client or a turn on the dispatch loop.
 
-use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentAuthCapabilities, AgentCapabilities, AuthMethod, AuthMethodAgent, AuthMethodTerminal,
     AuthenticateRequest, AuthenticateResponse, AvailableCommandsUpdate, CancelNotification,
@@ -9,20 +9,20 @@ use agent_client_protocol::v1::schema::{
     InitializeRequest, InitializeResponse, ListSessionsRequest, ListSessionsResponse,
     LoadSessionRequest, LoadSessionResponse, LogoutRequest, LogoutResponse, McpCapabilities,
     NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities, SessionCloseCapabilities,
-    SessionDeleteCapabilities, SessionId, SessionInfo, SessionInfoUpdate,
-    SessionListCapabilities, SessionResumeCapabilities, SessionAdditionalDirectoriesCapabilities,
+    ResumeSessionRequest, ResumeSessionResponse, SessionAdditionalDirectoriesCapabilities,
+    SessionCapabilities, SessionCloseCapabilities, SessionDeleteCapabilities, SessionId,
+    SessionInfo, SessionInfoUpdate, SessionListCapabilities, SessionResumeCapabilities,
     SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
     SetSessionModeRequest, SetSessionModeResponse, StopReason,
 };
-use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 use interpreter_protocol::{InputItem, TurnEndReason};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-use super::client::{ClientApprover, ClientFs};
+use super::client::{ClientApprover, ClientFs, ClientTerminals};
 use super::settings::{self, Settings};
 use super::updates::Translator;
 use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, commands, replay};
@@ -42,7 +42,11 @@ fn load_config(state: &AcpState) -> Result<Config, Error> {
     Config::load(&state.overrides).map_err(|e| err(-32603, format!("invalid configuration: {e:#}")))
 }
 
-pub fn initialize(state: &AcpState, req: InitializeRequest, responder: Responder<InitializeResponse>) -> R {
+pub fn initialize(
+    state: &AcpState,
+    req: InitializeRequest,
+    responder: Responder<InitializeResponse>,
+) -> R {
     if let Ok(mut caps) = state.client_caps.lock() {
         *caps = req.client_capabilities.clone();
     }
@@ -75,11 +79,17 @@ pub fn initialize(state: &AcpState, req: InitializeRequest, responder: Responder
         InitializeResponse::new(ProtocolVersion::V1)
             .agent_capabilities(caps)
             .auth_methods(auth_methods)
-            .agent_info(Implementation::new("interpreter", env!("CARGO_PKG_VERSION")).title("interpreter")),
+            .agent_info(
+                Implementation::new("interpreter", env!("CARGO_PKG_VERSION")).title("interpreter"),
+            ),
     )
 }
 
-pub fn authenticate(state: &AcpState, req: AuthenticateRequest, responder: Responder<AuthenticateResponse>) -> R {
+pub fn authenticate(
+    state: &AcpState,
+    req: AuthenticateRequest,
+    responder: Responder<AuthenticateResponse>,
+) -> R {
     let config = match load_config(state) {
         Ok(c) => c,
         Err(e) => return responder.respond_with_error(e),
@@ -87,12 +97,17 @@ pub fn authenticate(state: &AcpState, req: AuthenticateRequest, responder: Respo
     match (&*req.method_id.0, config.provider.resolve_api_key()) {
         ("api-key" | "login", Ok(_)) => responder.respond(AuthenticateResponse::new()),
         ("api-key" | "login", Err(missing)) => responder.respond_with_error(auth_error(&missing)),
-        (other, _) => responder.respond_with_error(err(-32602, format!("unknown auth method `{other}`"))),
+        (other, _) => {
+            responder.respond_with_error(err(-32602, format!("unknown auth method `{other}`")))
+        }
     }
 }
 
 pub fn logout(_state: &AcpState, _req: LogoutRequest, responder: Responder<LogoutResponse>) -> R {
-    responder.respond_with_error(err(-32601, "logout is not supported: remove the key from config.toml"))
+    responder.respond_with_error(err(
+        -32601,
+        "logout is not supported: remove the key from config.toml",
+    ))
 }
 
 fn auth_error(missing: &MissingKey) -> Error {
@@ -109,7 +124,13 @@ fn open_session(
     resume: bool,
 ) -> Result<Arc<AcpSession>, Error> {
     if !cwd.is_absolute() || !cwd.is_dir() {
-        return Err(err(-32602, format!("cwd must be an existing absolute directory: {}", cwd.display())));
+        return Err(err(
+            -32602,
+            format!(
+                "cwd must be an existing absolute directory: {}",
+                cwd.display()
+            ),
+        ));
     }
     let config = load_config(state)?;
     let caps = state.caps();
@@ -119,7 +140,14 @@ fn open_session(
         .and_then(|m| m.get("terminal_output"))
         .and_then(|v| v.as_bool())
         .unwrap_or(false);
-    let translator = Arc::new(Translator::new(cx.clone(), &id, terminal_output, cwd.to_path_buf()));
+    // Client terminals (opt-in) replace the display terminal: the client shows its own.
+    let client_terminals = config.acp_client_terminals && caps.terminal;
+    let translator = Arc::new(Translator::new(
+        cx.clone(),
+        &id,
+        terminal_output && !client_terminals,
+        cwd.to_path_buf(),
+    ));
     let t = translator.clone();
     let mode = settings::mode_for(config.sandbox_mode).to_string();
     let base_approval = config.approval_policy;
@@ -145,17 +173,32 @@ fn open_session(
         persist: true,
         output_schema: None,
     };
-    let session = if resume { Session::resume(opts, &id) } else { Session::create_with_id(opts, id.clone()) };
-    let session = session.map_err(|e| match e.downcast_ref::<MissingKey>() {
+    let session = if resume {
+        Session::resume(opts, &id)
+    } else {
+        Session::create_with_id(opts, id.clone())
+    };
+    let mut session = session.map_err(|e| match e.downcast_ref::<MissingKey>() {
         Some(m) => auth_error(m),
         None if resume => err(-32002, format!("{e:#}")),
         None => err(-32603, format!("{e:#}")),
     })?;
+    if client_terminals {
+        session.set_command_runner(Arc::new(ClientTerminals {
+            cx: cx.clone(),
+            session_id: id.clone(),
+            translator: translator.clone(),
+        }));
+    }
     let settings = Settings {
         mode,
         model: session.config.model.clone(),
         provider: session.config.provider.id.clone(),
-        effort: session.config.reasoning_effort.clone().unwrap_or_else(|| "default".into()),
+        effort: session
+            .config
+            .reasoning_effort
+            .clone()
+            .unwrap_or_else(|| "default".into()),
         harness: session.harness_name().to_string(),
         base_approval,
     };
@@ -172,8 +215,9 @@ fn open_session(
 }
 
 fn announce_commands(s: &AcpSession) {
-    s.translator
-        .send(SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands::available())));
+    s.translator.send(SessionUpdate::AvailableCommandsUpdate(
+        AvailableCommandsUpdate::new(commands::available()),
+    ));
 }
 
 pub fn new_session(
@@ -183,7 +227,14 @@ pub fn new_session(
     cx: ConnectionTo<Client>,
 ) -> R {
     let id = uuid::Uuid::now_v7().to_string();
-    let s = match open_session(state, &cx, id.clone(), &req.cwd, req.additional_directories.clone(), false) {
+    let s = match open_session(
+        state,
+        &cx,
+        id.clone(),
+        &req.cwd,
+        req.additional_directories.clone(),
+        false,
+    ) {
         Ok(s) => s,
         Err(e) => return responder.respond_with_error(e),
     };
@@ -210,7 +261,14 @@ pub fn load_session(
         if let Some(old) = state.remove(&id) {
             old.cancel_turn();
         }
-        let s = match open_session(&state, &cx, id, &req.cwd, req.additional_directories.clone(), true) {
+        let s = match open_session(
+            &state,
+            &cx,
+            id,
+            &req.cwd,
+            req.additional_directories.clone(),
+            true,
+        ) {
             Ok(s) => s,
             Err(e) => return ok(responder.respond_with_error(e)),
         };
@@ -218,11 +276,17 @@ pub fn load_session(
             let agent = s.agent.lock().await;
             replay::replay(&agent, &s.translator);
             if let Some(t) = &agent.title {
-                s.translator.send(SessionUpdate::SessionInfoUpdate(SessionInfoUpdate::new().title(t.clone())));
+                s.translator.send(SessionUpdate::SessionInfoUpdate(
+                    SessionInfoUpdate::new().title(t.clone()),
+                ));
             }
         }
         let st = s.settings();
-        let _ = responder.respond(LoadSessionResponse::new().modes(st.mode_state()).config_options(st.config_options()));
+        let _ = responder.respond(
+            LoadSessionResponse::new()
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        );
         announce_commands(&s);
         Ok(())
     })
@@ -237,35 +301,64 @@ pub fn resume_session(
     let id = req.session_id.0.to_string();
     if let Some(existing) = state.session(&req.session_id) {
         let st = existing.settings();
-        responder.respond(ResumeSessionResponse::new().modes(st.mode_state()).config_options(st.config_options()))?;
+        responder.respond(
+            ResumeSessionResponse::new()
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        )?;
         announce_commands(&existing);
         return Ok(());
     }
-    let s = match open_session(state, &cx, id, &req.cwd, req.additional_directories.clone(), true) {
+    let s = match open_session(
+        state,
+        &cx,
+        id,
+        &req.cwd,
+        req.additional_directories.clone(),
+        true,
+    ) {
         Ok(s) => s,
         Err(e) => return responder.respond_with_error(e),
     };
     let st = s.settings();
-    responder.respond(ResumeSessionResponse::new().modes(st.mode_state()).config_options(st.config_options()))?;
+    responder.respond(
+        ResumeSessionResponse::new()
+            .modes(st.mode_state())
+            .config_options(st.config_options()),
+    )?;
     announce_commands(&s);
     Ok(())
 }
 
-pub fn list_sessions(state: &AcpState, req: ListSessionsRequest, responder: Responder<ListSessionsResponse>) -> R {
+pub fn list_sessions(
+    state: &AcpState,
+    req: ListSessionsRequest,
+    responder: Responder<ListSessionsResponse>,
+) -> R {
     let config = match load_config(state) {
         Ok(c) => c,
         Err(e) => return responder.respond_with_error(e),
     };
-    let cwd = req.cwd.as_ref().map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.clone()));
+    let cwd = req
+        .cwd
+        .as_ref()
+        .map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.clone()));
     let all = SessionStore::new(&config.home).list(cwd.as_deref());
-    let start: usize = req.cursor.as_deref().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let start: usize = req
+        .cursor
+        .as_deref()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
     let page: Vec<SessionInfo> = all
         .iter()
         .skip(start)
         .take(LIST_PAGE)
         .map(|(meta, modified)| {
             let updated: chrono::DateTime<chrono::Utc> = (*modified).into();
-            let title = SessionStore::new(&config.home).load(&meta.id).ok().and_then(|l| l.title);
+            let title = SessionStore::new(&config.home)
+                .load(&meta.id)
+                .ok()
+                .and_then(|l| l.title);
             SessionInfo::new(SessionId::new(meta.id.clone()), meta.cwd.clone())
                 .additional_directories(meta.additional_directories.clone())
                 .title(title)
@@ -276,23 +369,31 @@ pub fn list_sessions(state: &AcpState, req: ListSessionsRequest, responder: Resp
     responder.respond(ListSessionsResponse::new(page).next_cursor(next))
 }
 
-pub fn close_session(state: &AcpState, req: CloseSessionRequest, responder: Responder<CloseSessionResponse>) -> R {
+pub fn close_session(
+    state: &AcpState,
+    req: CloseSessionRequest,
+    responder: Responder<CloseSessionResponse>,
+) -> R {
     if let Some(s) = state.remove(&req.session_id.0) {
         s.cancel_turn();
     }
     responder.respond(CloseSessionResponse::new())
 }
 
-pub fn delete_session(state: &AcpState, req: DeleteSessionRequest, responder: Responder<DeleteSessionResponse>) -> R {
+pub fn delete_session(
+    state: &AcpState,
+    req: DeleteSessionRequest,
+    responder: Responder<DeleteSessionResponse>,
+) -> R {
     if let Some(s) = state.remove(&req.session_id.0) {
         s.cancel_turn();
     }
     if let Ok(config) = load_config(state) {
         let store = SessionStore::new(&config.home);
-        if store.exists(&req.session_id.0) {
-            if let Err(e) = store.delete(&req.session_id.0) {
-                return responder.respond_with_error(err(-32603, format!("{e:#}")));
-            }
+        if store.exists(&req.session_id.0)
+            && let Err(e) = store.delete(&req.session_id.0)
+        {
+            return responder.respond_with_error(err(-32603, format!("{e:#}")));
         }
     }
     responder.respond(DeleteSessionResponse::new())
@@ -305,17 +406,27 @@ pub fn cancel(state: &AcpState, n: CancelNotification) -> R {
     Ok(())
 }
 
-pub fn set_mode(state: &AcpState, req: SetSessionModeRequest, responder: Responder<SetSessionModeResponse>) -> R {
+pub fn set_mode(
+    state: &AcpState,
+    req: SetSessionModeRequest,
+    responder: Responder<SetSessionModeResponse>,
+) -> R {
     let Some(s) = state.session(&req.session_id) else {
         return responder.respond_with_error(unknown_session(&req.session_id));
     };
-    let result = s.settings.lock().map(|mut st| st.set("mode", &req.mode_id.0)).unwrap_or(Ok(()));
+    let result = s
+        .settings
+        .lock()
+        .map(|mut st| st.set("mode", &req.mode_id.0))
+        .unwrap_or(Ok(()));
     if let Err(e) = result {
         return responder.respond_with_error(err(-32602, e));
     }
     responder.respond(SetSessionModeResponse::new())?;
     s.translator
-        .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(s.settings().config_options())));
+        .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+            s.settings().config_options(),
+        )));
     Ok(())
 }
 
@@ -336,20 +447,30 @@ pub fn set_config_option(
         None => return responder.respond_with_error(err(-32602, "expected a select value")),
     };
     let before = s.settings();
-    let result = s.settings.lock().map(|mut st| st.set(&req.config_id.0, &value)).unwrap_or(Ok(()));
+    let result = s
+        .settings
+        .lock()
+        .map(|mut st| st.set(&req.config_id.0, &value))
+        .unwrap_or(Ok(()));
     if let Err(e) = result {
         return responder.respond_with_error(err(-32602, e));
     }
     let after = s.settings();
     responder.respond(SetSessionConfigOptionResponse::new(after.config_options()))?;
     if before.mode != after.mode {
-        s.translator.send(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(after.mode.clone())));
+        s.translator
+            .send(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
+                after.mode.clone(),
+            )));
     }
     Ok(())
 }
 
 fn unknown_session(id: &SessionId) -> Error {
-    err(-32002, format!("unknown session `{}`: create or load it first", id.0))
+    err(
+        -32002,
+        format!("unknown session `{}`: create or load it first", id.0),
+    )
 }
 
 fn ok(r: R) -> R {
@@ -388,13 +509,18 @@ fn prompt_input(blocks: &[ContentBlock]) -> Result<Vec<InputItem>, String> {
                 }
                 text.push_str(&t.text);
             }
-            ContentBlock::Image(i) => images.push(format!("data:{};base64,{}", i.mime_type, i.data)),
+            ContentBlock::Image(i) => {
+                images.push(format!("data:{};base64,{}", i.mime_type, i.data))
+            }
             ContentBlock::ResourceLink(l) => {
                 text.push_str(&format!("\n[{}]({})", l.name, l.uri));
             }
             ContentBlock::Resource(r) => match &r.resource {
                 EmbeddedResourceResource::TextResourceContents(t) => {
-                    text.push_str(&format!("\n<context ref=\"{}\">\n{}\n</context>", t.uri, t.text));
+                    text.push_str(&format!(
+                        "\n<context ref=\"{}\">\n{}\n</context>",
+                        t.uri, t.text
+                    ));
                 }
                 EmbeddedResourceResource::BlobResourceContents(b) => {
                     text.push_str(&format!("\n[binary resource {}]", b.uri));
@@ -421,7 +547,11 @@ fn prompt_input(blocks: &[ContentBlock]) -> Result<Vec<InputItem>, String> {
     Ok(input)
 }
 
-async fn run_prompt(s: Arc<AcpSession>, input: Vec<InputItem>, responder: Responder<PromptResponse>) -> R {
+async fn run_prompt(
+    s: Arc<AcpSession>,
+    input: Vec<InputItem>,
+    responder: Responder<PromptResponse>,
+) -> R {
     // A new prompt while a turn runs cancels that turn cleanly; it answers `cancelled`.
     s.cancel_turn();
     let mut agent = s.agent.lock().await;
@@ -436,7 +566,8 @@ async fn run_prompt(s: Arc<AcpSession>, input: Vec<InputItem>, responder: Respon
     match result {
         Ok(stop) => responder.respond(PromptResponse::new(stop)),
         Err(message) => {
-            s.translator.agent_text(&format!("\n\n**Error:** {message}\n"), None);
+            s.translator
+                .agent_text(&format!("\n\n**Error:** {message}\n"), None);
             responder.respond_with_error(err(-32603, message))
         }
     }
@@ -456,7 +587,9 @@ async fn run_locked(
     let had_title = agent.title.is_some();
     let ended = agent.run_turn(input, token.clone()).await;
     if !had_title && let Some(t) = &agent.title {
-        s.translator.send(SessionUpdate::SessionInfoUpdate(SessionInfoUpdate::new().title(t.clone())));
+        s.translator.send(SessionUpdate::SessionInfoUpdate(
+            SessionInfoUpdate::new().title(t.clone()),
+        ));
     }
     match ended.reason {
         TurnEndReason::Completed => Ok(StopReason::EndTurn),
@@ -482,7 +615,9 @@ pub(super) fn apply_settings(s: &AcpSession, agent: &mut Session) -> Result<(), 
         agent.set_reasoning_effort(st.effort_value());
     }
     if agent.harness_name() != st.harness {
-        agent.set_harness(&st.harness).map_err(|e| format!("{e:#}"))?;
+        agent
+            .set_harness(&st.harness)
+            .map_err(|e| format!("{e:#}"))?;
     }
     Ok(())
 }

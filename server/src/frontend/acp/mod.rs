@@ -46,7 +46,10 @@ pub struct AcpSession {
 
 impl AcpState {
     fn caps(&self) -> ClientCapabilities {
-        self.client_caps.lock().map(|c| c.clone()).unwrap_or_default()
+        self.client_caps
+            .lock()
+            .map(|c| c.clone())
+            .unwrap_or_default()
     }
 
     fn session(&self, id: &SessionId) -> Option<Arc<AcpSession>> {
@@ -66,7 +69,10 @@ impl AcpState {
 
 impl AcpSession {
     fn settings(&self) -> Settings {
-        self.settings.lock().map(|s| s.clone()).unwrap_or_else(|e| e.into_inner().clone())
+        self.settings
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
     }
 
     fn cancel_turn(&self) {

@@ -31,17 +31,26 @@ pub fn replay(agent: &Session, t: &Translator) {
                 text,
                 synthetic: false,
                 ..
-            } => t.send(SessionUpdate::UserMessageChunk(chunk(text, Some(&message_id)))),
+            } => t.send(SessionUpdate::UserMessageChunk(chunk(
+                text,
+                Some(&message_id),
+            ))),
             HistoryItem::Assistant {
                 text,
                 reasoning,
                 tool_calls,
             } => {
                 if let Some(r) = reasoning.as_ref().filter(|r| !r.trim().is_empty()) {
-                    t.send(SessionUpdate::AgentThoughtChunk(chunk(r, Some(&message_id))));
+                    t.send(SessionUpdate::AgentThoughtChunk(chunk(
+                        r,
+                        Some(&message_id),
+                    )));
                 }
                 if !text.is_empty() {
-                    t.send(SessionUpdate::AgentMessageChunk(chunk(text, Some(&message_id))));
+                    t.send(SessionUpdate::AgentMessageChunk(chunk(
+                        text,
+                        Some(&message_id),
+                    )));
                 }
                 for call in tool_calls {
                     let args: serde_json::Value =
@@ -51,12 +60,22 @@ pub fn replay(agent: &Session, t: &Translator) {
                         Some(d) => (d.kind, d.title.clone(), d.locations.clone()),
                         None => (ToolKind::Other, call.name.clone(), vec![]),
                     };
-                    let (output, failed) = results.get(call.id.as_str()).copied().unwrap_or(("", true));
+                    let (output, failed) =
+                        results.get(call.id.as_str()).copied().unwrap_or(("", true));
                     let mut tc = ToolCall::new(call.id.clone(), title)
                         .kind(acp_kind(kind))
-                        .status(if failed { ToolCallStatus::Failed } else { ToolCallStatus::Completed })
+                        .status(if failed {
+                            ToolCallStatus::Failed
+                        } else {
+                            ToolCallStatus::Completed
+                        })
                         .raw_input(args)
-                        .locations(locations.into_iter().map(ToolCallLocation::new).collect::<Vec<_>>());
+                        .locations(
+                            locations
+                                .into_iter()
+                                .map(ToolCallLocation::new)
+                                .collect::<Vec<_>>(),
+                        );
                     if !output.trim().is_empty() {
                         tc = tc.content(vec![text_content(output)]);
                     }

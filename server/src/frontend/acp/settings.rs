@@ -81,7 +81,12 @@ impl Settings {
                 "mode",
                 "Mode",
                 self.mode.clone(),
-                select(MODES.iter().map(|(i, n, _)| (i.to_string(), n.to_string())).collect()),
+                select(
+                    MODES
+                        .iter()
+                        .map(|(i, n, _)| (i.to_string(), n.to_string()))
+                        .collect(),
+                ),
             )
             .category(SessionConfigOptionCategory::Mode)
             .description("What the agent may do without asking"),
@@ -96,14 +101,24 @@ impl Settings {
                 "reasoning_effort",
                 "Reasoning effort",
                 self.effort.clone(),
-                select(EFFORTS.iter().map(|(i, n)| (i.to_string(), n.to_string())).collect()),
+                select(
+                    EFFORTS
+                        .iter()
+                        .map(|(i, n)| (i.to_string(), n.to_string()))
+                        .collect(),
+                ),
             )
             .category(SessionConfigOptionCategory::ThoughtLevel),
             SessionConfigOption::select(
                 "harness",
                 "Harness",
                 self.harness.clone(),
-                select(harness::HARNESSES.iter().map(|h| (h.to_string(), h.to_string())).collect()),
+                select(
+                    harness::HARNESSES
+                        .iter()
+                        .map(|h| (h.to_string(), h.to_string()))
+                        .collect(),
+                ),
             )
             .category(SessionConfigOptionCategory::Other("_harness".into()))
             .description("Prompt and tool set the model works in"),

@@ -30,7 +30,13 @@ pub struct Translator {
 }
 
 impl Translator {
-    pub fn new(cx: ConnectionTo<Client>, session_id: &str, terminal_output: bool, cwd: PathBuf) -> Self {
+    /// `terminal_output`: show commands the agent runs itself in Zed's display terminal.
+    pub fn new(
+        cx: ConnectionTo<Client>,
+        session_id: &str,
+        terminal_output: bool,
+        cwd: PathBuf,
+    ) -> Self {
         Translator {
             cx,
             session_id: SessionId::new(session_id.to_string()),
@@ -53,24 +59,24 @@ impl Translator {
 
     pub fn event(&self, e: Event) {
         match e {
-            Event::AgentMessageDelta { message_id, delta } => {
-                self.send(SessionUpdate::AgentMessageChunk(chunk(&delta, Some(&message_id))))
-            }
-            Event::ReasoningDelta { message_id, delta } => {
-                self.send(SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))))
-            }
+            Event::AgentMessageDelta { message_id, delta } => self.send(
+                SessionUpdate::AgentMessageChunk(chunk(&delta, Some(&message_id))),
+            ),
+            Event::ReasoningDelta { message_id, delta } => self.send(
+                SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))),
+            ),
             Event::ToolCallBegin(b) => self.begin(b),
-            Event::ToolCallOutputDelta { call_id, chunk } => {
-                if self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute) {
-                    let mut meta = Meta::new();
-                    meta.insert(
-                        "terminal_output".into(),
-                        json!({"terminal_id": call_id, "data": chunk}),
-                    );
-                    self.send(SessionUpdate::ToolCallUpdate(
-                        ToolCallUpdate::new(call_id, ToolCallUpdateFields::new()).meta(meta),
-                    ));
-                }
+            Event::ToolCallOutputDelta { call_id, chunk }
+                if self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute) =>
+            {
+                let mut meta = Meta::new();
+                meta.insert(
+                    "terminal_output".into(),
+                    json!({"terminal_id": call_id, "data": chunk}),
+                );
+                self.send(SessionUpdate::ToolCallUpdate(
+                    ToolCallUpdate::new(call_id, ToolCallUpdateFields::new()).meta(meta),
+                ));
             }
             Event::ToolCallEnd(end) => self.end(end),
             Event::PlanUpdated(plan) => self.send(SessionUpdate::Plan(Plan::new(
@@ -97,9 +103,10 @@ impl Translator {
                 }
                 self.send(SessionUpdate::UsageUpdate(u));
             }
-            Event::ContextCompacted { .. } => {
-                self.agent_text("\n\n_Context compacted: the conversation was summarized to free space._\n\n", None)
-            }
+            Event::ContextCompacted { .. } => self.agent_text(
+                "\n\n_Context compacted: the conversation was summarized to free space._\n\n",
+                None,
+            ),
             Event::Warning { message } => tracing::warn!("{message}"),
             _ => {}
         }
@@ -130,7 +137,9 @@ impl Translator {
                 json!({"terminal_id": b.call_id, "cwd": self.cwd}),
             );
             call = call
-                .content(vec![ToolCallContent::Terminal(Terminal::new(b.call_id.clone()))])
+                .content(vec![ToolCallContent::Terminal(Terminal::new(
+                    b.call_id.clone(),
+                ))])
                 .meta(meta);
         }
         self.send(SessionUpdate::ToolCall(call));
@@ -183,7 +192,9 @@ impl Translator {
 pub fn chunk(text: &str, message_id: Option<&str>) -> ContentChunk {
     let mut c = ContentChunk::new(ContentBlock::Text(TextContent::new(text.to_string())));
     if let Some(id) = message_id {
-        c = c.message_id(agent_client_protocol::v1::schema::MessageId::new(id.to_string()));
+        c = c.message_id(agent_client_protocol::v1::schema::MessageId::new(
+            id.to_string(),
+        ));
     }
     c
 }
