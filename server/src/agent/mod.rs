@@ -4,6 +4,7 @@
 
 pub mod agents_md;
 mod compact;
+mod subagent;
 mod turn;
 
 use anyhow::{Context, Result, bail};
@@ -84,6 +85,8 @@ pub struct Session {
     external: Option<Arc<dyn ExternalTools>>,
     total_usage: TokenUsage,
     pub title: Option<String>,
+    /// > 0 while a subagent runs (its items are not logged).
+    subagent_depth: u32,
 }
 
 impl Session {
@@ -151,12 +154,17 @@ impl Session {
             );
         };
         let agents = agents_md::load(&config.home, workspace.cwd(), config.project_doc_max_bytes);
+        let skills = crate::skills::discover(workspace.cwd(), dirs::home_dir().as_deref());
+        for w in &skills.warnings {
+            events.send(Event::Warning { message: w.clone() });
+        }
         let env = PromptEnv::detect(
             workspace.cwd().to_path_buf(),
             workspace.roots().to_vec(),
             agents,
             config.sandbox_mode.as_str(),
             config.approval_policy.as_str(),
+            skills.skills,
         );
         let store = SessionStore::new(&config.home);
         let log = if !persist {
@@ -193,6 +201,7 @@ impl Session {
             external: None,
             total_usage: TokenUsage::default(),
             title: None,
+            subagent_depth: 0,
             config,
         })
     }
@@ -206,6 +215,41 @@ impl Session {
                 harness: self.harness.name().to_string(),
                 cwd: self.workspace.cwd().to_path_buf(),
             }));
+    }
+
+    pub fn skills(&self) -> &[crate::skills::Skill] {
+        &self.env.skills
+    }
+
+    /// `/<skill> args` as the prompt that invokes the skill, when `text` names one.
+    pub fn expand_skill(&self, text: &str) -> Option<String> {
+        let rest = text.trim_start().strip_prefix('/')?;
+        let (name, args) = match rest.split_once(char::is_whitespace) {
+            Some((n, a)) => (n, a.trim()),
+            None => (rest.trim(), ""),
+        };
+        let skill = self.env.skills.iter().find(|s| s.name == name)?;
+        Some(crate::skills::invocation(skill, args))
+    }
+
+    /// The size of what this session sends before any conversation: system prompt, tool
+    /// schemas and initial context, in approximate tokens.
+    pub fn prompt_budget(&self) -> (usize, usize) {
+        use crate::tools::truncate::approx_tokens;
+        let tools = serde_json::to_string(&self.tools).unwrap_or_default();
+        let initial: usize = self
+            .harness
+            .initial_context(&self.env)
+            .iter()
+            .map(|h| match h {
+                HistoryItem::User { text, .. } => approx_tokens(text),
+                _ => 0,
+            })
+            .sum();
+        (
+            approx_tokens(&self.system_prompt) + initial,
+            approx_tokens(&tools),
+        )
     }
 
     pub fn history(&self) -> &[HistoryItem] {
@@ -267,6 +311,8 @@ impl Session {
     pub fn set_modes(&mut self, sandbox: SandboxMode, approval: ApprovalPolicy) {
         self.config.sandbox_mode = sandbox;
         self.config.approval_policy = approval;
+        self.env.sandbox = sandbox.as_str().to_string();
+        self.env.approval = approval.as_str().to_string();
         self.policy = Arc::new(self.policy.with_modes(sandbox, approval));
     }
 
@@ -344,7 +390,9 @@ impl Session {
     }
 
     fn push_history(&mut self, item: HistoryItem) {
-        self.log_line(&LogLine::Item { item: item.clone() });
+        if self.subagent_depth == 0 {
+            self.log_line(&LogLine::Item { item: item.clone() });
+        }
         self.history.push(item);
     }
 }

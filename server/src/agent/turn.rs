@@ -55,6 +55,7 @@ impl Session {
             images,
             synthetic: false,
         });
+        self.push_reminder();
         let reason = self.turn_loop(&cancel).await;
         self.log_line(&LogLine::TurnEnd {
             turn_id: turn_id.clone(),
@@ -71,7 +72,31 @@ impl Session {
         ended
     }
 
-    async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
+    /// Adds the harness's reminder (date, permission mode) when it changed since the last one
+    /// in history.
+    fn push_reminder(&mut self) {
+        let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+        let Some(reminder) = self.harness.reminder(&self.env, &today) else {
+            return;
+        };
+        let last = self.history.iter().rev().find_map(|h| match h {
+            HistoryItem::User {
+                text,
+                synthetic: true,
+                ..
+            } if text.starts_with("<system-reminder>") => Some(text.as_str()),
+            _ => None,
+        });
+        if last != Some(reminder.as_str()) {
+            self.push_history(HistoryItem::User {
+                text: reminder,
+                images: vec![],
+                synthetic: true,
+            });
+        }
+    }
+
+    pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
         for _ in 0..self.config.max_turn_requests {
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
@@ -92,10 +117,7 @@ impl Session {
                 })
             };
             let events = self.events.clone();
-            let mut on_retry = move |m: String| {
-                tracing::warn!("{m}");
-                events.send(Event::Warning { message: m })
-            };
+            let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
             let result = {
                 let req = self.model_request(&self.history);
                 self.client
@@ -106,7 +128,7 @@ impl Session {
                 Ok(r) => r,
                 Err(ModelError::Cancelled) => return TurnEndReason::Cancelled,
                 Err(e) => {
-                    tracing::error!("model request failed: {e}");
+                    tracing::debug!("model request failed: {e}");
                     return TurnEndReason::Failed {
                         message: e.to_string(),
                     };
@@ -225,6 +247,8 @@ impl Session {
         }));
         let outcome = if let Some(e) = arg_error {
             ToolOutcome::error(e)
+        } else if self.harness.subagent_tool() == Some(call.name.as_str()) {
+            self.run_subagent(&args, cancel).await
         } else if described.is_none() {
             let names: Vec<String> = self.tools.iter().map(|t| t.name.clone()).collect();
             ToolOutcome::error(format!(

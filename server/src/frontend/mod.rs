@@ -3,3 +3,4 @@
 pub mod acp;
 pub mod exec;
 pub mod login;
+pub mod lsp;

@@ -88,6 +88,13 @@ impl Harness for Native {
             images: vec![],
             synthetic: true,
         });
+        if let Some(block) = super::codex_skills_block(&env.skills) {
+            items.push(HistoryItem::User {
+                text: block,
+                images: vec![],
+                synthetic: true,
+            });
+        }
         items
     }
 
@@ -303,7 +310,7 @@ fn shell_quote(w: &str) -> String {
     }
 }
 
-async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+pub(super) async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let command = shell_command(args);
     if command.trim().is_empty() {
         return ToolOutcome::error("shell needs a non-empty `command` string");
@@ -440,13 +447,18 @@ async fn read_file(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let Some(raw) = args.get("path").and_then(Value::as_str) else {
         return ToolOutcome::error("read_file needs a `path`");
     };
-    let path = match ctx.workspace.resolve(raw) {
-        Ok(p) => p,
-        Err(e) => return ToolOutcome::error(e.to_string()),
-    };
-    let text = match ctx.workspace.read_text(&path).await {
-        Ok(t) => t,
-        Err(e) => return ToolOutcome::error(format!("could not read {raw}: {e}")),
+    let text = match crate::skills::read_builtin(raw) {
+        Some(t) => t.to_string(),
+        None => {
+            let path = match ctx.workspace.resolve(raw) {
+                Ok(p) => p,
+                Err(e) => return ToolOutcome::error(e.to_string()),
+            };
+            match ctx.workspace.read_text(&path).await {
+                Ok(t) => t,
+                Err(e) => return ToolOutcome::error(format!("could not read {raw}: {e}")),
+            }
+        }
     };
     let offset = args.get("offset").and_then(Value::as_i64).unwrap_or(1);
     let limit = args

@@ -280,3 +280,223 @@ mod tests {
         assert!(!entries.iter().any(|e| e.contains("target")));
     }
 }
+
+/// Options for [`search`], the richer grep behind Kimi Code's Grep.
+#[derive(Debug, Clone, Default)]
+pub struct SearchOptions {
+    pub case_insensitive: bool,
+    pub glob: Option<String>,
+    /// A ripgrep file type name (`rust`, `py`, `js`…).
+    pub file_type: Option<String>,
+    pub include_ignored: bool,
+    pub multiline: bool,
+    pub before: usize,
+    pub after: usize,
+    /// Stop after this many matching lines in all (bounds memory on huge trees).
+    pub max_lines: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HitLine {
+    pub number: u64,
+    pub text: String,
+    /// false for context lines.
+    pub is_match: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileHits {
+    pub path: PathBuf,
+    pub lines: Vec<HitLine>,
+    pub matches: u64,
+}
+
+struct Collect<'a> {
+    lines: &'a mut Vec<HitLine>,
+    matches: &'a mut u64,
+}
+
+impl grep_searcher::Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(
+        &mut self,
+        _s: &grep_searcher::Searcher,
+        m: &grep_searcher::SinkMatch<'_>,
+    ) -> Result<bool, Self::Error> {
+        *self.matches += 1;
+        let first = m.line_number().unwrap_or(0);
+        for (i, line) in m.lines().enumerate() {
+            self.lines.push(HitLine {
+                number: first + i as u64,
+                text: String::from_utf8_lossy(line)
+                    .trim_end_matches(['\n', '\r'])
+                    .to_string(),
+                is_match: true,
+            });
+        }
+        Ok(true)
+    }
+
+    fn context(
+        &mut self,
+        _s: &grep_searcher::Searcher,
+        c: &grep_searcher::SinkContext<'_>,
+    ) -> Result<bool, Self::Error> {
+        self.lines.push(HitLine {
+            number: c.line_number().unwrap_or(0),
+            text: String::from_utf8_lossy(c.bytes())
+                .trim_end_matches(['\n', '\r'])
+                .to_string(),
+            is_match: false,
+        });
+        Ok(true)
+    }
+}
+
+/// Files under `root` with lines matching `pattern`, in path order.
+pub fn search(root: &Path, pattern: &str, opts: &SearchOptions) -> Result<Vec<FileHits>, String> {
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(opts.case_insensitive)
+        .multi_line(opts.multiline)
+        .dot_matches_new_line(opts.multiline)
+        .build(pattern)
+        .map_err(|e| format!("invalid regex `{pattern}`: {e}"))?;
+    let filter = match &opts.glob {
+        Some(g) => {
+            let pat = if g.contains('/') {
+                g.clone()
+            } else {
+                format!("**/{g}")
+            };
+            Some(
+                Glob::new(&pat)
+                    .map_err(|e| format!("invalid glob `{g}`: {e}"))?
+                    .compile_matcher(),
+            )
+        }
+        None => None,
+    };
+    let mut walk = WalkBuilder::new(root);
+    walk.hidden(false)
+        .git_ignore(!opts.include_ignored)
+        .git_global(!opts.include_ignored)
+        .git_exclude(!opts.include_ignored)
+        .ignore(!opts.include_ignored)
+        .parents(!opts.include_ignored)
+        .require_git(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .sort_by_file_name(|a, b| a.cmp(b));
+    if let Some(t) = &opts.file_type {
+        let mut tb = ignore::types::TypesBuilder::new();
+        tb.add_defaults();
+        tb.select(t);
+        let types = tb
+            .build()
+            .map_err(|e| format!("unknown file type `{t}`: {e}"))?;
+        walk.types(types);
+    }
+    let mut searcher = SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .multi_line(opts.multiline)
+        .before_context(opts.before)
+        .after_context(opts.after)
+        .build();
+    let mut out = Vec::new();
+    let mut total = 0usize;
+    for entry in walk.build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        if let Some(f) = &filter {
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            if !f.is_match(rel) {
+                continue;
+            }
+        }
+        let mut lines = Vec::new();
+        let mut matches = 0;
+        let r = searcher.search_path(
+            &matcher,
+            path,
+            Collect {
+                lines: &mut lines,
+                matches: &mut matches,
+            },
+        );
+        if let Err(e) = r {
+            tracing::debug!("grep skipped {}: {e}", path.display());
+            continue;
+        }
+        if matches > 0 {
+            total += lines.len();
+            out.push(FileHits {
+                path: path.to_path_buf(),
+                lines,
+                matches,
+            });
+            if total >= opts.max_lines.max(1) {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod search_tests {
+    use super::*;
+
+    #[test]
+    fn context_types_and_counts() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("a.rs"),
+            "one\ntwo needle\nthree\nneedle four\n",
+        )
+        .unwrap();
+        std::fs::write(d.path().join("b.py"), "needle\n").unwrap();
+        let hits = search(
+            d.path(),
+            "needle",
+            &SearchOptions {
+                before: 1,
+                max_lines: 100,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(hits.len(), 2);
+        assert_eq!(hits[0].matches, 2);
+        let a: Vec<(u64, bool)> = hits[0]
+            .lines
+            .iter()
+            .map(|l| (l.number, l.is_match))
+            .collect();
+        assert_eq!(a, vec![(1, false), (2, true), (3, false), (4, true)]);
+        let rs = search(
+            d.path(),
+            "needle",
+            &SearchOptions {
+                file_type: Some("rust".into()),
+                max_lines: 100,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(rs.len(), 1);
+        assert!(
+            search(
+                d.path(),
+                "x",
+                &SearchOptions {
+                    file_type: Some("nosuchtype".into()),
+                    ..Default::default()
+                }
+            )
+            .is_err()
+        );
+    }
+}

@@ -157,6 +157,23 @@ impl ToolContext {
         title: &str,
         changes: Vec<FileChange>,
     ) -> Result<(), ToolOutcome> {
+        let verdict = self.check(intent, tool, kind, title, changes).await;
+        if verdict.is_ok() {
+            self.events.send(Event::ToolCallRunning {
+                call_id: self.call_id.clone(),
+            });
+        }
+        verdict
+    }
+
+    async fn check(
+        &self,
+        intent: Intent,
+        tool: &str,
+        kind: ToolKind,
+        title: &str,
+        changes: Vec<FileChange>,
+    ) -> Result<(), ToolOutcome> {
         match self.policy.decide(&intent) {
             Verdict::Allow => Ok(()),
             Verdict::Deny { reason } => Err(ToolOutcome::declined(format!(

@@ -188,3 +188,47 @@ fn to_change(c: &PlannedChange, resolved: &HashMap<String, PathBuf>) -> FileChan
         },
     }
 }
+
+/// Writes one file's new text after the policy allows it; the change, for the tool's report.
+/// Used by whole-file tools (Write, Edit).
+pub async fn write_one(
+    ctx: &ToolContext,
+    tool: &str,
+    path: &Path,
+    old: Option<String>,
+    new: String,
+) -> Result<FileChange, ToolOutcome> {
+    let change = FileChange {
+        path: path.to_path_buf(),
+        kind: if old.is_some() {
+            FileChangeKind::Update
+        } else {
+            FileChangeKind::Add
+        },
+        move_path: None,
+        old_text: old,
+        new_text: Some(new.clone()),
+    };
+    let title = format!("Edit {}", ctx.workspace.display_path(path));
+    ctx.authorize(
+        Intent::Write {
+            paths: vec![path.to_path_buf()],
+        },
+        tool,
+        ToolKind::Edit,
+        &title,
+        vec![change.clone()],
+    )
+    .await
+    .map_err(|refused| ToolOutcome {
+        changes: vec![change.clone()],
+        ..refused
+    })?;
+    if let Err(e) = ctx.workspace.write_text(path, &new).await {
+        return Err(ToolOutcome::error(format!(
+            "could not write {}: {e}",
+            ctx.workspace.display_path(path)
+        )));
+    }
+    Ok(change)
+}

@@ -294,20 +294,32 @@ mod tests {
         let store = store_with("a😀b\r\nc");
         let enc = PositionEncoding::Utf16;
         // Type "xy" after the emoji (UTF-16 column 3), one keystroke per notification.
-        store.change("file:///a.rs", 2, &[change(0, 3, 0, 3, "x")], enc).unwrap();
-        store.change("file:///a.rs", 3, &[change(0, 4, 0, 4, "y")], enc).unwrap();
+        store
+            .change("file:///a.rs", 2, &[change(0, 3, 0, 3, "x")], enc)
+            .unwrap();
+        store
+            .change("file:///a.rs", 3, &[change(0, 4, 0, 4, "y")], enc)
+            .unwrap();
         assert_eq!(text(&store), "a😀xyb\r\nc");
         // Backspace the emoji (its two code units).
-        store.change("file:///a.rs", 4, &[change(0, 1, 0, 3, "")], enc).unwrap();
+        store
+            .change("file:///a.rs", 4, &[change(0, 1, 0, 3, "")], enc)
+            .unwrap();
         assert_eq!(text(&store), "axyb\r\nc");
         // Join the lines: the range from line end to the next line's start removes "\r\n".
-        store.change("file:///a.rs", 5, &[change(0, 4, 1, 0, " ")], enc).unwrap();
+        store
+            .change("file:///a.rs", 5, &[change(0, 4, 1, 0, " ")], enc)
+            .unwrap();
         assert_eq!(text(&store), "axyb c");
         // A range past the line end clamps; a line past the end appends.
-        store.change("file:///a.rs", 6, &[change(0, 99, 7, 0, "!\n")], enc).unwrap();
+        store
+            .change("file:///a.rs", 6, &[change(0, 99, 7, 0, "!\n")], enc)
+            .unwrap();
         assert_eq!(text(&store), "axyb c!\n");
         // A reversed range is treated as its normal form.
-        store.change("file:///a.rs", 7, &[change(0, 3, 0, 1, "")], enc).unwrap();
+        store
+            .change("file:///a.rs", 7, &[change(0, 3, 0, 1, "")], enc)
+            .unwrap();
         assert_eq!(text(&store), "ab c!\n");
     }
 
@@ -315,11 +327,21 @@ mod tests {
     fn utf8_and_utf32_columns() {
         let store = store_with("é😀z");
         store
-            .change("file:///a.rs", 2, &[change(0, 6, 0, 6, "_")], PositionEncoding::Utf8)
+            .change(
+                "file:///a.rs",
+                2,
+                &[change(0, 6, 0, 6, "_")],
+                PositionEncoding::Utf8,
+            )
             .unwrap();
         assert_eq!(text(&store), "é😀_z");
         store
-            .change("file:///a.rs", 3, &[change(0, 1, 0, 2, "")], PositionEncoding::Utf32)
+            .change(
+                "file:///a.rs",
+                3,
+                &[change(0, 1, 0, 2, "")],
+                PositionEncoding::Utf32,
+            )
             .unwrap();
         assert_eq!(text(&store), "é_z");
     }

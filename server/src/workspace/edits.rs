@@ -103,12 +103,8 @@ pub fn minimal_edits(old: &Rope, new: &str, enc: PositionEncoding) -> Vec<TextEd
     // `old.line_to_char(i)`.
     let old_lines = split_lines(&old_text);
     let new_lines = split_lines(new);
-    let ops = capture_diff_slices_deadline(
-        Algorithm::Myers,
-        &old_lines,
-        &new_lines,
-        Some(deadline),
-    );
+    let ops =
+        capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, Some(deadline));
     let mut edits = Vec::new();
     // Consecutive non-equal ops form one hunk: (old lines, new lines).
     let mut hunk: Option<(std::ops::Range<usize>, std::ops::Range<usize>)> = None;
@@ -169,7 +165,11 @@ fn refine(
         // Never split a "\r\n" pair in the old text: an edit boundary between them would have
         // no LSP position. Widen the edit over the pair instead.
         let (mut start, mut end, mut text) = (start, end, text);
-        if start > 0 && start < old.len_chars() && old.char(start) == '\n' && old.char(start - 1) == '\r' {
+        if start > 0
+            && start < old.len_chars()
+            && old.char(start) == '\n'
+            && old.char(start - 1) == '\r'
+        {
             start -= 1;
             text.insert(0, '\r');
         }
@@ -299,7 +299,10 @@ mod tests {
             "old={old:?} new={new:?} edits={edits:?}"
         );
         for w in edits.windows(2) {
-            assert!(w[0].range.end <= w[1].range.start, "unsorted or overlapping: {edits:?}");
+            assert!(
+                w[0].range.end <= w[1].range.start,
+                "unsorted or overlapping: {edits:?}"
+            );
         }
         edits
     }
@@ -316,7 +319,11 @@ mod tests {
             } else {
                 mutate(&mut rng, &old)
             };
-            for enc in [PositionEncoding::Utf8, PositionEncoding::Utf16, PositionEncoding::Utf32] {
+            for enc in [
+                PositionEncoding::Utf8,
+                PositionEncoding::Utf16,
+                PositionEncoding::Utf32,
+            ] {
                 check(&old, &new, enc);
             }
         }
@@ -360,7 +367,10 @@ mod tests {
         let old = "a\r\nb\r\n";
         let new = "a\r\nnew\r\nb\r\n";
         let edits = check(old, new, PositionEncoding::Utf16);
-        assert!(edits.iter().all(|e| !e.new_text.starts_with('\n')), "{edits:?}");
+        assert!(
+            edits.iter().all(|e| !e.new_text.starts_with('\n')),
+            "{edits:?}"
+        );
         // A lone \n replaced by \r\n and back.
         check("a\nb", "a\r\nb", PositionEncoding::Utf16);
         check("a\r\nb", "a\nb", PositionEncoding::Utf16);
@@ -369,7 +379,10 @@ mod tests {
 
     #[test]
     fn line_endings_normalize_to_the_document() {
-        assert_eq!(normalize_line_endings("a\nb\r\nc", LineEnding::CrLf), "a\r\nb\r\nc");
+        assert_eq!(
+            normalize_line_endings("a\nb\r\nc", LineEnding::CrLf),
+            "a\r\nb\r\nc"
+        );
         assert_eq!(normalize_line_endings("a\nb", LineEnding::Lf), "a\nb");
         assert!(matches!(
             normalize_line_endings("a\r\nb", LineEnding::CrLf),

@@ -212,8 +212,14 @@ mod tests {
         ws.write_text(&new, "fresh\n").await.unwrap();
 
         // Nothing reached the disk.
-        assert_eq!(std::fs::read_to_string(root.join("open.py")).unwrap(), "on disk\n");
-        assert_eq!(std::fs::read_to_string(root.join("closed.py")).unwrap(), "closed\n");
+        assert_eq!(
+            std::fs::read_to_string(root.join("open.py")).unwrap(),
+            "on disk\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("closed.py")).unwrap(),
+            "closed\n"
+        );
         assert!(!root.join("new.py").exists());
 
         let changes = overlay.changes();

@@ -194,7 +194,7 @@ impl Approver for ClientApprover {
                 fields = fields.content(diff_contents(&req.changes));
             }
             if let Some(c) = &req.command {
-                fields = fields.raw_input(json!({"command": c, "reason": req.reason}));
+                fields = fields.raw_input(json!({"command": c}));
             }
             let always = match req.command.as_deref() {
                 Some(_) => format!(

@@ -32,13 +32,14 @@ include untracked files). Report concrete findings only: bugs, missing error han
 broken tests, security problems, and unclear code, each as `path:line: finding` with a \
 one-line fix. Say plainly if you find nothing worth changing. Do not edit files.";
 
-pub fn available() -> Vec<AvailableCommand> {
+pub fn available(skills: &[crate::skills::Skill]) -> Vec<AvailableCommand> {
+    let builtin = ["harness", "model", "compact", "init", "review", "status"];
     let hint = |h: &str| {
         Some(AvailableCommandInput::Unstructured(
             UnstructuredCommandInput::new(h),
         ))
     };
-    vec![
+    let mut list = vec![
         AvailableCommand::new(
             "harness",
             format!("Switch the harness ({})", harness::HARNESSES.join(", ")),
@@ -57,7 +58,22 @@ pub fn available() -> Vec<AvailableCommand> {
             "status",
             "Show the session's model, mode, harness and token use",
         ),
-    ]
+    ];
+    // A skill named like a built-in command stays reachable by the model, not by `/`.
+    list.extend(
+        skills
+            .iter()
+            .filter(|s| !builtin.contains(&s.name.as_str()))
+            .map(|s| {
+                let mut d: String = s.description.chars().take(200).collect();
+                if d.len() < s.description.len() {
+                    d.push('…');
+                }
+                AvailableCommand::new(s.name.clone(), format!("Skill: {d}"))
+                    .input(hint("arguments"))
+            }),
+    );
+    list
 }
 
 pub async fn handle(
@@ -143,7 +159,14 @@ pub async fn handle(
         },
         "init" => Ok(Outcome::Run(with_text(input, INIT_PROMPT, args))),
         "review" => Ok(Outcome::Run(with_text(input, REVIEW_PROMPT, args))),
-        _ => Ok(Outcome::Run(input)),
+        _ => match agent.expand_skill(&text) {
+            Some(expanded) => {
+                let mut input = input;
+                input[0] = InputItem::Text { text: expanded };
+                Ok(Outcome::Run(input))
+            }
+            None => Ok(Outcome::Run(input)),
+        },
     }
 }
 

@@ -8,12 +8,12 @@ use agent_client_protocol::v1::schema::{
     DeleteSessionRequest, DeleteSessionResponse, EmbeddedResourceResource, Implementation,
     InitializeRequest, InitializeResponse, ListSessionsRequest, ListSessionsResponse,
     LoadSessionRequest, LoadSessionResponse, LogoutRequest, LogoutResponse, McpCapabilities,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    ResumeSessionRequest, ResumeSessionResponse, SessionAdditionalDirectoriesCapabilities,
-    SessionCapabilities, SessionCloseCapabilities, SessionDeleteCapabilities, SessionId,
-    SessionInfo, SessionInfoUpdate, SessionListCapabilities, SessionResumeCapabilities,
-    SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
-    SetSessionModeRequest, SetSessionModeResponse, StopReason,
+    McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
+    SessionAdditionalDirectoriesCapabilities, SessionCapabilities, SessionCloseCapabilities,
+    SessionDeleteCapabilities, SessionId, SessionInfo, SessionInfoUpdate, SessionListCapabilities,
+    SessionResumeCapabilities, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -28,6 +28,7 @@ use super::updates::Translator;
 use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, commands, replay};
 use crate::agent::{EventSink, Session, SessionOptions};
 use crate::config::{Config, MissingKey};
+use crate::mcp::{McpServerConfig, McpTools, McpTransport};
 use crate::store::SessionStore;
 
 type R = Result<(), Error>;
@@ -65,7 +66,7 @@ pub fn initialize(
     let caps = AgentCapabilities::new()
         .load_session(true)
         .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
-        .mcp_capabilities(McpCapabilities::new())
+        .mcp_capabilities(McpCapabilities::new().http(true))
         .session_capabilities(
             SessionCapabilities::new()
                 .list(SessionListCapabilities::new())
@@ -202,6 +203,7 @@ fn open_session(
         harness: session.harness_name().to_string(),
         base_approval,
     };
+    let commands_list = commands::available(session.skills());
     let s = Arc::new(AcpSession {
         id,
         cwd: cwd.to_path_buf(),
@@ -209,6 +211,7 @@ fn open_session(
         turn: Mutex::new(None),
         settings: Mutex::new(settings),
         translator,
+        commands: commands_list,
     });
     state.insert(s.clone());
     Ok(s)
@@ -216,7 +219,7 @@ fn open_session(
 
 fn announce_commands(s: &AcpSession) {
     s.translator.send(SessionUpdate::AvailableCommandsUpdate(
-        AvailableCommandsUpdate::new(commands::available()),
+        AvailableCommandsUpdate::new(s.commands.clone()),
     ));
 }
 
@@ -239,14 +242,72 @@ pub fn new_session(
         Err(e) => return responder.respond_with_error(e),
     };
     let st = s.settings();
-    responder.respond(
-        NewSessionResponse::new(SessionId::new(id))
-            .modes(st.mode_state())
-            .config_options(st.config_options()),
-    )?;
+    let response = NewSessionResponse::new(SessionId::new(id))
+        .modes(st.mode_state())
+        .config_options(st.config_options());
+    if !req.mcp_servers.is_empty() {
+        return cx.spawn(async move {
+            attach_mcp(&s, req.mcp_servers, || {
+                let _ = responder.respond(response);
+                announce_commands(&s);
+            })
+            .await;
+            Ok(())
+        });
+    }
+    responder.respond(response)?;
     // After the response: Zed drops updates for sessions it does not know yet.
     announce_commands(&s);
     Ok(())
+}
+
+/// Connects the session's MCP servers with the agent lock held: `respond` runs once the lock
+/// is held, so a prompt sent after the response waits for the tools instead of running without
+/// them. Servers that failed are told to the user as agent text (after the response: Zed
+/// drops updates for sessions it does not know yet).
+async fn attach_mcp(s: &AcpSession, servers: Vec<McpServer>, respond: impl FnOnce()) {
+    let mut agent = s.agent.lock().await;
+    respond();
+    let mut warnings = Vec::new();
+    let mut configs = Vec::new();
+    for server in servers {
+        match server {
+            McpServer::Stdio(m) => configs.push(McpServerConfig {
+                name: m.name,
+                transport: McpTransport::Stdio {
+                    command: m.command,
+                    args: m.args,
+                    env: m.env.into_iter().map(|e| (e.name, e.value)).collect(),
+                    cwd: Some(s.cwd.clone()),
+                },
+            }),
+            McpServer::Http(m) => configs.push(McpServerConfig {
+                name: m.name,
+                transport: McpTransport::Http {
+                    url: m.url,
+                    headers: m.headers.into_iter().map(|h| (h.name, h.value)).collect(),
+                },
+            }),
+            McpServer::Sse(m) => warnings.push(format!(
+                "MCP server `{}` was not started: the SSE transport is not supported; use its streamable HTTP URL",
+                m.name
+            )),
+            _ => warnings.push("An MCP server with an unsupported transport was not started".into()),
+        }
+    }
+    if !configs.is_empty() {
+        let (tools, failed) = McpTools::connect(configs).await;
+        warnings.extend(failed);
+        if !tools.is_empty() {
+            agent.set_external_tools(Some(Arc::new(tools)));
+        }
+    }
+    // Still under the lock: the warnings come before the first prompt's output.
+    for w in warnings {
+        s.translator
+            .agent_text(&format!("**Warning:** {w}\n\n"), None);
+    }
+    drop(agent);
 }
 
 pub fn load_session(
@@ -282,12 +343,14 @@ pub fn load_session(
             }
         }
         let st = s.settings();
-        let _ = responder.respond(
-            LoadSessionResponse::new()
-                .modes(st.mode_state())
-                .config_options(st.config_options()),
-        );
-        announce_commands(&s);
+        let response = LoadSessionResponse::new()
+            .modes(st.mode_state())
+            .config_options(st.config_options());
+        attach_mcp(&s, req.mcp_servers, || {
+            let _ = responder.respond(response);
+            announce_commands(&s);
+        })
+        .await;
         Ok(())
     })
 }
@@ -321,11 +384,20 @@ pub fn resume_session(
         Err(e) => return responder.respond_with_error(e),
     };
     let st = s.settings();
-    responder.respond(
-        ResumeSessionResponse::new()
-            .modes(st.mode_state())
-            .config_options(st.config_options()),
-    )?;
+    let response = ResumeSessionResponse::new()
+        .modes(st.mode_state())
+        .config_options(st.config_options());
+    if !req.mcp_servers.is_empty() {
+        return cx.spawn(async move {
+            attach_mcp(&s, req.mcp_servers, || {
+                let _ = responder.respond(response);
+                announce_commands(&s);
+            })
+            .await;
+            Ok(())
+        });
+    }
+    responder.respond(response)?;
     announce_commands(&s);
     Ok(())
 }
@@ -537,7 +609,13 @@ fn prompt_input(blocks: &[ContentBlock]) -> Result<Vec<InputItem>, String> {
         }
     }
     if text.trim().is_empty() && images.is_empty() {
-        return Err("the prompt is empty".into());
+        return Err(
+            if blocks.iter().any(|b| matches!(b, ContentBlock::Audio(_))) {
+                "audio prompts are not supported; send text".into()
+            } else {
+                "the prompt is empty".into()
+            },
+        );
     }
     let mut input = Vec::new();
     if !text.is_empty() {

@@ -42,6 +42,7 @@ pub struct AcpSession {
     turn: Mutex<Option<CancellationToken>>,
     settings: Mutex<Settings>,
     translator: Arc<Translator>,
+    commands: Vec<agent_client_protocol::v1::schema::AvailableCommand>,
 }
 
 impl AcpState {

@@ -27,6 +27,7 @@ pub struct Translator {
     terminal_output: bool,
     cwd: PathBuf,
     calls: Mutex<HashMap<String, ToolKind>>,
+    running: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Translator {
@@ -43,6 +44,7 @@ impl Translator {
             terminal_output,
             cwd,
             calls: Mutex::new(HashMap::new()),
+            running: Mutex::new(Default::default()),
         }
     }
 
@@ -53,8 +55,11 @@ impl Translator {
             .send_notification(SessionNotification::new(self.session_id.clone(), update));
     }
 
+    /// A whole agent message of our own (status, errors); it gets its own message id.
     pub fn agent_text(&self, text: &str, message_id: Option<&str>) {
-        self.send(SessionUpdate::AgentMessageChunk(chunk(text, message_id)));
+        let fresh = uuid::Uuid::now_v7().to_string();
+        let id = message_id.unwrap_or(&fresh);
+        self.send(SessionUpdate::AgentMessageChunk(chunk(text, Some(id))));
     }
 
     pub fn event(&self, e: Event) {
@@ -66,9 +71,11 @@ impl Translator {
                 SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))),
             ),
             Event::ToolCallBegin(b) => self.begin(b),
-            Event::ToolCallOutputDelta { call_id, chunk }
-                if self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute) =>
-            {
+            Event::ToolCallOutputDelta { call_id, chunk } => {
+                self.mark_running(&call_id);
+                if !(self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute)) {
+                    return;
+                }
                 let mut meta = Meta::new();
                 meta.insert(
                     "terminal_output".into(),
@@ -78,6 +85,7 @@ impl Translator {
                     ToolCallUpdate::new(call_id, ToolCallUpdateFields::new()).meta(meta),
                 ));
             }
+            Event::ToolCallRunning { call_id } => self.mark_running(&call_id),
             Event::ToolCallEnd(end) => self.end(end),
             Event::PlanUpdated(plan) => self.send(SessionUpdate::Plan(Plan::new(
                 plan.items
@@ -143,13 +151,32 @@ impl Translator {
                 .meta(meta);
         }
         self.send(SessionUpdate::ToolCall(call));
-        self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-            b.call_id,
-            ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
-        )));
+        // Calls that never ask start at once; others stay `pending` until approved or running.
+        if matches!(b.kind, ToolKind::Read | ToolKind::Search | ToolKind::Think) {
+            self.mark_running(&b.call_id);
+        }
+    }
+
+    /// Sends `in_progress` once per call: after approval, at first output, or at the end.
+    pub fn mark_running(&self, call_id: &str) {
+        let first = self
+            .running
+            .lock()
+            .map(|mut r| r.insert(call_id.to_string()))
+            .unwrap_or(false);
+        if first {
+            self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                call_id.to_string(),
+                ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
+            )));
+        }
     }
 
     fn end(&self, end: ToolCallEnd) {
+        self.mark_running(&end.call_id);
+        if let Ok(mut r) = self.running.lock() {
+            r.remove(&end.call_id);
+        }
         let kind = self
             .calls
             .lock()

@@ -163,11 +163,6 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
         None => None,
     };
     let mut input = Vec::new();
-    if !prompt.trim().is_empty() {
-        input.push(InputItem::Text {
-            text: prompt.clone(),
-        });
-    }
     for img in &args.images {
         match image_data_url(img) {
             Ok(url) => input.push(InputItem::Image { url }),
@@ -225,6 +220,16 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
         if let Err(e) = r {
             return Ok(fail(json, 1, &format!("/{cmd} {arg}: {e:#}")));
         }
+    }
+    // `/<skill> args` runs a skill.
+    let prompt = session.expand_skill(&prompt).unwrap_or(prompt);
+    if !prompt.trim().is_empty() {
+        input.insert(
+            0,
+            InputItem::Text {
+                text: prompt.clone(),
+            },
+        );
     }
     match &mut out {
         Output::Json(w) => w.thread_started(&session.id),
@@ -475,6 +480,12 @@ pub async fn debug_prompt(
     match Session::create(opts) {
         Ok(s) => {
             let body = s.preview_request(prompt.as_deref().unwrap_or("hello"));
+            let (prompt_tokens, tool_tokens) = s.prompt_budget();
+            eprintln!(
+                "harness {}: system prompt and initial context ≈ {prompt_tokens} tokens, tool schemas ≈ {tool_tokens} tokens, whole body ≈ {} tokens (4 bytes per token)",
+                s.harness_name(),
+                crate::tools::truncate::approx_tokens(&body.to_string())
+            );
             match serde_json::to_string_pretty(&body) {
                 Ok(t) => {
                     println!("{t}");

@@ -1,0 +1,539 @@
+//! Kimi Code's tools on our machinery: names, parameters, limits and result texts as the
+//! model was trained to expect them.
+
+use interpreter_protocol::{Plan, PlanItem, PlanStatus, ToolKind, ToolStatus};
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::*;
+use crate::sandbox::Intent;
+use crate::tools::files::{self, SearchOptions};
+use crate::tools::truncate::truncate_head;
+use crate::tools::{ToolContext, ToolOutcome, patch_runner};
+
+fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        parameters,
+    }
+}
+
+pub fn specs() -> Vec<ToolSpec> {
+    vec![
+        spec(
+            "Agent",
+            "Start a subagent with a fresh context for a self-contained task (research, a search across the codebase, a focused change). It has the same tools except Agent and returns only its final message, so give it everything it needs in the prompt.",
+            json!({"type": "object", "properties": {
+                "description": {"type": "string", "description": "A short (3-5 words) description of the task"},
+                "prompt": {"type": "string", "description": "The full task for the subagent"},
+                "subagent_type": {"type": "string", "enum": ["coder", "explore", "plan"], "description": "coder (default) may edit; explore and plan only read"}
+            }, "required": ["description", "prompt"], "additionalProperties": false}),
+        ),
+        spec(
+            "Bash",
+            "Run a bash command in the working directory and return its combined stdout and stderr. Non-interactive: stdin is closed.",
+            json!({"type": "object", "properties": {
+                "command": {"type": "string", "minLength": 1, "description": "The command to run"},
+                "cwd": {"type": "string", "description": "Working directory (default: the session's)"},
+                "timeout": {"type": "integer", "minimum": 1, "maximum": BASH_MAX_TIMEOUT_S, "default": BASH_DEFAULT_TIMEOUT_S, "description": "Timeout in seconds"},
+                "description": {"type": "string", "description": "What the command does, in a few words"}
+            }, "required": ["command"], "additionalProperties": false}),
+        ),
+        spec(
+            "Edit",
+            "Replace exact text in a file. `old_string` must match the file exactly (without Read's line-number prefixes) and be unique unless `replace_all` is set.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string"},
+                "old_string": {"type": "string", "minLength": 1},
+                "new_string": {"type": "string"},
+                "replace_all": {"type": "boolean", "default": false}
+            }, "required": ["path", "old_string", "new_string"], "additionalProperties": false}),
+        ),
+        spec(
+            "Glob",
+            "Find files whose path matches a glob pattern (e.g. `src/**/*.ts`), honouring .gitignore.",
+            json!({"type": "object", "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "Directory to search (default: the working directory)"},
+                "head_limit": {"type": "integer", "minimum": 0, "default": GLOB_HEAD_LIMIT, "description": "Maximum results; 0 for all"},
+                "offset": {"type": "integer", "minimum": 0, "default": 0},
+                "include_ignored": {"type": "boolean", "default": false}
+            }, "required": ["pattern"], "additionalProperties": false}),
+        ),
+        spec(
+            "Grep",
+            "Search file contents with a regular expression (ripgrep syntax), honouring .gitignore.",
+            json!({"type": "object", "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "File or directory (default: the working directory)"},
+                "glob": {"type": "string", "description": "Only files matching this glob, e.g. *.rs"},
+                "type": {"type": "string", "description": "Only files of this type, e.g. rust, py, js"},
+                "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count_matches"], "default": "files_with_matches"},
+                "-i": {"type": "boolean", "description": "Case insensitive"},
+                "-n": {"type": "boolean", "default": true, "description": "Line numbers (content mode)"},
+                "-A": {"type": "integer", "minimum": 0, "description": "Lines after each match"},
+                "-B": {"type": "integer", "minimum": 0, "description": "Lines before each match"},
+                "-C": {"type": "integer", "minimum": 0, "description": "Lines around each match"},
+                "head_limit": {"type": "integer", "minimum": 0, "default": GREP_HEAD_LIMIT, "description": "Maximum output lines; 0 for all"},
+                "offset": {"type": "integer", "minimum": 0, "default": 0},
+                "multiline": {"type": "boolean", "default": false},
+                "include_ignored": {"type": "boolean", "default": false}
+            }, "required": ["pattern"], "additionalProperties": false}),
+        ),
+        spec(
+            "Read",
+            "Read a text file with line numbers: at most 1000 lines or 100 KiB per call. Use line_offset (negative counts from the end) and n_lines to page.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string"},
+                "line_offset": {"type": "integer", "default": 1, "description": "First line (1-based); negative reads the last lines"},
+                "n_lines": {"type": "integer", "minimum": 1, "maximum": READ_MAX_LINES, "default": READ_MAX_LINES}
+            }, "required": ["path"], "additionalProperties": false}),
+        ),
+        spec(
+            "TodoList",
+            "Set the task's todo list (the whole list each time). Omit `todos` to read it; an empty list clears it.",
+            json!({"type": "object", "properties": {
+                "todos": {"type": "array", "items": {"type": "object", "properties": {
+                    "title": {"type": "string", "minLength": 1},
+                    "status": {"type": "string", "enum": ["pending", "in_progress", "done"]}
+                }, "required": ["title", "status"], "additionalProperties": false}}
+            }, "additionalProperties": false}),
+        ),
+        spec(
+            "Write",
+            "Write a whole file (creating folders as needed), or append to it.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string"},
+                "content": {"type": "string"},
+                "mode": {"type": "string", "enum": ["overwrite", "append"], "default": "overwrite"}
+            }, "required": ["path", "content"], "additionalProperties": false}),
+        ),
+    ]
+}
+
+fn capped(text: &str) -> String {
+    truncate_head(text, MAX_OUTPUT_CHARS, MAX_LINE_CHARS)
+}
+
+fn str_arg<'a>(args: &'a Value, k: &str) -> Option<&'a str> {
+    args.get(k).and_then(Value::as_str)
+}
+
+fn uint_arg(args: &Value, k: &str) -> Option<u64> {
+    args.get(k).and_then(Value::as_u64)
+}
+
+pub async fn bash(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+    let Some(command) = str_arg(args, "command").filter(|c| !c.trim().is_empty()) else {
+        return ToolOutcome::error("ERROR: `command` must be a non-empty string.");
+    };
+    let timeout = uint_arg(args, "timeout").unwrap_or(BASH_DEFAULT_TIMEOUT_S);
+    if timeout == 0 || timeout > BASH_MAX_TIMEOUT_S {
+        return ToolOutcome::error(format!(
+            "ERROR: `timeout` must be between 1 and {BASH_MAX_TIMEOUT_S} seconds."
+        ));
+    }
+    let cwd = match str_arg(args, "cwd").filter(|c| !c.is_empty()) {
+        Some(c) => match ctx.workspace.resolve(c) {
+            Ok(p) => p,
+            Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
+        },
+        None => ctx.workspace.cwd().to_path_buf(),
+    };
+    if let Err(refused) = ctx
+        .authorize(
+            Intent::Exec {
+                command: command.to_string(),
+            },
+            "Bash",
+            ToolKind::Execute,
+            command,
+            vec![],
+        )
+        .await
+    {
+        return refused;
+    }
+    let events = ctx.events.clone();
+    let call_id = ctx.call_id.clone();
+    let on_chunk = Box::new(move |chunk: &str| {
+        events.send(interpreter_protocol::Event::ToolCallOutputDelta {
+            call_id: call_id.clone(),
+            chunk: chunk.to_string(),
+        })
+    });
+    let r = match ctx
+        .runner
+        .run(
+            command,
+            &cwd,
+            Duration::from_secs(timeout),
+            &ctx.cancel,
+            &ctx.call_id,
+            on_chunk,
+        )
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => return ToolOutcome::error(format!("ERROR: could not run the command: {e}")),
+    };
+    let mut text = capped(&r.output);
+    let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
+    if r.timed_out {
+        let _ = write!(text, "\nCommand killed by timeout ({timeout}s).");
+    } else if r.cancelled {
+        text.push_str("\nCommand was cancelled by the user.");
+    } else if !ok {
+        let _ = write!(
+            text,
+            "\nCommand failed with exit code: {}",
+            r.exit_code.unwrap_or(-1)
+        );
+    } else if text.trim().is_empty() {
+        text = "Command executed successfully.".into();
+    }
+    ToolOutcome {
+        model_output: text,
+        user_output: r.output,
+        status: if ok {
+            ToolStatus::Completed
+        } else {
+            ToolStatus::Failed
+        },
+        exit_code: r.exit_code,
+        changes: vec![],
+        plan: None,
+    }
+}
+
+pub async fn read(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+    let Some(raw) = str_arg(args, "path") else {
+        return ToolOutcome::error("ERROR: `path` is required.");
+    };
+    let text = match crate::skills::read_builtin(raw) {
+        Some(t) => t.to_string(),
+        None => {
+            let path = match ctx.workspace.resolve(raw) {
+                Ok(p) => p,
+                Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
+            };
+            match ctx.workspace.read_text(&path).await {
+                Ok(t) => t,
+                Err(e) => return ToolOutcome::error(format!("ERROR: could not read {raw}: {e}")),
+            }
+        }
+    };
+    let offset = args.get("line_offset").and_then(Value::as_i64).unwrap_or(1);
+    if offset == 0 {
+        return ToolOutcome::error(
+            "ERROR: `line_offset` is 1-based (or negative to read from the end).",
+        );
+    }
+    let n = uint_arg(args, "n_lines")
+        .unwrap_or(READ_MAX_LINES as u64)
+        .clamp(1, READ_MAX_LINES as u64) as usize;
+    let w = files::line_window(&text, offset, n);
+    let mut out = String::new();
+    let mut shown = 0usize;
+    let mut cut_by_size = false;
+    for (num, line) in &w.lines {
+        let line = files::clip_line(line, MAX_LINE_CHARS);
+        if out.len() + line.len() + 8 > READ_MAX_BYTES {
+            cut_by_size = true;
+            break;
+        }
+        let _ = writeln!(out, "{num:>6}\t{line}");
+        shown += 1;
+    }
+    let first = w.lines.first().map(|(n, _)| *n).unwrap_or(0);
+    let end = if w.reached_end && !cut_by_size && shown == w.lines.len() {
+        " End of file reached."
+    } else {
+        ""
+    };
+    let status = format!(
+        "<system>{shown} lines read from file starting from line {first}. Total lines in file: {}.{end}</system>",
+        w.total_lines
+    );
+    ToolOutcome::ok(format!("{status}\n{out}"))
+}
+
+pub async fn write(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+    let (Some(raw), Some(content)) = (str_arg(args, "path"), str_arg(args, "content")) else {
+        return ToolOutcome::error("ERROR: `path` and `content` are required.");
+    };
+    let path = match ctx.workspace.resolve(raw) {
+        Ok(p) => p,
+        Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
+    };
+    let old = match ctx.workspace.read_optional(&path).await {
+        Ok(o) => o,
+        Err(e) => return ToolOutcome::error(format!("ERROR: could not read {raw}: {e}")),
+    };
+    let new = match str_arg(args, "mode").unwrap_or("overwrite") {
+        "append" => format!("{}{content}", old.as_deref().unwrap_or("")),
+        "overwrite" => content.to_string(),
+        other => {
+            return ToolOutcome::error(format!(
+                "ERROR: unknown mode `{other}` (overwrite or append)."
+            ));
+        }
+    };
+    match patch_runner::write_one(ctx, "Write", &path, old, new).await {
+        Ok(change) => {
+            let mut o = ToolOutcome::ok(format!("Wrote {} bytes to {raw}", content.len()));
+            o.changes = vec![change];
+            o
+        }
+        Err(refused) => refused,
+    }
+}
+
+pub async fn edit(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+    let (Some(raw), Some(old_s), Some(new_s)) = (
+        str_arg(args, "path"),
+        str_arg(args, "old_string"),
+        str_arg(args, "new_string"),
+    ) else {
+        return ToolOutcome::error("ERROR: `path`, `old_string` and `new_string` are required.");
+    };
+    if old_s.is_empty() {
+        return ToolOutcome::error("Edit failed: old_string must not be empty.");
+    }
+    if old_s == new_s {
+        return ToolOutcome::error("Edit failed: old_string and new_string are the same.");
+    }
+    let replace_all = args
+        .get("replace_all")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let path = match ctx.workspace.resolve(raw) {
+        Ok(p) => p,
+        Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
+    };
+    let text = match ctx.workspace.read_text(&path).await {
+        Ok(t) => t,
+        Err(e) => return ToolOutcome::error(format!("Edit failed: could not read {raw}: {e}")),
+    };
+    // CRLF files: match and replace with the file's own line ending.
+    let crlf = text.contains("\r\n");
+    let (old_m, new_m) = if crlf && !old_s.contains("\r\n") {
+        (old_s.replace('\n', "\r\n"), new_s.replace('\n', "\r\n"))
+    } else {
+        (old_s.to_string(), new_s.to_string())
+    };
+    let count = text.matches(&old_m).count();
+    if count == 0 {
+        return ToolOutcome::error(format!("Edit failed: old_string not found in {raw}."));
+    }
+    if count > 1 && !replace_all {
+        return ToolOutcome::error(format!(
+            "Edit failed: old_string found {count} times in {raw}; add surrounding text to make it unique, or set replace_all to true."
+        ));
+    }
+    let new_text = if replace_all {
+        text.replace(&old_m, &new_m)
+    } else {
+        text.replacen(&old_m, &new_m, 1)
+    };
+    match patch_runner::write_one(ctx, "Edit", &path, Some(text), new_text).await {
+        Ok(change) => {
+            let mut o = ToolOutcome::ok(format!("Replaced {count} occurrence(s) in {raw}"));
+            o.changes = vec![change];
+            o
+        }
+        Err(refused) => refused,
+    }
+}
+
+fn paged<T>(items: Vec<T>, offset: usize, limit: usize) -> (Vec<T>, usize) {
+    let total = items.len();
+    let limit = if limit == 0 { usize::MAX } else { limit };
+    (items.into_iter().skip(offset).take(limit).collect(), total)
+}
+
+pub async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+    let Some(pattern) = str_arg(args, "pattern").map(String::from) else {
+        return ToolOutcome::error("ERROR: `pattern` is required.");
+    };
+    if pattern.starts_with("**") && pattern.len() <= 3 {
+        return ToolOutcome::error(
+            "ERROR: the pattern matches everything; narrow it (e.g. `src/**/*.rs`).",
+        );
+    }
+    let root = match ctx.workspace.resolve(str_arg(args, "path").unwrap_or(".")) {
+        Ok(p) => p,
+        Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
+    };
+    let include_ignored = args
+        .get("include_ignored")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let offset = uint_arg(args, "offset").unwrap_or(0) as usize;
+    let limit = uint_arg(args, "head_limit").unwrap_or(GLOB_HEAD_LIMIT as u64) as usize;
+    let r =
+        tokio::task::spawn_blocking(move || files::glob(&root, &pattern, include_ignored, 100_000))
+            .await;
+    let paths = match r {
+        Ok(Ok((p, _))) => p,
+        Ok(Err(e)) => return ToolOutcome::error(format!("ERROR: {e}")),
+        Err(e) => return ToolOutcome::error(format!("ERROR: glob failed: {e}")),
+    };
+    if paths.is_empty() {
+        return ToolOutcome::ok("No files found.");
+    }
+    let (page, total) = paged(paths, offset, limit);
+    let mut out: String = page
+        .iter()
+        .map(|p| format!("{}\n", ctx.workspace.display_path(p)))
+        .collect();
+    if offset + page.len() < total {
+        let _ = write!(
+            out,
+            "Results truncated to {} files (total: {total}). Use offset={} to see more.",
+            page.len(),
+            offset + page.len()
+        );
+    }
+    ToolOutcome::ok(out)
+}
+
+pub async fn grep(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+    let Some(pattern) = str_arg(args, "pattern").map(String::from) else {
+        return ToolOutcome::error("ERROR: `pattern` is required.");
+    };
+    let root = match ctx.workspace.resolve(str_arg(args, "path").unwrap_or(".")) {
+        Ok(p) => p,
+        Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
+    };
+    let flag = |k: &str| args.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let ctx_lines = uint_arg(args, "-C").unwrap_or(0) as usize;
+    let opts = SearchOptions {
+        case_insensitive: flag("-i"),
+        glob: str_arg(args, "glob").map(String::from),
+        file_type: str_arg(args, "type").map(String::from),
+        include_ignored: flag("include_ignored"),
+        multiline: flag("multiline"),
+        before: uint_arg(args, "-B")
+            .map(|v| v as usize)
+            .unwrap_or(ctx_lines),
+        after: uint_arg(args, "-A")
+            .map(|v| v as usize)
+            .unwrap_or(ctx_lines),
+        max_lines: 200_000,
+    };
+    let mode = str_arg(args, "output_mode")
+        .unwrap_or("files_with_matches")
+        .to_string();
+    let numbers = args.get("-n").and_then(Value::as_bool).unwrap_or(true);
+    let offset = uint_arg(args, "offset").unwrap_or(0) as usize;
+    let limit = uint_arg(args, "head_limit").unwrap_or(GREP_HEAD_LIMIT as u64) as usize;
+    let root2 = root.clone();
+    let hits =
+        match tokio::task::spawn_blocking(move || files::search(&root2, &pattern, &opts)).await {
+            Ok(Ok(h)) => h,
+            Ok(Err(e)) => return ToolOutcome::error(format!("ERROR: {e}")),
+            Err(e) => return ToolOutcome::error(format!("ERROR: search failed: {e}")),
+        };
+    if hits.is_empty() {
+        return ToolOutcome::ok("No matches found.");
+    }
+    let show = |p: &std::path::Path| ctx.workspace.display_path(p);
+    let lines: Vec<String> = match mode.as_str() {
+        "content" => hits
+            .iter()
+            .flat_map(|f| {
+                let path = show(&f.path);
+                f.lines
+                    .iter()
+                    .map(|l| {
+                        let sep = if l.is_match { ':' } else { '-' };
+                        let text = files::clip_line(&l.text, 500);
+                        if numbers {
+                            format!("{path}{sep}{}{sep}{text}", l.number)
+                        } else {
+                            format!("{path}{sep}{text}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        "count_matches" => hits
+            .iter()
+            .map(|f| format!("{}:{}", show(&f.path), f.matches))
+            .collect(),
+        "files_with_matches" => hits.iter().map(|f| show(&f.path)).collect(),
+        other => {
+            return ToolOutcome::error(format!(
+                "ERROR: unknown output_mode `{other}` (content, files_with_matches or count_matches)."
+            ));
+        }
+    };
+    let (page, total) = paged(lines, offset, limit);
+    let mut out = page.join("\n");
+    if offset + page.len() < total {
+        let _ = write!(
+            out,
+            "\nResults truncated to {} lines (total: {total}). Use offset={} to see more.",
+            page.len(),
+            offset + page.len()
+        );
+    }
+    ToolOutcome::ok(capped(&out))
+}
+
+pub fn todo_list(state: &Mutex<Vec<PlanItem>>, args: &Value) -> ToolOutcome {
+    let mut todos = state.lock().unwrap_or_else(|e| e.into_inner());
+    let render = |items: &[PlanItem]| -> String {
+        if items.is_empty() {
+            return "Current todo list is empty.".into();
+        }
+        let mut s = String::from("Current todo list:");
+        for i in items {
+            let st = match i.status {
+                PlanStatus::Pending => "pending",
+                PlanStatus::InProgress => "in_progress",
+                PlanStatus::Completed => "done",
+            };
+            let _ = write!(s, "\n  [{st}] {}", i.step);
+        }
+        s
+    };
+    let Some(list) = args.get("todos").filter(|v| !v.is_null()) else {
+        return ToolOutcome::ok(render(&todos));
+    };
+    let Some(list) = list.as_array() else {
+        return ToolOutcome::error("ERROR: `todos` must be an array of {title, status}.");
+    };
+    let mut items = Vec::new();
+    for t in list {
+        let title = t.get("title").and_then(Value::as_str).unwrap_or("").trim();
+        if title.is_empty() {
+            return ToolOutcome::error("ERROR: every todo needs a non-empty `title`.");
+        }
+        let status = match t.get("status").and_then(Value::as_str) {
+            Some("done") => PlanStatus::Completed,
+            Some("in_progress") => PlanStatus::InProgress,
+            Some("pending") | None => PlanStatus::Pending,
+            Some(other) => {
+                return ToolOutcome::error(format!(
+                    "ERROR: unknown status `{other}` (pending, in_progress or done)."
+                ));
+            }
+        };
+        items.push(PlanItem {
+            step: title.to_string(),
+            status,
+        });
+    }
+    *todos = items.clone();
+    let mut o = ToolOutcome::ok(format!("Todo list updated.\n{}", render(&items)));
+    o.plan = Some(Plan {
+        explanation: None,
+        items,
+    });
+    o
+}

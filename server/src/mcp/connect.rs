@@ -1,0 +1,233 @@
+//! Connecting one MCP server (does I/O): a stdio server is spawned in its own process group
+//! with its stderr kept for error messages; an HTTP server gets a streamable HTTP session.
+//! Then the MCP handshake and the tool list, all within one deadline.
+
+use rmcp::ServiceExt;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+
+use super::{McpServerConfig, McpTransport};
+
+pub(super) type Client = RunningService<RoleClient, ClientConfig>;
+
+/// A live server: the MCP client, its tools, and for stdio the process group to kill.
+pub(super) struct Connection {
+    pub client: Client,
+    pub tools: Vec<Tool>,
+    pub process: Option<ProcessGroupGuard>,
+}
+
+/// Stderr lines kept for an error message.
+const STDERR_TAIL_LINES: usize = 8;
+/// Longest stderr line kept, in bytes.
+const STDERR_LINE_MAX: usize = 500;
+
+fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("interpreter", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+/// Connects, initializes and lists the tools of `config` within `timeout`. The error says
+/// what went wrong, for the user; for a stdio server it ends with the server's last stderr
+/// lines.
+pub(super) async fn connect(
+    config: &McpServerConfig,
+    timeout: Duration,
+) -> Result<Connection, String> {
+    match &config.transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args)
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .kill_on_drop(true);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            // Its own group, so children it starts (npx → node) die with it.
+            #[cfg(unix)]
+            cmd.process_group(0);
+            let (transport, stderr) = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("could not run `{}`: {e}", command.display()))?;
+            let process = transport.id().map(ProcessGroupGuard::new);
+            let mut tail = StderrTail::default();
+            if let Some(stderr) = stderr {
+                tail.follow(config.name.clone(), stderr);
+            }
+            let error = match tokio::time::timeout(timeout, handshake(transport)).await {
+                Ok(Ok((client, tools))) => {
+                    return Ok(Connection {
+                        client,
+                        tools,
+                        process,
+                    });
+                }
+                Ok(Err(e)) => e,
+                Err(_) => format!(
+                    "no answer to the MCP handshake within {} s",
+                    timeout.as_secs()
+                ),
+            };
+            // Kill it now, so its stderr closes and the tail is complete.
+            drop(process);
+            Err(tail.append_to(error).await)
+        }
+        McpTransport::Http { url, headers } => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("`{url}` is not an http(s) URL"));
+            }
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                let n = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|e| format!("invalid header name `{name}`: {e}"))?;
+                let v = reqwest::header::HeaderValue::from_str(value)
+                    .map_err(|e| format!("invalid value for header `{name}`: {e}"))?;
+                custom.insert(n, v);
+            }
+            install_crypto_provider();
+            let transport = StreamableHttpClientTransport::from_config(
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom),
+            );
+            match tokio::time::timeout(timeout, handshake(transport)).await {
+                Ok(Ok((client, tools))) => Ok(Connection {
+                    client,
+                    tools,
+                    process: None,
+                }),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(format!(
+                    "no answer from {url} within {} s",
+                    timeout.as_secs()
+                )),
+            }
+        }
+    }
+}
+
+async fn handshake<T, E, A>(transport: T) -> Result<(Client, Vec<Tool>), String>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let client = client_config()
+        .serve(transport)
+        .await
+        .map_err(|e| format!("the MCP handshake failed: {e}"))?;
+    let tools = client
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("listing its tools failed: {e}"))?;
+    Ok((client, tools))
+}
+
+/// rmcp's HTTP client (reqwest 0.13) is built without a crypto provider so that it shares
+/// the ring-based rustls of the rest of the binary; it needs a process default.
+fn install_crypto_provider() {
+    // Err only means one is installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// Kills a stdio server's whole process group when dropped: the backstop behind the
+/// graceful shutdown, and what runs when the runtime goes away first.
+pub(super) struct ProcessGroupGuard {
+    pgid: u32,
+}
+
+impl ProcessGroupGuard {
+    fn new(pgid: u32) -> Self {
+        ProcessGroupGuard { pgid }
+    }
+}
+
+impl Drop for ProcessGroupGuard {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        {
+            // Never 0 or 1: killpg(0) would hit our own group.
+            if let Ok(pgid) = i32::try_from(self.pgid)
+                && pgid > 1
+            {
+                // SAFETY: killpg has no memory effects; a group that is gone gives ESRCH.
+                unsafe {
+                    libc::killpg(pgid, libc::SIGKILL);
+                }
+            }
+        }
+    }
+}
+
+/// The last lines a stdio server wrote to stderr. Every line is also logged.
+#[derive(Default)]
+struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    reader: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl StderrTail {
+    fn follow(&mut self, server: String, mut stderr: tokio::process::ChildStderr) {
+        let lines = self.lines.clone();
+        self.reader = Some(tokio::spawn(async move {
+            let mut buf = [0u8; 4096];
+            let mut line: Vec<u8> = Vec::new();
+            loop {
+                let n = match stderr.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                for &b in &buf[..n] {
+                    if b == b'\n' {
+                        push(&lines, &server, &line);
+                        line.clear();
+                    } else if line.len() < STDERR_LINE_MAX {
+                        line.push(b);
+                    }
+                }
+            }
+            if !line.is_empty() {
+                push(&lines, &server, &line);
+            }
+        }));
+    }
+
+    /// `message`, followed by the stderr tail if there is one. Waits a moment for the reader
+    /// to reach the end, so the last lines of a crashed server are in.
+    async fn append_to(&mut self, message: String) -> String {
+        if let Some(reader) = self.reader.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+        }
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        if lines.is_empty() {
+            message
+        } else {
+            let tail: Vec<&str> = lines.iter().map(String::as_str).collect();
+            format!("{message}; its stderr ends with:\n{}", tail.join("\n"))
+        }
+    }
+}
+
+fn push(lines: &Mutex<VecDeque<String>>, server: &str, line: &[u8]) {
+    let line = String::from_utf8_lossy(line).trim_end().to_string();
+    if line.is_empty() {
+        return;
+    }
+    tracing::info!(target: "interpreter::mcp", "MCP server `{server}` stderr: {line}");
+    let mut lines = lines.lock().unwrap_or_else(|e| e.into_inner());
+    if lines.len() == STDERR_TAIL_LINES {
+        lines.pop_front();
+    }
+    lines.push_back(line);
+}

@@ -1,0 +1,256 @@
+//! MCP servers as tools: connects the servers a front end names (stdio or streamable HTTP,
+//! with `rmcp`), lists their tools as `<server>__<tool>`, and runs calls under the session's
+//! approval policy. Knows no front end: ACP's `McpServer` is converted at the ACP edge.
+//!
+//! A server that fails to start is a warning for the front end to show, never a failed
+//! session. Stdio servers run in their own process group, which is killed when the tools are
+//! dropped (session closed, agent exiting), after a short graceful shutdown when there is
+//! still a runtime to run it.
+
+mod connect;
+mod names;
+mod output;
+
+use futures::future::BoxFuture;
+use interpreter_protocol::ToolKind;
+use rmcp::model::CallToolRequestParams;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::model::ToolSpec;
+use crate::sandbox::Intent;
+use crate::tools::truncate::truncate_middle;
+use crate::tools::{CallDescription, ExternalTools, ToolContext, ToolOutcome};
+use connect::{Client, ProcessGroupGuard};
+
+/// How long one server may take to start, answer the handshake and list its tools.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a stdio server gets to exit after its stdin closes, before its group is killed.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// One MCP server to connect, as the front end names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServerConfig {
+    /// The user's name for it; the prefix of its tools' names.
+    pub name: String,
+    pub transport: McpTransport,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpTransport {
+    /// A child process speaking MCP on stdin/stdout. `env` is added to the agent's own
+    /// environment; `cwd` defaults to the agent's.
+    Stdio {
+        command: PathBuf,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint, with extra request headers (e.g. `Authorization`).
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// The tools of a session's connected MCP servers.
+pub struct McpTools {
+    servers: Vec<Server>,
+    tools: Vec<McpTool>,
+}
+
+struct Server {
+    name: String,
+    client: Client,
+    process: Option<ProcessGroupGuard>,
+}
+
+struct McpTool {
+    /// Index into `McpTools::servers`.
+    server: usize,
+    /// The server's own name for the tool.
+    tool: String,
+    title: String,
+    spec: ToolSpec,
+}
+
+impl McpTools {
+    /// Connects every server at once, each within [`CONNECT_TIMEOUT`]. Servers that fail are
+    /// left out and described in the returned warnings ("MCP server `x` failed to start: …").
+    pub async fn connect(servers: Vec<McpServerConfig>) -> (McpTools, Vec<String>) {
+        Self::connect_with_timeout(servers, CONNECT_TIMEOUT).await
+    }
+
+    /// [`McpTools::connect`] with another per-server deadline.
+    pub async fn connect_with_timeout(
+        servers: Vec<McpServerConfig>,
+        timeout: Duration,
+    ) -> (McpTools, Vec<String>) {
+        let results =
+            futures::future::join_all(servers.iter().map(|s| connect::connect(s, timeout))).await;
+        let mut names = names::NameAllocator::default();
+        let mut out = McpTools {
+            servers: Vec::new(),
+            tools: Vec::new(),
+        };
+        let mut warnings = Vec::new();
+        for (config, result) in servers.into_iter().zip(results) {
+            let conn = match result {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::warn!("MCP server `{}` failed to start: {e}", config.name);
+                    warnings.push(format!("MCP server `{}` failed to start: {e}", config.name));
+                    continue;
+                }
+            };
+            tracing::info!("MCP server `{}`: {} tools", config.name, conn.tools.len());
+            let index = out.servers.len();
+            for t in conn.tools {
+                let name = names.allocate(&config.name, &t.name);
+                let shown = t
+                    .title
+                    .clone()
+                    .or_else(|| t.annotations.as_ref().and_then(|a| a.title.clone()))
+                    .unwrap_or_else(|| t.name.to_string());
+                let description = t
+                    .description
+                    .as_deref()
+                    .filter(|d| !d.trim().is_empty())
+                    .map(str::to_string)
+                    .unwrap_or_else(|| {
+                        format!("`{}` from the MCP server `{}`.", t.name, config.name)
+                    });
+                out.tools.push(McpTool {
+                    server: index,
+                    tool: t.name.to_string(),
+                    title: format!("{}: {shown}", config.name),
+                    spec: ToolSpec {
+                        name,
+                        description,
+                        parameters: names::parameters_schema(&t.input_schema),
+                    },
+                });
+            }
+            out.servers.push(Server {
+                name: config.name,
+                client: conn.client,
+                process: conn.process,
+            });
+        }
+        (out, warnings)
+    }
+
+    /// True when no server connected.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    fn find(&self, name: &str) -> Option<&McpTool> {
+        self.tools.iter().find(|t| t.spec.name == name)
+    }
+}
+
+impl ExternalTools for McpTools {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|t| t.spec.clone()).collect()
+    }
+
+    fn describe(&self, tool: &str, _args: &Value) -> Option<CallDescription> {
+        let t = self.find(tool)?;
+        Some(CallDescription {
+            kind: ToolKind::Other,
+            title: t.title.clone(),
+            locations: vec![],
+            command: None,
+        })
+    }
+
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        args: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let Some(t) = self.find(tool) else {
+                return ToolOutcome::error(format!("Tool `{tool}` does not exist."));
+            };
+            let server = &self.servers[t.server];
+            // MCP tools can do anything: they follow the mode like a command does (ask in
+            // `auto`, run in `full-access`, refused in `read-only`), and "always allow" is
+            // remembered per tool.
+            let intent = Intent::Exec {
+                command: format!("mcp {}.{}", names::sanitize(&server.name, "mcp"), t.tool),
+            };
+            if let Err(refused) = ctx
+                .authorize(intent, tool, ToolKind::Other, &t.title, vec![])
+                .await
+            {
+                return refused;
+            }
+            let mut params = CallToolRequestParams::new(t.tool.clone());
+            match args {
+                Value::Object(map) => params = params.with_arguments(map),
+                Value::Null => {}
+                other => {
+                    return ToolOutcome::error(format!(
+                        "The arguments of `{tool}` must be a JSON object, not {other}."
+                    ));
+                }
+            }
+            // Dropping the call on cancel sends `notifications/cancelled` to the server.
+            let result = tokio::select! {
+                r = server.client.call_tool(params) => r,
+                _ = ctx.cancel.cancelled() => {
+                    return ToolOutcome::error("The tool call was cancelled.");
+                }
+            };
+            match result {
+                Ok(r) => {
+                    let text = output::result_text(&r);
+                    let for_model = truncate_middle(&text, ctx.output_token_limit);
+                    let mut outcome = if r.is_error == Some(true) {
+                        ToolOutcome::error(text)
+                    } else {
+                        ToolOutcome::ok(text)
+                    };
+                    outcome.model_output = for_model;
+                    outcome
+                }
+                Err(e) => ToolOutcome::error(format!(
+                    "The MCP server `{}` could not run `{}`: {e}",
+                    server.name, t.tool
+                )),
+            }
+        })
+    }
+}
+
+impl Server {
+    /// Closes the session (stdin EOF for stdio servers), waits a little, then kills what is
+    /// left of the process group.
+    async fn shutdown(mut self) {
+        let _ = self.client.close_with_timeout(SHUTDOWN_GRACE).await;
+        drop(self.process.take());
+    }
+}
+
+impl Drop for McpTools {
+    fn drop(&mut self) {
+        let servers = std::mem::take(&mut self.servers);
+        if servers.is_empty() {
+            return;
+        }
+        match tokio::runtime::Handle::try_current() {
+            // If the runtime shuts down before this runs, dropping the task drops the process
+            // guards, which kill the groups.
+            Ok(rt) => {
+                rt.spawn(futures::future::join_all(
+                    servers.into_iter().map(Server::shutdown),
+                ));
+            }
+            Err(_) => drop(servers),
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! Skills: folders holding a `SKILL.md` with YAML front matter (`name` ≤ 64 characters,
+//! `description` ≤ 1024). Found in `.agents/skills` from the repo root down to the cwd,
+//! `~/.agents/skills`, and the bundled `skills/` folder (embedded in the binary). A skill
+//! closer to the cwd overrides one of the same name further away; repo skills override user
+//! skills, which override bundled ones.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const MAX_NAME: usize = 64;
+const MAX_DESCRIPTION: usize = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    Bundled,
+    User,
+    Repo,
+}
+
+impl Scope {
+    pub fn label(self) -> &'static str {
+        match self {
+            Scope::Bundled => "Built-in",
+            Scope::User => "User",
+            Scope::Repo => "Project",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skill {
+    pub name: String,
+    pub description: String,
+    /// Where the model can read it; bundled skills use a `builtin://` path.
+    pub path: String,
+    pub scope: Scope,
+    pub body: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct FrontMatter {
+    name: Option<String>,
+    description: Option<String>,
+}
+
+/// The bundled skills, embedded at build time.
+const BUNDLED: &[(&str, &str)] = &[
+    ("review", include_str!("../../../skills/review/SKILL.md")),
+    (
+        "commit-message",
+        include_str!("../../../skills/commit-message/SKILL.md"),
+    ),
+    (
+        "explain-error",
+        include_str!("../../../skills/explain-error/SKILL.md"),
+    ),
+    (
+        "write-tests",
+        include_str!("../../../skills/write-tests/SKILL.md"),
+    ),
+];
+
+/// The text of a bundled skill file, for `builtin://skills/<name>/SKILL.md` paths.
+pub fn read_builtin(path: &str) -> Option<&'static str> {
+    let name = path
+        .strip_prefix("builtin://skills/")?
+        .strip_suffix("/SKILL.md")?;
+    BUNDLED.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// Splits `---\nyaml\n---\nbody`; Err says what is wrong.
+pub fn parse(text: &str, dir_name: &str, path: String, scope: Scope) -> Result<Skill, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+        .ok_or("missing YAML front matter (the file must start with ---)")?;
+    let end = rest
+        .find("\n---")
+        .ok_or("the front matter is not closed by a --- line")?;
+    let yaml = &rest[..end];
+    let body = rest[end + 4..]
+        .trim_start_matches(['-'])
+        .trim_start_matches(['\r', '\n']);
+    let fm: FrontMatter =
+        serde_saphyr::from_str(yaml).map_err(|e| format!("invalid front matter: {e}"))?;
+    let name = fm
+        .name
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| dir_name.to_string());
+    if name.chars().count() > MAX_NAME {
+        return Err(format!("name is longer than {MAX_NAME} characters"));
+    }
+    if name.contains(char::is_whitespace) || name.contains('/') {
+        return Err(format!("name `{name}` must not contain spaces or slashes"));
+    }
+    let description = fm
+        .description
+        .map(|d| d.trim().to_string())
+        .filter(|d| !d.is_empty())
+        .ok_or("description is required")?;
+    if description.chars().count() > MAX_DESCRIPTION {
+        return Err(format!(
+            "description is longer than {MAX_DESCRIPTION} characters"
+        ));
+    }
+    Ok(Skill {
+        name,
+        description,
+        path,
+        scope,
+        body: body.to_string(),
+    })
+}
+
+/// Skills and the warnings for the ones that were skipped.
+#[derive(Debug, Default, Clone)]
+pub struct Discovered {
+    pub skills: Vec<Skill>,
+    pub warnings: Vec<String>,
+}
+
+impl Discovered {
+    pub fn get(&self, name: &str) -> Option<&Skill> {
+        self.skills.iter().find(|s| s.name == name)
+    }
+}
+
+/// Finds every skill for a session in `cwd`; `user_home` is the user's home folder.
+pub fn discover(cwd: &Path, user_home: Option<&Path>) -> Discovered {
+    let mut by_name: BTreeMap<String, Skill> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    // Lowest precedence first; later inserts replace earlier ones.
+    for (dir_name, text) in BUNDLED {
+        match parse(
+            text,
+            dir_name,
+            format!("builtin://skills/{dir_name}/SKILL.md"),
+            Scope::Bundled,
+        ) {
+            Ok(s) => {
+                by_name.insert(s.name.clone(), s);
+            }
+            Err(e) => warnings.push(format!("bundled skill {dir_name}: {e}")),
+        }
+    }
+    if let Some(home) = user_home {
+        scan(
+            &home.join(".agents/skills"),
+            Scope::User,
+            &mut by_name,
+            &mut warnings,
+        );
+    }
+    let root = crate::agent::agents_md::git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+    let mut chain: Vec<&Path> = cwd
+        .ancestors()
+        .take_while(|d| d.starts_with(&root))
+        .collect();
+    chain.reverse();
+    for dir in chain {
+        scan(
+            &dir.join(".agents/skills"),
+            Scope::Repo,
+            &mut by_name,
+            &mut warnings,
+        );
+    }
+    Discovered {
+        skills: by_name.into_values().collect(),
+        warnings,
+    }
+}
+
+fn scan(dir: &Path, scope: Scope, out: &mut BTreeMap<String, Skill>, warnings: &mut Vec<String>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for sub in entries {
+        let file = sub.join("SKILL.md");
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let dir_name = sub
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match parse(&text, &dir_name, file.display().to_string(), scope) {
+            Ok(s) => {
+                out.insert(s.name.clone(), s);
+            }
+            Err(e) => {
+                let w = format!("skipped skill {}: {e}", file.display());
+                tracing::warn!("{w}");
+                warnings.push(w);
+            }
+        }
+    }
+}
+
+/// The user message that invokes a skill explicitly (`/<name> args`).
+pub fn invocation(skill: &Skill, args: &str) -> String {
+    let body = skill.body.replace("$ARGUMENTS", args);
+    let mut out = format!(
+        "<skill>\n<name>{}</name>\n<path>{}</path>\n{}\n</skill>",
+        skill.name,
+        skill.path,
+        body.trim_end()
+    );
+    if !args.trim().is_empty() && !skill.body.contains("$ARGUMENTS") {
+        out.push_str(&format!("\n\nArguments: {}", args.trim()));
+    }
+    out
+}
+
+/// `/<name> args` when `name` is a skill: the expanded prompt.
+pub fn expand_command(skills: &Discovered, prompt: &str) -> Option<String> {
+    let rest = prompt.trim_start().strip_prefix('/')?;
+    let (name, args) = match rest.split_once(char::is_whitespace) {
+        Some((n, a)) => (n, a.trim()),
+        None => (rest.trim(), ""),
+    };
+    skills.get(name).map(|s| invocation(s, args))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_skills_parse() {
+        let d = discover(Path::new("/nonexistent-dir-for-test"), None);
+        let names: Vec<&str> = d.skills.iter().map(|s| s.name.as_str()).collect();
+        for n in ["commit-message", "explain-error", "review", "write-tests"] {
+            assert!(names.contains(&n), "{names:?}");
+        }
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn repo_overrides_bundled_and_invalid_is_skipped_with_a_warning() {
+        let repo = tempfile::tempdir().unwrap();
+        let r = repo.path();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        std::fs::create_dir_all(r.join(".agents/skills/review")).unwrap();
+        std::fs::write(
+            r.join(".agents/skills/review/SKILL.md"),
+            "---\nname: review\ndescription: Our own review checklist\n---\nUse our checklist.\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(r.join(".agents/skills/broken")).unwrap();
+        std::fs::write(
+            r.join(".agents/skills/broken/SKILL.md"),
+            "---\nname: [unclosed\n---\nx\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(r.join(".agents/skills/nodesc")).unwrap();
+        std::fs::write(
+            r.join(".agents/skills/nodesc/SKILL.md"),
+            "---\nname: nodesc\n---\nx\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(r.join("sub/.agents/skills/deploy")).unwrap();
+        std::fs::write(
+            r.join("sub/.agents/skills/deploy/SKILL.md"),
+            "---\ndescription: \"Deploys: the $ARGUMENTS env\"\n---\nDeploy to $ARGUMENTS.\n",
+        )
+        .unwrap();
+        let d = discover(&r.join("sub"), None);
+        let review = d.get("review").unwrap();
+        assert_eq!(review.scope, Scope::Repo);
+        assert_eq!(review.description, "Our own review checklist");
+        let deploy = d.get("deploy").unwrap();
+        assert_eq!(deploy.description, "Deploys: the $ARGUMENTS env");
+        assert!(d.get("broken").is_none() && d.get("nodesc").is_none());
+        assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+        assert!(
+            d.warnings
+                .iter()
+                .any(|w| w.contains("description is required"))
+        );
+        let expanded = expand_command(&d, "/deploy staging").unwrap();
+        assert!(expanded.contains("Deploy to staging."), "{expanded}");
+        assert!(expand_command(&d, "/nope x").is_none());
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        let long = "x".repeat(65);
+        let err = parse(
+            &format!("---\nname: {long}\ndescription: d\n---\n"),
+            "d",
+            "p".into(),
+            Scope::Repo,
+        )
+        .unwrap_err();
+        assert!(err.contains("64"));
+        let err = parse(
+            &format!("---\ndescription: {}\n---\n", "y".repeat(1025)),
+            "d",
+            "p".into(),
+            Scope::Repo,
+        )
+        .unwrap_err();
+        assert!(err.contains("1024"));
+        assert!(parse("no front matter", "d", "p".into(), Scope::Repo).is_err());
+    }
+}
