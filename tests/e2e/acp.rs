@@ -364,3 +364,82 @@ async fn client_terminals_run_commands_when_enabled() {
             .contains("from-client-terminal")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kimi_code_todolist_becomes_an_acp_plan() {
+    use agent_client_protocol::v1::schema::PlanEntryStatus;
+    let repo = TestRepo::new();
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call(
+            "functions.TodoList:0",
+            "TodoList",
+            json!({"todos": [{"title": "Read the code", "status": "done"}, {"title": "Fix it", "status": "in_progress"}]}),
+        ),
+        Reply::text("ok"),
+    ]))
+    .await
+    .unwrap();
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let u1 = updates.clone();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                u1.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            agent(&repo, &mock, &["-c", "model=\"kimi-k3\""]),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let s = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                cx.send_request(PromptRequest::new(
+                    s.session_id.clone(),
+                    vec![ContentBlock::Text(TextContent::new("plan it"))],
+                ))
+                .block_task()
+                .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let updates = updates.lock().unwrap();
+    let plan = updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::Plan(p) => Some(p.clone()),
+            _ => None,
+        })
+        .expect("a plan update");
+    let entries: Vec<(String, PlanEntryStatus)> = plan
+        .entries
+        .iter()
+        .map(|e| (e.content.clone(), e.status.clone()))
+        .collect();
+    assert_eq!(
+        entries,
+        vec![
+            ("Read the code".to_string(), PlanEntryStatus::Completed),
+            ("Fix it".to_string(), PlanEntryStatus::InProgress)
+        ]
+    );
+    assert_eq!(tool_names_of(&mock.model_requests()[0].body)[0], "Agent");
+}
+
+fn tool_names_of(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect()
+}

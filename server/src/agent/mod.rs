@@ -361,6 +361,7 @@ impl Session {
             images: vec![],
             synthetic: false,
         });
+        history.extend(self.pending_reminder());
         let req = self.model_request(&history);
         self.client.request_body(&req)
     }

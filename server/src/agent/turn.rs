@@ -75,10 +75,15 @@ impl Session {
     /// Adds the harness's reminder (date, permission mode) when it changed since the last one
     /// in history.
     fn push_reminder(&mut self) {
+        if let Some(item) = self.pending_reminder() {
+            self.push_history(item);
+        }
+    }
+
+    /// The reminder to send now, if it differs from the last one in history.
+    pub(super) fn pending_reminder(&self) -> Option<HistoryItem> {
         let today = chrono::Local::now().format("%Y-%m-%d").to_string();
-        let Some(reminder) = self.harness.reminder(&self.env, &today) else {
-            return;
-        };
+        let reminder = self.harness.reminder(&self.env, &today)?;
         let last = self.history.iter().rev().find_map(|h| match h {
             HistoryItem::User {
                 text,
@@ -87,13 +92,11 @@ impl Session {
             } if text.starts_with("<system-reminder>") => Some(text.as_str()),
             _ => None,
         });
-        if last != Some(reminder.as_str()) {
-            self.push_history(HistoryItem::User {
-                text: reminder,
-                images: vec![],
-                synthetic: true,
-            });
-        }
+        (last != Some(reminder.as_str())).then(|| HistoryItem::User {
+            text: reminder,
+            images: vec![],
+            synthetic: true,
+        })
     }
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {

@@ -1,0 +1,516 @@
+//! Harnesses (kimi-code, native, minimal) and skills, end to end against the mock.
+
+use mock_llm::e2e::{TestRepo, jsonl};
+use mock_llm::{MockServer, Reply, Script};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+fn exec_args(mock: &MockServer, model: &str, extra: &[&str]) -> Vec<String> {
+    let mut a = vec!["exec".to_string(), "--json".to_string()];
+    a.extend(TestRepo::mock_config(&mock.url(), "chat"));
+    a.extend(["-c".to_string(), format!("model=\"{model}\"")]);
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+/// Runs in an isolated HOME so user-level skills of the machine do not leak in.
+fn run(repo: &TestRepo, args: &[String], stdin: &str) -> std::process::Output {
+    let home = repo.home.path().display().to_string();
+    repo.run_with_env(args, stdin, &[("HOME", home.as_str())])
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn tool_results(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn golden_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("README.md", "# demo\n");
+    repo.write("src/lib.rs", "pub fn f() {}\n");
+    repo.write("AGENTS.md", "Run `cargo test` before finishing.\n");
+    repo
+}
+
+fn debug_prompt(repo: &TestRepo, harness: &str) -> String {
+    let args: Vec<String> = [
+        "debug",
+        "prompt",
+        "--harness",
+        harness,
+        "-c",
+        "model_provider=\"mock\"",
+        "-c",
+        "model_providers.mock.base_url=\"http://127.0.0.1:9/v1\"",
+        "-c",
+        "model=\"kimi-k3\"",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = run(repo, &args, "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Replaces what differs between machines and runs: the folder, the session id, the date.
+fn normalize(body: &str, repo: &TestRepo) -> String {
+    let cwd = std::fs::canonicalize(repo.path())
+        .unwrap()
+        .display()
+        .to_string();
+    let mut v: Value = serde_json::from_str(body).unwrap();
+    v["prompt_cache_key"] = json!("<SESSION>");
+    let text = serde_json::to_string_pretty(&v)
+        .unwrap()
+        .replace(&cwd, "<CWD>");
+    let date = chrono_free_today(&text);
+    match date {
+        Some(d) => text.replace(&d, "<DATE>"),
+        None => text,
+    }
+}
+
+fn chrono_free_today(text: &str) -> Option<String> {
+    let i = text.find("Today's date is ")? + "Today's date is ".len();
+    Some(text[i..i + 10].to_string())
+}
+
+#[test]
+fn golden_first_request_per_harness_is_stable() {
+    let golden_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden");
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    for harness in ["kimi-code", "native", "minimal"] {
+        let repo = golden_repo();
+        let first = debug_prompt(&repo, harness);
+        let second = debug_prompt(&repo, harness);
+        // Byte-identical apart from the session id: the provider's prefix cache hits.
+        let strip = |s: &str| {
+            let mut v: Value = serde_json::from_str(s).unwrap();
+            v.as_object_mut().unwrap().remove("prompt_cache_key");
+            v.to_string()
+        };
+        assert_eq!(
+            strip(&first),
+            strip(&second),
+            "{harness} is not stable across runs"
+        );
+        let normalized = normalize(&first, &repo);
+        let path = golden_dir.join(format!("{harness}.json"));
+        if update {
+            std::fs::create_dir_all(&golden_dir).unwrap();
+            std::fs::write(&path, &normalized).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("missing {}: run with UPDATE_GOLDEN=1", path.display()));
+        assert_eq!(
+            normalized, expected,
+            "{harness}: the first request changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff"
+        );
+    }
+}
+
+fn todo(a: &str, b: &str) -> Value {
+    json!({"todos": [{"title": "Fix add", "status": a}, {"title": "Check it", "status": b}]})
+}
+
+#[test]
+fn kimi_code_task_uses_kimi_tools_and_todolist_becomes_todo_list_items() {
+    let repo = TestRepo::new();
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n");
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "functions.TodoList:0",
+            "TodoList",
+            todo("in_progress", "pending"),
+        ),
+        Reply::tool_call("functions.Read:1", "Read", json!({"path": "calc.py"})),
+        Reply::tool_call(
+            "functions.Edit:2",
+            "Edit",
+            json!({"path": "calc.py", "old_string": "a - b", "new_string": "a + b"}),
+        ),
+        Reply::tool_call(
+            "functions.Bash:3",
+            "Bash",
+            json!({"command": "python3 -c 'import calc; print(calc.add(2, 3))'"}),
+        ),
+        Reply::tool_call("functions.TodoList:4", "TodoList", todo("done", "done")),
+        Reply::text("Fixed."),
+    ]))
+    .unwrap();
+    // kimi-k3 picks the kimi-code harness by default.
+    let out = run(&repo, &exec_args(&mock, "kimi-k3", &[]), "fix add");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(repo.read("calc.py"), "def add(a, b):\n    return a + b\n");
+    let events = jsonl(&out);
+    let kinds: Vec<String> = events
+        .iter()
+        .filter(|e| e["item"]["type"] == "todo_list")
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["item.started", "item.updated", "item.completed"]
+    );
+    let done = events
+        .iter()
+        .rfind(|e| e["item"]["type"] == "todo_list")
+        .unwrap();
+    assert_eq!(
+        done["item"]["items"],
+        json!([{"text": "Fix add", "completed": true}, {"text": "Check it", "completed": true}])
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["item"]["type"] == "file_change" && e["item"]["status"] == "completed")
+    );
+    assert!(events.iter().any(
+        |e| e["item"]["type"] == "command_execution" && e["item"]["aggregated_output"] == "5\n"
+    ));
+
+    let reqs = mock.model_requests();
+    assert_eq!(
+        tool_names(&reqs[0].body),
+        vec![
+            "Agent", "Bash", "Edit", "Glob", "Grep", "Read", "TodoList", "Write"
+        ]
+    );
+    let results = tool_results(&reqs[5].body);
+    assert!(
+        results[0].starts_with("Todo list updated.\nCurrent todo list:\n  [in_progress] Fix add"),
+        "{}",
+        results[0]
+    );
+    assert!(results[1].starts_with("<system>2 lines read from file starting from line 1. Total lines in file: 2. End of file reached.</system>"), "{}", results[1]);
+    assert!(
+        results[1].contains("     2\t    return a - b"),
+        "{}",
+        results[1]
+    );
+    assert_eq!(results[2], "Replaced 1 occurrence(s) in calc.py");
+    assert_eq!(results[3], "5\n");
+    // Kimi rules and the reminder after the user's message.
+    let first = &reqs[0].body;
+    assert_eq!(first["thinking"]["type"], "enabled");
+    let msgs = first["messages"].as_array().unwrap();
+    assert_eq!(msgs[1]["content"], "fix add");
+    assert!(
+        msgs[2]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("<system-reminder>\nToday's date is ")
+    );
+    // Every assistant tool-call message echoes reasoning_content.
+    for m in reqs[5].body["messages"].as_array().unwrap() {
+        if m["role"] == "assistant" {
+            assert!(m.get("reasoning_content").is_some(), "{m}");
+        }
+    }
+}
+
+#[test]
+fn kimi_code_bash_failure_and_edit_errors_use_kimi_texts() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "x\nx\n");
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "Bash", json!({"command": "exit 3"})),
+        Reply::tool_call(
+            "c2",
+            "Edit",
+            json!({"path": "a.txt", "old_string": "x", "new_string": "y"}),
+        ),
+        Reply::tool_call(
+            "c3",
+            "Edit",
+            json!({"path": "a.txt", "old_string": "nope", "new_string": "y"}),
+        ),
+        Reply::tool_call("c4", "Bash", json!({"command": "true"})),
+        Reply::tool_call("c5", "Bash", json!({"command": "sleep 1", "timeout": 301})),
+        Reply::text("ok"),
+    ]))
+    .unwrap();
+    let out = run(&repo, &exec_args(&mock, "kimi-k3", &[]), "go");
+    assert!(out.status.success());
+    let r = tool_results(&mock.model_requests()[5].body);
+    assert_eq!(r[0], "\nCommand failed with exit code: 3");
+    assert!(
+        r[1].contains("found 2 times") && r[1].contains("replace_all"),
+        "{}",
+        r[1]
+    );
+    assert_eq!(r[2], "Edit failed: old_string not found in a.txt.");
+    assert_eq!(r[3], "Command executed successfully.");
+    assert!(r[4].contains("between 1 and 300"), "{}", r[4]);
+    assert_eq!(repo.read("a.txt"), "x\nx\n");
+}
+
+#[test]
+fn the_same_task_runs_in_native_and_minimal() {
+    let patch = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch\n";
+    for harness in ["native", "minimal"] {
+        let repo = TestRepo::new();
+        repo.write("calc.py", "def add(a, b):\n    return a - b\n");
+        let mut replies = vec![Reply::tool_call(
+            "c1",
+            "shell",
+            json!({"command": "cat calc.py"}),
+        )];
+        if harness == "native" {
+            replies.push(Reply::tool_call(
+                "c1b",
+                "update_plan",
+                json!({"plan": [{"step": "fix", "status": "in_progress"}]}),
+            ));
+        }
+        replies.extend([
+            Reply::tool_call("c2", "apply_patch", json!({"input": patch})),
+            Reply::tool_call(
+                "c3",
+                "shell",
+                json!({"command": "python3 -c 'import calc; print(calc.add(2, 3))'"}),
+            ),
+            Reply::text("Fixed."),
+        ]);
+        let n = replies.len();
+        let mock = MockServer::start_blocking(Script::new(replies)).unwrap();
+        let out = run(
+            &repo,
+            &exec_args(&mock, "mock-model", &["--harness", harness]),
+            "fix add",
+        );
+        assert!(
+            out.status.success(),
+            "{harness}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            repo.read("calc.py"),
+            "def add(a, b):\n    return a + b\n",
+            "{harness}"
+        );
+        let reqs = mock.model_requests();
+        assert_eq!(reqs.len(), n);
+        let names = tool_names(&reqs[0].body);
+        if harness == "minimal" {
+            assert_eq!(names, vec!["shell", "apply_patch"]);
+            assert!(jsonl(&out).iter().all(|e| e["item"]["type"] != "todo_list"));
+        } else {
+            assert!(
+                names.contains(&"update_plan".to_string())
+                    && names.contains(&"read_file".to_string())
+            );
+            assert!(jsonl(&out).iter().any(|e| e["item"]["type"] == "todo_list"));
+        }
+        let results = tool_results(&reqs[n - 1].body);
+        assert!(
+            results.last().unwrap().contains("Exit code: 0")
+                && results.last().unwrap().contains("5\n")
+        );
+    }
+}
+
+#[test]
+fn slash_harness_on_the_first_stdin_line_switches_the_harness() {
+    let repo = TestRepo::new();
+    let mock =
+        MockServer::start_blocking(Script::new([Reply::text("a"), Reply::text("b")])).unwrap();
+    let out = run(&repo, &exec_args(&mock, "mock-model", &[]), "hello");
+    assert!(out.status.success());
+    let out = run(
+        &repo,
+        &exec_args(&mock, "mock-model", &[]),
+        "/harness kimi-code\nhello",
+    );
+    assert!(out.status.success());
+    let reqs = mock.model_requests();
+    assert!(tool_names(&reqs[0].body).contains(&"shell".to_string()));
+    assert!(tool_names(&reqs[1].body).contains(&"Bash".to_string()));
+    assert!(
+        reqs[1].body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are Kimi Code")
+    );
+}
+
+#[test]
+fn subagent_gets_a_fresh_context_and_only_its_answer_returns() {
+    let repo = TestRepo::new();
+    repo.write("notes.txt", "the answer is 42\n");
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "functions.Agent:0",
+            "Agent",
+            json!({"description": "find the answer", "prompt": "Read notes.txt and report the answer.", "subagent_type": "explore"}),
+        ),
+        Reply::tool_call("functions.Read:0", "Read", json!({"path": "notes.txt"})),
+        Reply::text("The answer is 42."),
+        Reply::text("The subagent says 42."),
+    ]))
+    .unwrap();
+    let out = run(
+        &repo,
+        &exec_args(&mock, "kimi-k3", &[]),
+        "what is the answer in notes?",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 4);
+    // The subagent's first request: fresh history, no Agent tool.
+    let sub = &reqs[1].body;
+    let sub_users: Vec<&str> = sub["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(sub_users[0], "Read notes.txt and report the answer.");
+    assert!(
+        !sub_users
+            .iter()
+            .any(|u| u.contains("what is the answer in notes?"))
+    );
+    assert!(!tool_names(sub).contains(&"Agent".to_string()));
+    // The parent sees only the final message as the Agent tool's result.
+    let parent = &reqs[3].body;
+    assert_eq!(tool_results(parent), vec!["The answer is 42."]);
+    assert!(!parent.to_string().contains("functions.Read:0"));
+    let events = jsonl(&out);
+    let messages: Vec<&str> = events
+        .iter()
+        .filter(|e| e["item"]["type"] == "agent_message")
+        .map(|e| e["item"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages, vec!["The subagent says 42."]);
+    // Resuming replays the parent history without the subagent's items.
+    let id = events[0]["thread_id"].as_str().unwrap();
+    let log =
+        std::fs::read_to_string(repo.home.path().join(format!("sessions/{id}.jsonl"))).unwrap();
+    assert!(!log.contains("functions.Read:0"));
+}
+
+#[test]
+fn bundled_skills_expand_on_slash_commands_and_repo_skills_override_them() {
+    for (skill, marker) in [
+        ("review", "# Review the working-tree diff"),
+        (
+            "commit-message",
+            "# Write a commit message for the staged diff",
+        ),
+        ("explain-error", "# Explain an error"),
+        ("write-tests", "# Write tests"),
+    ] {
+        let repo = TestRepo::new();
+        let mock = MockServer::start_blocking(Script::new([
+            Reply::tool_call("c1", "Bash", json!({"command": "git status --short"})),
+            Reply::text("Verdict: nothing to report."),
+        ]))
+        .unwrap();
+        let out = run(
+            &repo,
+            &exec_args(&mock, "kimi-k3", &[]),
+            &format!("/{skill} the parser module"),
+        );
+        assert!(
+            out.status.success(),
+            "{skill}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let first = &mock.model_requests()[0].body;
+        let user = first["messages"][1]["content"].as_str().unwrap();
+        assert!(
+            user.starts_with(&format!(
+                "<skill>\n<name>{skill}</name>\n<path>builtin://skills/{skill}/SKILL.md</path>"
+            )),
+            "{user}"
+        );
+        assert!(user.contains(marker), "{skill}: {user}");
+        assert!(
+            user.contains("the parser module"),
+            "{skill}: $ARGUMENTS not substituted"
+        );
+        // The skill is also listed for the model.
+        assert!(
+            first["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("- {skill}: "))
+        );
+    }
+
+    let repo = TestRepo::new();
+    repo.write(
+        ".agents/skills/review/SKILL.md",
+        "---\nname: review\ndescription: Team review checklist\n---\nCheck the changelog entry for $ARGUMENTS.\n",
+    );
+    repo.write(
+        ".agents/skills/bad/SKILL.md",
+        "---\nname: [oops\n---\nbody\n",
+    );
+    let mock = MockServer::start_blocking(Script::new([Reply::text("ok")])).unwrap();
+    let out = run(&repo, &exec_args(&mock, "kimi-k3", &[]), "/review parser");
+    assert!(out.status.success());
+    let user = mock.model_requests()[0].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        user.contains("Check the changelog entry for parser."),
+        "{user}"
+    );
+    // The broken skill is skipped with a clear warning, nothing crashes.
+    let events = jsonl(&out);
+    assert!(
+        events.iter().any(
+            |e| e["type"] == "error" && e["message"].as_str().unwrap().contains("bad/SKILL.md")
+        )
+    );
+}
+
+#[test]
+fn read_serves_builtin_skill_files() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "c1",
+            "Read",
+            json!({"path": "builtin://skills/review/SKILL.md"}),
+        ),
+        Reply::text("ok"),
+    ]))
+    .unwrap();
+    let out = run(&repo, &exec_args(&mock, "kimi-k3", &[]), "review please");
+    assert!(out.status.success());
+    let r = tool_results(&mock.model_requests()[1].body);
+    assert!(r[0].contains("# Review the working-tree diff"), "{}", r[0]);
+}
