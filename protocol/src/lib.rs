@@ -59,9 +59,16 @@ pub enum Event {
         provider: String,
         model: String,
     },
+    /// Compaction started (automatic near the context limit, or `/compact`).
+    ContextCompacting {
+        compaction_id: String,
+    },
     /// The history was replaced by a summary plus the user's messages.
     ContextCompacted {
+        compaction_id: String,
         summary: String,
+        tokens_before: u64,
+        tokens_after: u64,
     },
     TurnEnded(TurnEnded),
 }

@@ -35,6 +35,65 @@ impl Session {
     /// Summarizes the history with the model and replaces it. The user's messages survive
     /// verbatim (the newest ones, within a budget).
     pub async fn compact(&mut self, cancel: &CancellationToken) -> Result<Compaction, String> {
+        let compaction_id = uuid::Uuid::now_v7().to_string();
+        self.events.send(Event::ContextCompacting {
+            compaction_id: compaction_id.clone(),
+        });
+        let result = self.compact_inner(cancel, &compaction_id).await;
+        if let Err(e) = &result {
+            self.events.send(Event::Warning { message: e.clone() });
+        }
+        result
+    }
+
+    /// Tokens the next request would carry: system prompt, tool schemas and history.
+    pub fn context_estimate(&self) -> usize {
+        let tools = serde_json::to_string(&self.tools)
+            .map(|t| approx_tokens(&t))
+            .unwrap_or(0);
+        approx_tokens(&self.system_prompt) + tools + history_tokens(&self.history)
+    }
+
+    /// The context window and the point at which compaction starts: 85% of the window, or
+    /// when less than the output budget would be left.
+    pub fn compaction_threshold(&self) -> Option<(usize, usize)> {
+        let window = self
+            .config
+            .context_window
+            .or(crate::model::catalog::model_info(&self.config.model).context_window)?
+            as usize;
+        let reserve = (self.config.max_output_tokens as usize).min(window / 4);
+        Some((
+            window,
+            (window * 85 / 100).min(window.saturating_sub(reserve)),
+        ))
+    }
+
+    /// Compacts when the next request would pass the threshold. Failures leave the history
+    /// as it was (the request may still fit).
+    pub(super) async fn compact_if_needed(&mut self, cancel: &CancellationToken) {
+        let Some((_, threshold)) = self.compaction_threshold() else {
+            return;
+        };
+        if self.subagent_depth > 0 || self.context_estimate() < threshold {
+            return;
+        }
+        // Nothing to gain from summarizing a history that is all user messages.
+        if !self
+            .history
+            .iter()
+            .any(|h| matches!(h, HistoryItem::Assistant { .. }))
+        {
+            return;
+        }
+        let _ = self.compact(cancel).await;
+    }
+
+    async fn compact_inner(
+        &mut self,
+        cancel: &CancellationToken,
+        compaction_id: &str,
+    ) -> Result<Compaction, String> {
         let tokens_before = history_tokens(&self.history);
         let mut history = self.history.clone();
         history.push(HistoryItem::User {
@@ -93,7 +152,10 @@ impl Session {
         }
         self.history = new_history;
         self.events.send(Event::ContextCompacted {
+            compaction_id: compaction_id.to_string(),
             summary: summary.clone(),
+            tokens_before: tokens_before as u64,
+            tokens_after: tokens_after as u64,
         });
         Ok(Compaction {
             summary,

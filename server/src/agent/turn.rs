@@ -104,6 +104,7 @@ impl Session {
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
             }
+            self.compact_if_needed(cancel).await;
             let message_id = uuid::Uuid::now_v7().to_string();
             let events = self.events.clone();
             let mid = message_id.clone();

@@ -147,13 +147,8 @@ pub async fn handle(
             Ok(Outcome::Done(StopReason::EndTurn))
         }
         "compact" => match agent.compact(token).await {
-            Ok(c) => {
-                say(&format!(
-                    "Compacted the conversation: about {} tokens → {} tokens.",
-                    c.tokens_before, c.tokens_after
-                ));
-                Ok(Outcome::Done(StopReason::EndTurn))
-            }
+            // The compaction events tell the client; nothing more to say.
+            Ok(_) => Ok(Outcome::Done(StopReason::EndTurn)),
             Err(_) if token.is_cancelled() => Ok(Outcome::Done(StopReason::Cancelled)),
             Err(e) => Err(e),
         },

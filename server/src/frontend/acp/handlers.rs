@@ -147,6 +147,7 @@ fn open_session(
         cx.clone(),
         &id,
         terminal_output && !client_terminals,
+        caps.session.as_ref().is_some_and(|s| s.compaction.is_some()),
         cwd.to_path_buf(),
     ));
     let t = translator.clone();

@@ -4,10 +4,10 @@
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Cost, Diff, Meta, Plan, PlanEntry, PlanEntryPriority,
-    PlanEntryStatus, SessionId, SessionNotification, SessionUpdate, Terminal, TextContent,
-    ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind as AcpToolKind, UsageUpdate,
+    CompactionStatus, CompactionUpdate, ContentBlock, ContentChunk, Cost, Diff, Meta, Plan,
+    PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionId, SessionNotification, SessionUpdate,
+    Terminal, TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind as AcpToolKind, UsageUpdate,
 };
 use interpreter_protocol::{
     Event, FileChange, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus,
@@ -25,6 +25,8 @@ pub struct Translator {
     session_id: SessionId,
     /// Zed's display terminal (`_meta.terminal_output`).
     terminal_output: bool,
+    /// The client opted in to `compaction_update`s.
+    compaction: bool,
     cwd: PathBuf,
     calls: Mutex<HashMap<String, ToolKind>>,
     running: Mutex<std::collections::HashSet<String>>,
@@ -36,12 +38,14 @@ impl Translator {
         cx: ConnectionTo<Client>,
         session_id: &str,
         terminal_output: bool,
+        compaction: bool,
         cwd: PathBuf,
     ) -> Self {
         Translator {
             cx,
             session_id: SessionId::new(session_id.to_string()),
             terminal_output,
+            compaction,
             cwd,
             calls: Mutex::new(HashMap::new()),
             running: Mutex::new(Default::default()),
@@ -111,10 +115,32 @@ impl Translator {
                 }
                 self.send(SessionUpdate::UsageUpdate(u));
             }
-            Event::ContextCompacted { .. } => self.agent_text(
-                "\n\n_Context compacted: the conversation was summarized to free space._\n\n",
-                None,
-            ),
+            Event::ContextCompacting { compaction_id } if self.compaction => {
+                self.send(SessionUpdate::CompactionUpdate(CompactionUpdate::new(
+                    compaction_id,
+                    CompactionStatus::InProgress,
+                )))
+            }
+            Event::ContextCompacted {
+                compaction_id,
+                summary,
+                tokens_before,
+                tokens_after,
+            } => {
+                if self.compaction {
+                    self.send(SessionUpdate::CompactionUpdate(
+                        CompactionUpdate::new(compaction_id, CompactionStatus::Completed)
+                            .summary(vec![ContentBlock::Text(TextContent::new(summary))]),
+                    ));
+                } else {
+                    self.agent_text(
+                        &format!(
+                            "\n\n_Context compacted: about {tokens_before} → {tokens_after} tokens; the conversation so far was summarized._\n\n"
+                        ),
+                        None,
+                    );
+                }
+            }
             Event::Warning { message } => tracing::warn!("{message}"),
             _ => {}
         }

@@ -134,6 +134,13 @@ impl<W: Write> HumanWriter<W> {
                 self.line(&w);
             }
             Event::HarnessChanged { harness } => self.line(&format!("harness: {harness}")),
+            Event::ContextCompacted {
+                tokens_before,
+                tokens_after,
+                ..
+            } => self.line(&format!(
+                "context compacted (about {tokens_before} → {tokens_after} tokens)\n"
+            )),
             Event::ModelChanged { model, .. } => self.line(&format!("model: {model}")),
             _ => {}
         }
