@@ -113,22 +113,62 @@ impl Default for TestRepo {
 }
 
 fn wait_with_timeout(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+    use std::io::Read;
+    // Drain both pipes while waiting: a child that fills a pipe would otherwise block forever.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let start = std::time::Instant::now();
-    loop {
+    let status = loop {
         match child.try_wait() {
-            Ok(Some(_)) => return child.wait_with_output().expect("wait"),
+            Ok(Some(s)) => break s,
             Ok(None) if start.elapsed() > limit => {
                 let _ = child.kill();
-                let out = child.wait_with_output().expect("wait");
+                let _ = child.wait();
+                let stdout = out.join().unwrap_or_default();
+                let stderr = err.join().unwrap_or_default();
+                let tail = |b: &[u8]| {
+                    let s = String::from_utf8_lossy(b);
+                    s.chars()
+                        .rev()
+                        .take(4000)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect::<String>()
+                };
                 panic!(
-                    "interpreter did not exit within {limit:?}\nstdout:\n{}\nstderr:\n{}",
-                    String::from_utf8_lossy(&out.stdout),
-                    String::from_utf8_lossy(&out.stderr)
+                    "interpreter did not exit within {limit:?}\nstdout (tail):\n{}\nstderr (tail):\n{}",
+                    tail(&stdout),
+                    tail(&stderr)
                 );
             }
             Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
             Err(e) => panic!("waiting for interpreter: {e}"),
         }
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
     }
 }
 

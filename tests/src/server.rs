@@ -259,6 +259,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
                     reply.status_code()
                 );
             }
+            let reply = fill_templates(reply, &parsed);
             model_reply(endpoint, reply, seq, &parsed, bytes.len()).await
         }
         (&Method::GET, _) if path.trim_end_matches('/').ends_with("/models") => {
@@ -370,6 +371,47 @@ fn action_body(actions: Vec<Action>) -> Body {
         }
     });
     Body::from_stream(stream)
+}
+
+/// `{{last_user}}` in a text event becomes the request's last user message, so one script
+/// can answer many concurrent sessions, each with its own text.
+fn fill_templates(mut reply: Reply, body: &Value) -> Reply {
+    const TEMPLATE: &str = "{{last_user}}";
+    if !reply
+        .events
+        .iter()
+        .any(|e| matches!(e, ScriptEvent::Text(t) if t.contains(TEMPLATE)))
+    {
+        return reply;
+    }
+    let last_user = last_user_text(body).unwrap_or_default();
+    for e in &mut reply.events {
+        if let ScriptEvent::Text(t) = e {
+            *t = t.replace(TEMPLATE, &last_user);
+        }
+    }
+    reply
+}
+
+fn last_user_text(body: &Value) -> Option<String> {
+    let text_of = |content: &Value| -> Option<String> {
+        match content {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(parts) => parts
+                .iter()
+                .find_map(|p| p.get("text").and_then(Value::as_str).map(String::from)),
+            _ => None,
+        }
+    };
+    let items = body
+        .get("messages")
+        .or_else(|| body.get("input"))
+        .and_then(Value::as_array)?;
+    items
+        .iter()
+        .rev()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .find_map(|m| text_of(m.get("content")?).filter(|t| !t.starts_with("<system-reminder>")))
 }
 
 async fn model_reply(
