@@ -443,3 +443,94 @@ fn tool_names_of(body: &serde_json::Value) -> Vec<String> {
         .map(|t| t["function"]["name"].as_str().unwrap().to_string())
         .collect()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_replays_edits_as_diffs_and_plans() {
+    use agent_client_protocol::v1::schema::LoadSessionRequest;
+    let repo = TestRepo::new();
+    repo.write("a.txt", "one\n");
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n";
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call(
+            "p1",
+            "update_plan",
+            json!({"plan": [{"step": "edit a.txt", "status": "completed"}]}),
+        ),
+        Reply::tool_call("e1", "apply_patch", json!({"input": patch})),
+        Reply::text("Edited."),
+    ]))
+    .await
+    .unwrap();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let id = Client
+        .v1()
+        .connect_with(
+            agent(&repo, &mock, &[]),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let s = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                cx.send_request(PromptRequest::new(
+                    s.session_id.clone(),
+                    vec![ContentBlock::Text(TextContent::new("edit it"))],
+                ))
+                .block_task()
+                .await?;
+                Ok(s.session_id)
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(repo.read("a.txt"), "two\n");
+    // A new agent process loads the session and replays it.
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let u1 = updates.clone();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                u1.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            agent(&repo, &mock, &[]),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                cx.send_request(LoadSessionRequest::new(id.clone(), cwd.clone()))
+                    .block_task()
+                    .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let updates = updates.lock().unwrap();
+    let edit = updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::ToolCall(tc) if tc.tool_call_id.0.as_ref() == "e1" => Some(tc.clone()),
+            _ => None,
+        })
+        .expect("the edit is replayed");
+    assert_eq!(edit.status, ToolCallStatus::Completed);
+    match edit.content.as_slice() {
+        [ToolCallContent::Diff(d)] => {
+            assert_eq!(d.old_text.as_deref(), Some("one\n"));
+            assert_eq!(d.new_text, "two\n");
+        }
+        other => panic!("expected one diff, got {other:?}"),
+    }
+    assert!(
+        updates
+            .iter()
+            .any(|u| matches!(u, SessionUpdate::Plan(p) if p.entries.len() == 1))
+    );
+}

@@ -23,9 +23,10 @@ use crate::workspace::{FileBackend, Workspace};
 use tokio_util::sync::CancellationToken;
 
 /// Where a session's events go. Sending never blocks and never fails the session: a front
-/// end that went away just stops listening.
+/// end that went away just stops listening. Secrets are redacted on the way out
+/// (`secrets::EventRedactor`), so no front end ever sees a key.
 #[derive(Clone)]
-pub struct EventSink(SinkKind);
+pub struct EventSink(SinkKind, Arc<crate::secrets::EventRedactor>);
 
 #[derive(Clone)]
 enum SinkKind {
@@ -37,19 +38,21 @@ enum SinkKind {
 impl EventSink {
     pub fn new() -> (EventSink, tokio::sync::mpsc::UnboundedReceiver<Event>) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        (EventSink(SinkKind::Channel(tx)), rx)
+        (EventSink(SinkKind::Channel(tx), Default::default()), rx)
     }
 
     pub fn from_fn(f: impl Fn(Event) + Send + Sync + 'static) -> EventSink {
-        EventSink(SinkKind::Callback(Arc::new(f)))
+        EventSink(SinkKind::Callback(Arc::new(f)), Default::default())
     }
 
     pub fn send(&self, e: Event) {
-        match &self.0 {
-            SinkKind::Channel(tx) => {
-                let _ = tx.send(e);
+        for e in self.1.redact(e) {
+            match &self.0 {
+                SinkKind::Channel(tx) => {
+                    let _ = tx.send(e);
+                }
+                SinkKind::Callback(f) => f(e),
             }
-            SinkKind::Callback(f) => f(e),
         }
     }
 }
@@ -87,6 +90,8 @@ pub struct Session {
     pub title: Option<String>,
     /// > 0 while a subagent runs (its items are not logged).
     subagent_depth: u32,
+    /// Changes and plans of past tool calls, by call id (for replay).
+    details: std::collections::HashMap<String, crate::store::ToolDetail>,
 }
 
 impl Session {
@@ -123,6 +128,7 @@ impl Session {
         let mut s = Self::build(opts, id.to_string(), Some(loaded.harness.clone()))?;
         s.history = loaded.history;
         s.title = loaded.title;
+        s.details = loaded.details;
         s.announce();
         Ok(s)
     }
@@ -182,7 +188,13 @@ impl Session {
                 additional_directories: extra_roots.clone(),
             })?)
         };
-        let policy = Arc::new(Policy::new(config.sandbox_mode, config.approval_policy));
+        let policy = Arc::new(
+            Policy::new(config.sandbox_mode, config.approval_policy)
+                .with_workspace_write(config.network_access, config.writable_roots.clone()),
+        );
+        for message in crate::sandbox::session_warnings(&policy, &config.home) {
+            events.send(Event::Warning { message });
+        }
         Ok(Session {
             system_prompt: harness.system_prompt(&env),
             tools: harness.tools(),
@@ -202,6 +214,7 @@ impl Session {
             total_usage: TokenUsage::default(),
             title: None,
             subagent_depth: 0,
+            details: Default::default(),
             config,
         })
     }
@@ -250,6 +263,11 @@ impl Session {
             approx_tokens(&self.system_prompt) + initial,
             approx_tokens(&tools),
         )
+    }
+
+    /// What a past tool call changed, for replaying it to a front end.
+    pub fn tool_detail(&self, call_id: &str) -> Option<&crate::store::ToolDetail> {
+        self.details.get(call_id)
     }
 
     pub fn history(&self) -> &[HistoryItem] {
@@ -390,7 +408,8 @@ impl Session {
         }
     }
 
-    fn push_history(&mut self, item: HistoryItem) {
+    fn push_history(&mut self, mut item: HistoryItem) {
+        crate::secrets::redact_history_item(&mut item);
         if self.subagent_depth == 0 {
             self.log_line(&LogLine::Item { item: item.clone() });
         }

@@ -268,6 +268,7 @@ impl Session {
         if let Some(plan) = &outcome.plan {
             self.events.send(Event::PlanUpdated(plan.clone()));
         }
+        self.remember_detail(&call.id, &outcome);
         self.events.send(Event::ToolCallEnd(ToolCallEnd {
             call_id: call.id.clone(),
             status: outcome.status,
@@ -279,6 +280,48 @@ impl Session {
             tracing::debug!(tool = %call.name, "tool call failed");
         }
         outcome
+    }
+
+    /// Logs what a call changed so a later load can show its diff and plan.
+    fn remember_detail(&mut self, call_id: &str, outcome: &ToolOutcome) {
+        if self.subagent_depth > 0 || (outcome.changes.is_empty() && outcome.plan.is_none()) {
+            return;
+        }
+        // Whole-file texts make exact diffs but must not bloat the log.
+        const MAX_TEXT: usize = 256 * 1024;
+        let size: usize = outcome
+            .changes
+            .iter()
+            .map(|c| {
+                c.old_text.as_ref().map_or(0, String::len)
+                    + c.new_text.as_ref().map_or(0, String::len)
+            })
+            .sum();
+        let changes: Vec<_> = if size > MAX_TEXT {
+            outcome
+                .changes
+                .iter()
+                .map(|c| interpreter_protocol::FileChange {
+                    old_text: None,
+                    new_text: None,
+                    ..c.clone()
+                })
+                .collect()
+        } else {
+            outcome.changes.clone()
+        };
+        self.log_line(&LogLine::ToolDetail {
+            call_id: call_id.to_string(),
+            changes: changes.clone(),
+            plan: outcome.plan.clone(),
+        });
+        self.details.insert(
+            call_id.to_string(),
+            crate::store::ToolDetail {
+                changes,
+                plan: outcome.plan.clone(),
+            },
+        );
     }
 
     pub(super) fn account(&mut self, u: &interpreter_protocol::TokenUsage) {

@@ -46,6 +46,21 @@ pub enum LogLine {
     Replace {
         history: Vec<HistoryItem>,
     },
+    /// What a tool call changed (for replaying diffs and plans on load).
+    ToolDetail {
+        call_id: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        changes: Vec<interpreter_protocol::FileChange>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan: Option<interpreter_protocol::Plan>,
+    },
+}
+
+/// A tool call's changes and plan, kept for replay.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolDetail {
+    pub changes: Vec<interpreter_protocol::FileChange>,
+    pub plan: Option<interpreter_protocol::Plan>,
 }
 
 pub struct SessionLog {
@@ -59,7 +74,8 @@ impl SessionLog {
     }
 
     pub fn append(&mut self, line: &LogLine) -> Result<()> {
-        let mut text = serde_json::to_string(line)?;
+        // No key reaches the disk, whatever the line holds.
+        let mut text = crate::secrets::to_redacted_json(line)?;
         text.push('\n');
         self.file
             .write_all(text.as_bytes())
@@ -84,6 +100,7 @@ pub struct LoadedSession {
     pub model: String,
     pub title: Option<String>,
     pub warnings: Vec<String>,
+    pub details: std::collections::HashMap<String, ToolDetail>,
 }
 
 pub struct SessionStore {
@@ -141,6 +158,7 @@ impl SessionStore {
         let mut harness = None;
         let mut model = None;
         let mut title = None;
+        let mut details = std::collections::HashMap::new();
         let lines: Vec<String> = BufReader::new(file)
             .lines()
             .collect::<std::io::Result<_>>()
@@ -157,6 +175,13 @@ impl SessionStore {
                 Ok(LogLine::Model { provider, model: m }) => model = Some((provider, m)),
                 Ok(LogLine::Title { title: t }) => title = Some(t),
                 Ok(LogLine::Replace { history: h }) => history = h,
+                Ok(LogLine::ToolDetail {
+                    call_id,
+                    changes,
+                    plan,
+                }) => {
+                    details.insert(call_id, ToolDetail { changes, plan });
+                }
                 Err(e) => warnings.push(format!(
                     "skipped unreadable line {} of {}: {e}",
                     i + 1,
@@ -172,6 +197,7 @@ impl SessionStore {
             provider,
             model,
             title,
+            details,
             meta,
             history,
             warnings,

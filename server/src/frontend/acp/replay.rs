@@ -7,7 +7,7 @@ use agent_client_protocol::v1::schema::{
 use interpreter_protocol::ToolKind;
 use std::collections::HashMap;
 
-use super::updates::{Translator, acp_kind, chunk, text_content};
+use super::updates::{Translator, acp_kind, chunk, diff_contents, text_content};
 use crate::agent::Session;
 use crate::model::HistoryItem;
 
@@ -76,10 +76,25 @@ pub fn replay(agent: &Session, t: &Translator) {
                                 .map(ToolCallLocation::new)
                                 .collect::<Vec<_>>(),
                         );
-                    if !output.trim().is_empty() {
+                    let detail = agent.tool_detail(&call.id);
+                    let diffs: Vec<_> = detail
+                        .map(|d| {
+                            d.changes
+                                .iter()
+                                .filter(|c| c.new_text.is_some() || c.old_text.is_some())
+                                .cloned()
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if !diffs.is_empty() {
+                        tc = tc.content(diff_contents(&diffs));
+                    } else if !output.trim().is_empty() {
                         tc = tc.content(vec![text_content(output)]);
                     }
                     t.send(SessionUpdate::ToolCall(tc));
+                    if let Some(plan) = detail.and_then(|d| d.plan.clone()) {
+                        t.event(interpreter_protocol::Event::PlanUpdated(plan));
+                    }
                 }
             }
             _ => {}
