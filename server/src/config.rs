@@ -124,6 +124,7 @@ impl ProviderConfig {
     /// variable and the config key.
     pub fn resolve_api_key(&self) -> Result<Option<String>, MissingKey> {
         if let Some(k) = self.api_key.as_ref().filter(|k| !k.is_empty()) {
+            crate::secrets::register(k);
             return Ok(Some(k.clone()));
         }
         let Some(var) = &self.env_key else {
@@ -138,6 +139,9 @@ impl ProviderConfig {
             if let Ok(val) = std::env::var(v)
                 && !val.trim().is_empty()
             {
+                // A key is redacted everywhere and not inherited by commands we run.
+                crate::secrets::register(&val);
+                crate::secrets::register_env_var(v);
                 return Ok(Some(val.trim().to_string()));
             }
         }

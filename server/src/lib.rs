@@ -8,6 +8,7 @@ pub mod harness;
 pub mod mcp;
 pub mod model;
 pub mod sandbox;
+pub mod secrets;
 pub mod skills;
 pub mod store;
 pub mod tools;

@@ -334,6 +334,15 @@ impl Session {
         self.policy = Arc::new(self.policy.with_modes(sandbox, approval));
     }
 
+    /// Whether commands always ask (ACP `auto` mode), keeping remembered answers.
+    pub fn set_ask_commands(&mut self, ask: bool) {
+        let p = self
+            .policy
+            .with_modes(self.config.sandbox_mode, self.config.approval_policy)
+            .with_ask_commands(ask);
+        self.policy = Arc::new(p);
+    }
+
     pub fn set_reasoning_effort(&mut self, effort: Option<String>) {
         self.config.reasoning_effort = effort;
     }

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use super::{Harness, PromptEnv};
 use crate::model::{HistoryItem, ToolSpec};
-use crate::sandbox::Intent;
 use crate::tools::files::{self, GrepOptions};
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, ToolContext, ToolOutcome, apply_patch, patch_runner};
@@ -340,9 +339,7 @@ pub(super) async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     }
     if let Err(refused) = ctx
         .authorize(
-            Intent::Exec {
-                command: command.clone(),
-            },
+            ctx.command_intent(&command),
             "shell",
             ToolKind::Execute,
             &command,
@@ -366,15 +363,7 @@ pub(super) async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         })
     });
     let result = ctx
-        .runner
-        .run(
-            &command,
-            &cwd,
-            Duration::from_millis(timeout_ms),
-            &ctx.cancel,
-            &ctx.call_id,
-            on_chunk,
-        )
+        .run_command(&command, &cwd, Duration::from_millis(timeout_ms), on_chunk)
         .await;
     let r = match result {
         Ok(r) => r,

@@ -28,6 +28,7 @@ pub type DeltaSink<'a> = &'a mut (dyn FnMut(StreamDelta) + Send);
 
 impl ModelClient {
     pub fn new(provider: ProviderConfig, api_key: Option<String>) -> anyhow::Result<Self> {
+        crate::secrets::register_provider(&provider, api_key.as_deref());
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_millis(provider.connect_timeout_ms))
             .user_agent(concat!("interpreter/", env!("CARGO_PKG_VERSION")))
@@ -216,7 +217,7 @@ impl ModelClient {
     }
 
     fn connect_error(&self, url: &str, e: reqwest::Error) -> ModelError {
-        let message = error_chain(&e);
+        let message = crate::secrets::redact(&error_chain(&e)).into_owned();
         if e.is_timeout() {
             return ModelError::Timeout(format!("connecting to {url}: {message}"));
         }
@@ -239,7 +240,8 @@ impl ModelClient {
                 break;
             }
         }
-        let text = String::from_utf8_lossy(&body).trim().to_string();
+        // Providers echo keys back in 401 bodies: the message must not carry them on.
+        let text = crate::secrets::redact(String::from_utf8_lossy(&body).trim()).into_owned();
         let parsed: Option<serde_json::Value> = serde_json::from_str(&text).ok();
         let err_obj = parsed.as_ref().and_then(|v| v.get("error"));
         let message = match err_obj {

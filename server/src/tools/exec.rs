@@ -27,9 +27,24 @@ pub async fn run_command(
     cwd: &Path,
     timeout: Duration,
     cancel: &CancellationToken,
+    on_chunk: impl FnMut(&str) + Send,
+) -> std::io::Result<ExecResult> {
+    run_command_confined(command, cwd, timeout, cancel, None, on_chunk).await
+}
+
+/// [`run_command`] under the process sandbox when `confinement` is given: the Landlock
+/// ruleset is built here, before the fork, and entered by the child before `exec`. If it cannot
+/// be built or entered, the command does not run.
+pub async fn run_command_confined(
+    command: &str,
+    cwd: &Path,
+    timeout: Duration,
+    cancel: &CancellationToken,
+    confinement: Option<&crate::sandbox::Confinement>,
     mut on_chunk: impl FnMut(&str) + Send,
 ) -> std::io::Result<ExecResult> {
     let start = Instant::now();
+    let sandbox = confinement.map(crate::sandbox::Prepared::new).transpose()?;
     let shell = if Path::new("/bin/bash").exists() {
         "/bin/bash"
     } else {
@@ -48,10 +63,29 @@ pub async fn run_command(
         .env("TERM", "dumb")
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|e| {
+    // Keys we were given stay ours: commands do not inherit the variables they came from.
+    for var in crate::secrets::secret_env_vars() {
+        cmd.env_remove(var);
+    }
+    if let Some(sandbox) = &sandbox {
+        // SAFETY: the hook only makes two system calls (prctl, landlock_restrict_self), which
+        // are async-signal-safe; it allocates nothing and takes no locks. The ruleset
+        // descriptor it uses stays open in `sandbox` until after the spawn.
+        unsafe {
+            cmd.pre_exec(sandbox.enter_hook());
+        }
+    }
+    let spawned = cmd.spawn();
+    drop(sandbox);
+    let mut child = spawned.map_err(|e| {
+        let what = if confinement.is_some() {
+            " in the sandbox"
+        } else {
+            ""
+        };
         std::io::Error::new(
             e.kind(),
-            format!("starting `{shell} -c` in {}: {e}", cwd.display()),
+            format!("starting `{shell} -c`{what} in {}: {e}", cwd.display()),
         )
     })?;
     let pgid = child.id().map(|p| p as i32);

@@ -47,6 +47,32 @@ pub trait CommandRunner: Send + Sync {
         call_id: &'a str,
         on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
     ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>>;
+
+    /// Whether this runner can hold its commands to the process sandbox. Runners that cannot
+    /// (the editor's terminals) keep the default: their commands count as unconfined
+    /// (`Intent::Exec`) for the approval policy.
+    fn can_confine(&self) -> bool {
+        false
+    }
+
+    /// Like `run`, confined by `confinement`. The default refuses: a runner that cannot
+    /// confine must never run a command that was allowed because it would be confined.
+    fn run_confined<'a>(
+        &'a self,
+        confinement: &'a crate::sandbox::Confinement,
+        command: &'a str,
+        cwd: &'a std::path::Path,
+        timeout: std::time::Duration,
+        cancel: &'a CancellationToken,
+        on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
+    ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
+        let _ = (confinement, command, cwd, timeout, cancel, on_chunk);
+        Box::pin(async {
+            Err(std::io::Error::other(
+                "this command runner cannot apply the process sandbox",
+            ))
+        })
+    }
 }
 
 /// Commands in a local process group (see `exec`).
@@ -63,6 +89,29 @@ impl CommandRunner for LocalRunner {
         on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
     ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
         Box::pin(exec::run_command(command, cwd, timeout, cancel, on_chunk))
+    }
+
+    fn can_confine(&self) -> bool {
+        true
+    }
+
+    fn run_confined<'a>(
+        &'a self,
+        confinement: &'a crate::sandbox::Confinement,
+        command: &'a str,
+        cwd: &'a std::path::Path,
+        timeout: std::time::Duration,
+        cancel: &'a CancellationToken,
+        on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
+    ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
+        Box::pin(exec::run_command_confined(
+            command,
+            cwd,
+            timeout,
+            cancel,
+            Some(confinement),
+            on_chunk,
+        ))
     }
 }
 
@@ -186,10 +235,7 @@ impl ToolContext {
                     kind,
                     title: title.to_string(),
                     reason,
-                    command: match &intent {
-                        Intent::Exec { command } => Some(command.clone()),
-                        _ => None,
-                    },
+                    command: intent.command().map(String::from),
                     changes,
                     remember_key: crate::sandbox::remember_key(&intent).unwrap_or_default(),
                 };
@@ -216,5 +262,43 @@ impl ToolContext {
 
     pub fn emit(&self, e: Event) {
         self.events.send(e);
+    }
+
+    /// The intent of running `command` through this context's runner: `Shell` when the
+    /// runner can confine it (the policy then knows whether the sandbox will), else `Exec`.
+    pub fn command_intent(&self, command: &str) -> Intent {
+        let command = command.to_string();
+        if self.runner.can_confine() {
+            Intent::Shell { command }
+        } else {
+            Intent::Exec { command }
+        }
+    }
+
+    /// Runs `command` through the runner, confined as the policy says when the runner can.
+    pub async fn run_command(
+        &self,
+        command: &str,
+        cwd: &std::path::Path,
+        timeout: std::time::Duration,
+        on_chunk: Box<dyn FnMut(&str) + Send + '_>,
+    ) -> std::io::Result<exec::ExecResult> {
+        let confinement = self
+            .runner
+            .can_confine()
+            .then(|| self.policy.confinement(self.workspace.roots()))
+            .flatten();
+        match &confinement {
+            Some(c) => {
+                self.runner
+                    .run_confined(c, command, cwd, timeout, &self.cancel, on_chunk)
+                    .await
+            }
+            None => {
+                self.runner
+                    .run(command, cwd, timeout, &self.cancel, &self.call_id, on_chunk)
+                    .await
+            }
+        }
     }
 }

@@ -8,6 +8,8 @@ pub enum PathError {
     Nul(String),
     #[error("path is empty")]
     Empty,
+    #[error("path `{raw}` is refused: it contains {what}")]
+    Suspicious { raw: String, what: String },
     #[error("path `{raw}` resolves to {resolved}, which is outside the workspace roots ({roots})")]
     Outside {
         raw: String,
@@ -31,12 +33,116 @@ pub fn lexical_normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// Canonicalizes the longest existing prefix (resolving symlinks) and appends the rest.
+/// Characters that look like `/`, `\\` or `.` (so `..∕x` reads as `../x`), or that disguise a
+/// name (bidirectional overrides), with what to call them.
+const LOOKALIKES: &[(char, &str)] = &[
+    ('\u{2215}', "U+2215 DIVISION SLASH, which looks like `/`"),
+    ('\u{2044}', "U+2044 FRACTION SLASH, which looks like `/`"),
+    ('\u{FF0F}', "U+FF0F FULLWIDTH SOLIDUS, which looks like `/`"),
+    ('\u{29F8}', "U+29F8 BIG SOLIDUS, which looks like `/`"),
+    (
+        '\u{2571}',
+        "U+2571 BOX DRAWINGS DIAGONAL, which looks like `/`",
+    ),
+    (
+        '\u{FF3C}',
+        "U+FF3C FULLWIDTH REVERSE SOLIDUS, which looks like `\\`",
+    ),
+    ('\u{2216}', "U+2216 SET MINUS, which looks like `\\`"),
+    (
+        '\u{FE68}',
+        "U+FE68 SMALL REVERSE SOLIDUS, which looks like `\\`",
+    ),
+    (
+        '\u{FF0E}',
+        "U+FF0E FULLWIDTH FULL STOP, which looks like `.`",
+    ),
+    ('\u{2024}', "U+2024 ONE DOT LEADER, which looks like `.`"),
+    ('\u{2025}', "U+2025 TWO DOT LEADER, which looks like `..`"),
+    (
+        '\u{2026}',
+        "U+2026 HORIZONTAL ELLIPSIS, which looks like `...`",
+    ),
+    ('\u{FE52}', "U+FE52 SMALL FULL STOP, which looks like `.`"),
+    ('\u{00B7}', "U+00B7 MIDDLE DOT, which looks like `.`"),
+    (
+        '\u{202A}',
+        "U+202A LEFT-TO-RIGHT EMBEDDING, which disguises the name",
+    ),
+    (
+        '\u{202B}',
+        "U+202B RIGHT-TO-LEFT EMBEDDING, which disguises the name",
+    ),
+    (
+        '\u{202D}',
+        "U+202D LEFT-TO-RIGHT OVERRIDE, which disguises the name",
+    ),
+    (
+        '\u{202E}',
+        "U+202E RIGHT-TO-LEFT OVERRIDE, which disguises the name",
+    ),
+    (
+        '\u{2066}',
+        "U+2066 LEFT-TO-RIGHT ISOLATE, which disguises the name",
+    ),
+    (
+        '\u{2067}',
+        "U+2067 RIGHT-TO-LEFT ISOLATE, which disguises the name",
+    ),
+    (
+        '\u{2068}',
+        "U+2068 FIRST STRONG ISOLATE, which disguises the name",
+    ),
+    (
+        '\u{200B}',
+        "U+200B ZERO WIDTH SPACE, which hides in the name",
+    ),
+    (
+        '\u{FEFF}',
+        "U+FEFF ZERO WIDTH NO-BREAK SPACE, which hides in the name",
+    ),
+];
+
+/// Why a path the model gave is not even looked at: lookalike separators and dots, control
+/// characters, backslashes, an unexpanded `~`.
+fn suspicious(raw: &str) -> Option<String> {
+    if let Some((_, what)) = LOOKALIKES.iter().find(|(c, _)| raw.contains(*c)) {
+        return Some((*what).to_string());
+    }
+    if let Some(c) = raw.chars().find(|c| c.is_control()) {
+        return Some(format!("the control character U+{:04X}", c as u32));
+    }
+    if raw.contains('\\') {
+        return Some("a backslash; separate folders with `/`".into());
+    }
+    if raw.starts_with('~') {
+        return Some("`~`, which is not expanded; give a path inside the workspace".into());
+    }
+    None
+}
+
+/// Canonicalizes the longest existing prefix (resolving symlinks) and appends the rest. A
+/// dangling symlink is followed to where it points (so writing "through" it is judged by its
+/// target, not by where the link sits).
 fn resolve_existing_prefix(p: &Path) -> PathBuf {
+    resolve_following(p, 0)
+}
+
+fn resolve_following(p: &Path, hops: u32) -> PathBuf {
     let mut existing = p.to_path_buf();
-    let mut rest = Vec::new();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
     loop {
         if let Ok(real) = std::fs::canonicalize(&existing) {
+            if let Some(first) = rest.last()
+                && hops < 40
+                && let Ok(target) = std::fs::read_link(real.join(first))
+            {
+                let mut next = real.join(target);
+                for part in rest.iter().rev().skip(1) {
+                    next.push(part);
+                }
+                return resolve_following(&lexical_normalize(&next), hops + 1);
+            }
             let mut out = real;
             for part in rest.iter().rev() {
                 out.push(part);
@@ -63,6 +169,12 @@ pub fn confine(roots: &[PathBuf], base: &Path, raw: &str) -> Result<PathBuf, Pat
     let trimmed = raw.trim();
     if trimmed.is_empty() {
         return Err(PathError::Empty);
+    }
+    if let Some(what) = suspicious(trimmed) {
+        return Err(PathError::Suspicious {
+            raw: raw.escape_debug().to_string(),
+            what,
+        });
     }
     let p = Path::new(trimmed);
     let joined = if p.is_absolute() {
@@ -96,6 +208,10 @@ mod tests {
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("link")).unwrap();
+        // Dangling links, pointing outside at files that do not exist yet.
+        std::os::unix::fs::symlink(outside.path().join("new.txt"), root.join("dangling")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("d/e"), root.join("deep")).unwrap();
+        std::os::unix::fs::symlink("dangling", root.join("chain")).unwrap();
         let roots = vec![root.clone()];
         for bad in [
             "../x",
@@ -105,6 +221,16 @@ mod tests {
             "x\0y",
             "",
             "./../../../../etc",
+            "dangling",
+            "deep/f.txt",
+            "chain",
+            "..\u{2215}..\u{2215}etc",
+            "\u{FF0E}\u{FF0E}/x",
+            "..\u{2024}/x",
+            "a\u{202E}txt.exe",
+            "..\\..\\etc",
+            "~/.bashrc",
+            "a\nb",
         ] {
             assert!(confine(&roots, &root, bad).is_err(), "{bad:?} was accepted");
         }

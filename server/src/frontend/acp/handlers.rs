@@ -36,7 +36,7 @@ type R = Result<(), Error>;
 const LIST_PAGE: usize = 50;
 
 fn err(code: i32, message: impl Into<String>) -> Error {
-    Error::new(code, message.into())
+    Error::new(code, crate::secrets::redact(&message.into()).into_owned())
 }
 
 fn load_config(state: &AcpState) -> Result<Config, Error> {
@@ -147,7 +147,9 @@ fn open_session(
         cx.clone(),
         &id,
         terminal_output && !client_terminals,
-        caps.session.as_ref().is_some_and(|s| s.compaction.is_some()),
+        caps.session
+            .as_ref()
+            .is_some_and(|s| s.compaction.is_some()),
         cwd.to_path_buf(),
     ));
     let t = translator.clone();
@@ -687,6 +689,8 @@ pub(super) fn apply_settings(s: &AcpSession, agent: &mut Session) -> Result<(), 
     if agent.config.sandbox_mode != sandbox || agent.config.approval_policy != approval {
         agent.set_modes(sandbox, approval);
     }
+    // `auto`: edits inside the workspace run, anything else asks (even sandboxed commands).
+    agent.set_ask_commands(st.mode == "auto");
     if agent.config.model != st.model {
         agent.set_model(&st.model);
     }

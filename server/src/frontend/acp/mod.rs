@@ -9,10 +9,11 @@ mod commands;
 mod handlers;
 mod replay;
 mod settings;
+pub mod transport;
 mod updates;
 
 use agent_client_protocol::v1::schema::{ClientCapabilities, SessionId};
-use agent_client_protocol::{Agent, Stdio, on_receive_notification, on_receive_request};
+use agent_client_protocol::{Agent, ConnectTo, on_receive_notification, on_receive_request};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -84,8 +85,14 @@ impl AcpSession {
 }
 
 pub async fn serve(common: CommonArgs) -> i32 {
+    serve_on(common.overrides(), transport::stdio()).await
+}
+
+/// Serves one ACP connection on `transport` until its input ends: [`transport::stdio`] in
+/// production, in-memory lines in tests and in the fuzz target.
+pub async fn serve_on(overrides: Overrides, transport: impl ConnectTo<Agent> + 'static) -> i32 {
     let state = Arc::new(AcpState {
-        overrides: common.overrides(),
+        overrides,
         client_caps: Mutex::new(ClientCapabilities::default()),
         sessions: Mutex::new(HashMap::new()),
     });
@@ -160,7 +167,7 @@ pub async fn serve(common: CommonArgs) -> i32 {
             async move |req, responder, _cx| handlers::logout(&s13, req, responder),
             on_receive_request!(),
         )
-        .connect_to(Stdio::new())
+        .connect_to(transport)
         .await;
     // Leave no turn running behind a closed connection.
     if let Ok(map) = state.sessions.lock() {

@@ -14,17 +14,17 @@ pub const MODES: &[(&str, &str, &str)] = &[
     (
         "read-only",
         "Read-only",
-        "No file changes; only read-only commands (ls, cat, grep, git status…) run.",
+        "No file changes: edits are refused; commands run in a read-only sandbox (without one, only read-only commands like ls or git status run).",
     ),
     (
         "auto",
         "Auto",
-        "Edits inside the workspace are allowed; commands and anything else ask first.",
+        "Edits inside the workspace are allowed; commands and anything else ask first (read-only ones like ls or git status run).",
     ),
     (
         "full-access",
         "Full access",
-        "Edits and commands run without asking (dangerous commands still ask).",
+        "Edits and commands run without asking and without a sandbox (dangerous commands still ask).",
     ),
 ];
 

@@ -49,7 +49,7 @@ impl Output {
 fn fail(json: bool, code: i32, message: &str) -> i32 {
     // In JSON mode stdout carries events only; errors before a thread exists go to stderr.
     let _ = json;
-    eprintln!("Error: {message}");
+    eprintln!("Error: {}", crate::secrets::redact(message));
     code
 }
 
@@ -57,7 +57,7 @@ pub async fn run(args: ExecArgs) -> i32 {
     match run_inner(args).await {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("Error: {e:#}");
+            eprintln!("Error: {}", crate::secrets::redact(&format!("{e:#}")));
             1
         }
     }

@@ -201,6 +201,10 @@ pub fn prompt(action: Action, args: &CommandArgs, doc: &PromptDoc<'_>) -> String
     }
     p.push('\n');
     match action {
+        Action::Fix if args.diagnostics.is_empty() => p.push_str(
+            "Fix the problems in the selected code. Make the smallest change that fixes them, \
+             with apply_patch. Do not reformat or touch unrelated code.",
+        ),
         Action::Fix => {
             p.push_str("Fix these problems:\n");
             for d in &args.diagnostics {

@@ -195,13 +195,17 @@ async fn apply_to_buffer(
                 Rebase::UpToDate => return Ok(sent_any),
                 Rebase::Merged(m) => m,
                 Rebase::Conflict { lines } => {
+                    tracing::info!(
+                        "{name}: conflict between the agent's edit (from version {}) and the \
+                         buffer (version {})",
+                        base.version,
+                        cur.version
+                    );
                     let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
                     return Err(format!(
                         "dropped the edit to {name}: you changed line {} while interpreter was \
-                         working on it (buffer version {} → {}); nothing was overwritten",
-                        lines.join(", "),
-                        base.version,
-                        cur.version
+                         working on it; nothing was overwritten",
+                        lines.join(", ")
                     ));
                 }
             }

@@ -420,9 +420,16 @@ async fn show_markdown(
     session_id: &str,
     text: &str,
 ) -> Result<(), String> {
-    let dir = std::env::temp_dir().join("interpreter-lsp");
-    tokio::fs::create_dir_all(&dir)
-        .await
+    // A folder of our own (mode 0700) in the shared temp folder, so other users cannot
+    // read the answers or plant files there.
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let dir = std::env::temp_dir().join(format!("interpreter-lsp-{uid}"));
+    let made = {
+        let dir = dir.clone();
+        tokio::task::spawn_blocking(move || private_dir(&dir)).await
+    };
+    made.map_err(|e| e.to_string())?
         .map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let name = action.label().to_lowercase().replace(' ', "-");
     let path = dir.join(format!("{name}-{session_id}.md"));
@@ -450,6 +457,25 @@ async fn show_markdown(
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("timed out".into()),
     }
+}
+
+/// Creates `dir` with mode 0700, or checks that an existing one is ours and private (I/O).
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::symlink_metadata(dir)?;
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    if !meta.is_dir() || meta.uid() != uid || meta.permissions().mode() & 0o077 != 0 {
+        return Err(std::io::Error::other(
+            "exists but is not a private folder of this user",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -506,6 +532,21 @@ mod tests {
             rt.block_on(explain.request(req(ToolKind::Edit, None))),
             ApprovalDecision::Reject
         );
+    }
+
+    #[test]
+    fn answers_go_to_a_private_folder() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("answers");
+        private_dir(&dir).unwrap();
+        assert_eq!(
+            std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        private_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(private_dir(&dir).is_err());
     }
 
     #[test]

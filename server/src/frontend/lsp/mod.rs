@@ -14,6 +14,7 @@
 mod actions;
 mod apply;
 mod convert;
+pub mod framing;
 mod job;
 mod server;
 mod settings;
@@ -42,6 +43,18 @@ fn current_request_id() -> Option<Id> {
 
 /// Serves LSP on stdin/stdout until `exit` or end of input. Returns the exit status.
 pub async fn run(args: LspArgs) -> i32 {
+    serve_on(args, tokio::io::stdin(), tokio::io::stdout()).await;
+    0
+}
+
+/// Serves LSP on any byte streams until `exit` or end of input: stdin/stdout in production,
+/// in-memory input in tests and in the fuzz target. Input goes through [`framing::Reframed`],
+/// so a malformed frame is dropped rather than the end of the session.
+pub async fn serve_on(
+    args: LspArgs,
+    input: impl tokio::io::AsyncRead + Unpin,
+    output: impl tokio::io::AsyncWrite,
+) {
     let jobs = Arc::new(Jobs::default());
     let (service, socket) = LspService::new({
         let jobs = jobs.clone();
@@ -53,12 +66,11 @@ pub async fn run(args: LspArgs) -> i32 {
     };
     // More slots than the default 4 reduce head-of-line blocking; handlers never wait on the
     // client anyway.
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+    Server::new(framing::Reframed::new(input), output, socket)
         .concurrency_level(32)
         .serve(service)
         .await;
     jobs.cancel_all();
-    0
 }
 
 /// Sits in front of the language service: records each request's id for its handler and

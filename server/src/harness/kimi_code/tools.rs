@@ -8,7 +8,6 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::*;
-use crate::sandbox::Intent;
 use crate::tools::files::{self, SearchOptions};
 use crate::tools::truncate::truncate_head;
 use crate::tools::{ToolContext, ToolOutcome, patch_runner};
@@ -145,9 +144,7 @@ pub async fn bash(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     };
     if let Err(refused) = ctx
         .authorize(
-            Intent::Exec {
-                command: command.to_string(),
-            },
+            ctx.command_intent(command),
             "Bash",
             ToolKind::Execute,
             command,
@@ -166,15 +163,7 @@ pub async fn bash(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         })
     });
     let r = match ctx
-        .runner
-        .run(
-            command,
-            &cwd,
-            Duration::from_secs(timeout),
-            &ctx.cancel,
-            &ctx.call_id,
-            on_chunk,
-        )
+        .run_command(command, &cwd, Duration::from_secs(timeout), on_chunk)
         .await
     {
         Ok(r) => r,

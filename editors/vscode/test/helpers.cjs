@@ -1,0 +1,45 @@
+// Shared set-up for the unit tests: the vscode stub first, then the compiled extension.
+
+"use strict";
+
+const stub = require("./vscode-stub.cjs");
+const extension = require("../out/extension.js");
+
+extension.timing.restartDelayMs = 0;
+
+let lastContext;
+
+/** What VS Code does on deactivation: deactivate(), then dispose the subscriptions. */
+async function deactivate() {
+  await extension.deactivate();
+  for (const d of lastContext?.subscriptions ?? []) d.dispose();
+  lastContext = undefined;
+}
+
+/** Activates the extension with these settings and stored secrets; returns its API. */
+async function activate(config = {}, secrets = {}, { failStart } = {}) {
+  await deactivate();
+  stub.reset(config);
+  stub.state.failNextStart = failStart;
+  const ctx = stub.context();
+  lastContext = ctx;
+  for (const [k, v] of Object.entries(secrets)) ctx.secrets.values.set(k, v);
+  const api = await extension.activate(ctx);
+  return { api, ctx, client: stub.state.clients.at(-1), item: stub.state.statusItems.at(-1) };
+}
+
+/** Runs a registered command the way VS Code does. */
+function run(id, ...args) {
+  const fn = stub.state.commands.get(id);
+  if (!fn) throw new Error(`command ${id} is not registered`);
+  return fn(...args);
+}
+
+/** Waits for a debounced restart to finish. */
+async function settle(api) {
+  await stub.tick(5);
+  await api.manager.ready().catch(() => undefined);
+  await stub.tick(1);
+}
+
+module.exports = { stub, extension, activate, deactivate, run, settle };

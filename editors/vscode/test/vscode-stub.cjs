@@ -1,0 +1,364 @@
+// A stand-in for the `vscode` module and for `vscode-languageclient/node`, installed with
+// Module._load before the compiled extension (out/) is required. It records what the
+// extension does (commands, status bar, messages, language clients, requests) and lets a
+// test answer prompts and drive the fake client (progress, messages, start failures).
+
+"use strict";
+
+const Module = require("node:module");
+
+function emitter() {
+  const listeners = new Set();
+  const event = (fn) => {
+    listeners.add(fn);
+    return { dispose: () => listeners.delete(fn) };
+  };
+  event.fire = (value) => [...listeners].forEach((fn) => fn(value));
+  return event;
+}
+
+const state = {
+  commands: new Map(),
+  executed: [],
+  messages: [],
+  inputBoxes: [],
+  quickPicks: [],
+  statusItems: [],
+  progress: [],
+  clients: [],
+  outputs: [],
+  config: {},
+  diagnostics: new Map(),
+  activeTextEditor: undefined,
+  workspaceFolders: undefined,
+  // Answers for the next prompts, consumed in order.
+  inputAnswers: [],
+  pickAnswers: [],
+  messageAnswers: [],
+  // When set, the next LanguageClient.start() rejects with this error.
+  failNextStart: undefined,
+};
+
+const onDidChangeConfiguration = emitter();
+
+class Position {
+  constructor(line, character) {
+    this.line = line;
+    this.character = character;
+  }
+}
+
+class Range {
+  constructor(a, b, c, d) {
+    if (typeof a === "number") {
+      this.start = new Position(a, b);
+      this.end = new Position(c, d);
+    } else {
+      this.start = a;
+      this.end = b;
+    }
+  }
+}
+
+class Selection extends Range {}
+
+class Uri {
+  constructor(scheme, fsPath) {
+    this.scheme = scheme;
+    this.fsPath = fsPath;
+  }
+  static file(p) {
+    return new Uri("file", p);
+  }
+  toString() {
+    return `${this.scheme}://${this.fsPath}`;
+  }
+}
+
+class ThemeColor {
+  constructor(id) {
+    this.id = id;
+  }
+}
+
+function message(kind) {
+  return (text, ...actions) => {
+    state.messages.push({ kind, text, actions });
+    return Promise.resolve(state.messageAnswers.shift());
+  };
+}
+
+function outputChannel(name) {
+  const lines = [];
+  const log = (level) => (m) => lines.push(`[${level}] ${m}`);
+  const channel = {
+    name,
+    lines,
+    shown: 0,
+    info: log("info"),
+    warn: log("warn"),
+    error: log("error"),
+    debug: log("debug"),
+    trace: log("trace"),
+    append: (m) => lines.push(m),
+    appendLine: (m) => lines.push(m),
+    show: () => {
+      channel.shown += 1;
+    },
+    dispose() {},
+  };
+  state.outputs.push(channel);
+  return channel;
+}
+
+const vscode = {
+  Position,
+  Range,
+  Selection,
+  Uri,
+  ThemeColor,
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+  DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
+  commands: {
+    registerCommand(id, fn) {
+      if (state.commands.has(id)) throw new Error(`command '${id}' already exists`);
+      state.commands.set(id, fn);
+      return { dispose: () => state.commands.delete(id) };
+    },
+    executeCommand(id, ...args) {
+      state.executed.push({ id, args });
+      const fn = state.commands.get(id);
+      return Promise.resolve(fn ? fn(...args) : undefined);
+    },
+  },
+  window: {
+    get activeTextEditor() {
+      return state.activeTextEditor;
+    },
+    createOutputChannel: outputChannel,
+    createStatusBarItem(id, alignment, priority) {
+      const item = { id, alignment, priority, text: "", tooltip: "", shown: false, disposed: false };
+      item.show = () => {
+        item.shown = true;
+      };
+      item.hide = () => {
+        item.shown = false;
+      };
+      item.dispose = () => {
+        item.disposed = true;
+      };
+      state.statusItems.push(item);
+      return item;
+    },
+    showInputBox(options) {
+      state.inputBoxes.push(options);
+      return Promise.resolve(state.inputAnswers.shift());
+    },
+    showQuickPick(items, options) {
+      state.quickPicks.push({ items, options });
+      const answer = state.pickAnswers.shift();
+      const list = items.map((i) => (typeof i === "string" ? i : i));
+      return Promise.resolve(list.find((i) => (typeof i === "string" ? i : i.label) === answer));
+    },
+    showErrorMessage: message("error"),
+    showWarningMessage: message("warning"),
+    showInformationMessage: message("info"),
+    withProgress(options, task) {
+      const record = { options, reports: [], cancel: emitter(), done: false };
+      state.progress.push(record);
+      const token = { isCancellationRequested: false, onCancellationRequested: record.cancel };
+      return Promise.resolve(task({ report: (r) => record.reports.push(r) }, token)).then((v) => {
+        record.done = true;
+        return v;
+      });
+    },
+  },
+  workspace: {
+    get workspaceFolders() {
+      return state.workspaceFolders;
+    },
+    getConfiguration(section) {
+      return {
+        get: (key, fallback) => {
+          const v = state.config[`${section}.${key}`];
+          return v === undefined ? fallback : v;
+        },
+      };
+    },
+    onDidChangeConfiguration,
+  },
+  languages: {
+    getDiagnostics(uri) {
+      return state.diagnostics.get(uri.toString()) ?? [];
+    },
+  },
+};
+
+// ---- vscode-languageclient/node ----
+
+const State = { Stopped: 1, Running: 2, Starting: 3 };
+
+class LanguageClient {
+  constructor(id, name, serverOptions, clientOptions) {
+    Object.assign(this, { id, name, serverOptions, clientOptions });
+    this.features = [];
+    this.notificationHandlers = new Map();
+    this.progressHandlers = new Map();
+    this.requests = [];
+    this.notifications = [];
+    this.state = State.Stopped;
+    this.stateChange = emitter();
+    this.onDidChangeState = this.stateChange;
+    this.disposed = false;
+    this.startError = state.failNextStart;
+    state.failNextStart = undefined;
+    state.clients.push(this);
+    // Like the real client: the base constructor registers the built-in features.
+    this.registerFeature({ registrationType: { method: "textDocument/codeAction" } });
+    this.registerFeature({ registrationType: { method: "workspace/executeCommand" } });
+    this.registerFeature({ fillClientCapabilities() {} });
+  }
+  registerFeature(feature) {
+    this.features.push(feature);
+  }
+  setState(newState) {
+    const oldState = this.state;
+    this.state = newState;
+    this.stateChange.fire({ oldState, newState });
+  }
+  async start() {
+    this.setState(State.Starting);
+    if (this.startError) {
+      this.state = State.Stopped;
+      throw this.startError;
+    }
+    this.setState(State.Running);
+  }
+  async stop() {
+    this.setState(State.Stopped);
+  }
+  async dispose() {
+    this.disposed = true;
+    if (this.state !== State.Stopped) this.setState(State.Stopped);
+  }
+  onNotification(type, handler) {
+    this.notificationHandlers.set(type.method, handler);
+    return { dispose: () => this.notificationHandlers.delete(type.method) };
+  }
+  onProgress(_type, token, handler) {
+    this.progressHandlers.set(token, handler);
+    return { dispose: () => this.progressHandlers.delete(token) };
+  }
+  async sendRequest(type, params) {
+    this.requests.push({ method: type.method, params });
+    if (this.requestError) throw this.requestError;
+    return null;
+  }
+  async sendNotification(type, params) {
+    this.notifications.push({ method: type.method, params });
+  }
+  // Test helpers: play the server's side.
+  progress(token, value) {
+    const handler = this.progressHandlers.get(token);
+    if (!handler) throw new Error(`no progress handler for ${token}`);
+    handler(value);
+  }
+  showMessage(type, message) {
+    const handler = this.notificationHandlers.get("window/showMessage");
+    if (!handler) throw new Error("no window/showMessage handler");
+    handler({ type, message });
+  }
+}
+
+const languageclient = {
+  LanguageClient,
+  State,
+  TransportKind: { stdio: 0, ipc: 1, pipe: 2, socket: 3 },
+  RevealOutputChannelOn: { Debug: 0, Info: 1, Warn: 2, Error: 3, Never: 4 },
+  MessageType: { Error: 1, Warning: 2, Info: 3, Log: 4, Debug: 5 },
+  ExecuteCommandRequest: { method: "workspace/executeCommand", type: { method: "workspace/executeCommand" } },
+  ShowMessageNotification: { method: "window/showMessage", type: { method: "window/showMessage" } },
+  WorkDoneProgress: { type: { method: "$/progress" } },
+  WorkDoneProgressCancelNotification: {
+    method: "window/workDoneProgress/cancel",
+    type: { method: "window/workDoneProgress/cancel" },
+  },
+};
+
+const originalLoad = Module._load;
+Module._load = function load(request, ...rest) {
+  if (request === "vscode") return vscode;
+  if (request === "vscode-languageclient/node") return languageclient;
+  return originalLoad.call(this, request, ...rest);
+};
+
+/** A fresh ExtensionContext with an in-memory SecretStorage (`secrets.values`). */
+function context() {
+  const values = new Map();
+  const changed = emitter();
+  return {
+    subscriptions: [],
+    secrets: {
+      values,
+      get: async (key) => values.get(key),
+      async store(key, value) {
+        values.set(key, value);
+        changed.fire({ key });
+      },
+      async delete(key) {
+        values.delete(key);
+        changed.fire({ key });
+      },
+      onDidChange: changed,
+    },
+  };
+}
+
+/** Clears everything recorded; `config` replaces the settings. */
+function reset(config = {}) {
+  state.commands.clear();
+  state.diagnostics.clear();
+  for (const key of [
+    "executed",
+    "messages",
+    "inputBoxes",
+    "quickPicks",
+    "statusItems",
+    "progress",
+    "clients",
+    "outputs",
+    "inputAnswers",
+    "pickAnswers",
+    "messageAnswers",
+  ]) {
+    state[key].length = 0;
+  }
+  state.config = { ...config };
+  state.activeTextEditor = undefined;
+  state.workspaceFolders = undefined;
+  state.failNextStart = undefined;
+}
+
+/** Changes settings and fires onDidChangeConfiguration for the changed keys. */
+function changeConfig(changes) {
+  Object.assign(state.config, changes);
+  const keys = Object.keys(changes);
+  onDidChangeConfiguration.fire({
+    affectsConfiguration: (section) => keys.some((k) => k === section || k.startsWith(`${section}.`)),
+  });
+}
+
+/** Opens a fake editor on `path` with `selection` = [line, char, line, char]. */
+function openEditor(path, selection) {
+  const uri = Uri.file(path);
+  state.activeTextEditor = {
+    document: { uri },
+    selection: new Selection(...selection),
+  };
+  return uri;
+}
+
+const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+
+module.exports = { state, vscode, languageclient, context, reset, changeConfig, openEditor, tick, State };

@@ -1,0 +1,117 @@
+//! Linux Landlock for shell commands: the kernel probe, the ruleset built in the parent, and
+//! the two system calls the child makes between fork and exec.
+//!
+//! Rights are requested for fixed ABIs (file system: v5, network: v4, scopes: v6) in best-effort
+//! mode, so an older kernel enforces the subset it knows; [`super::Support`] says which subset
+//! that is, and the session tells the user what is missing.
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, Scope, path_beneath_rules,
+};
+use std::io;
+use std::os::fd::{OwnedFd, RawFd};
+
+use super::confinement::{Confinement, Support};
+
+/// The file-system rights we handle: every right up to ABI v5 (truncate, ioctl on devices).
+const FS_ABI: ABI = ABI::V5;
+/// TCP bind and connect.
+const NET_ABI: ABI = ABI::V4;
+const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+
+/// Character devices ordinary tools write to whatever the mode (`> /dev/null`, a tty).
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
+/// Terminals: writable, but no device ioctl on the controlling tty (no TIOCSTI injection).
+const TERMINALS: &[&str] = &["/dev/tty"];
+/// Pseudo-terminals a command opens for itself (`script`, test harnesses).
+const PTYS: &[&str] = &["/dev/ptmx", "/dev/pts"];
+
+pub(super) fn probe() -> Support {
+    // SAFETY: the version query reads no memory (NULL attribute, size 0).
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    if v >= 1 {
+        return Support::Landlock { abi: v as u32 };
+    }
+    let reason = match io::Error::last_os_error().raw_os_error() {
+        Some(libc::EOPNOTSUPP) => {
+            "Landlock is built into this kernel but disabled (add `landlock` to the `lsm=` boot parameter)"
+        }
+        Some(libc::ENOSYS) => {
+            "this kernel has no Landlock (it needs Linux 5.13 or newer built with it)"
+        }
+        Some(libc::EPERM) => {
+            "Landlock system calls are blocked here (a seccomp filter, e.g. a container's)"
+        }
+        _ => "Landlock is not usable on this system",
+    };
+    Support::Unavailable { reason }
+}
+
+fn err(e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(format!("building the Landlock sandbox: {e}"))
+}
+
+/// The ruleset for `c`, as a file descriptor (close-on-exec) the child hands to
+/// `landlock_restrict_self`.
+pub(super) fn build_ruleset(c: &Confinement) -> io::Result<OwnedFd> {
+    let support = Support::detect();
+    let all = AccessFs::from_all(FS_ABI);
+    let read = AccessFs::from_read(FS_ABI);
+    let file = AccessFs::from_file(FS_ABI);
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)
+        .map_err(err)?;
+    if !c.network {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(NET_ABI))
+            .map_err(err)?;
+    }
+    if support.scopes_ipc() {
+        // Signals to processes outside the sandbox (the agent, the editor) are refused;
+        // abstract UNIX sockets (D-Bus, X11) only when the network is off.
+        ruleset = ruleset.scope(Scope::Signal).map_err(err)?;
+        if !c.network {
+            ruleset = ruleset.scope(Scope::AbstractUnixSocket).map_err(err)?;
+        }
+    }
+    let created = ruleset
+        .create()
+        .map_err(err)?
+        .add_rules(path_beneath_rules(["/"], read))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(DEVICES, file))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(TERMINALS, file & !AccessFs::IoctlDev))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(PTYS, file))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(&c.writable, all))
+        .map_err(err)?;
+    let fd: Option<OwnedFd> = created.into();
+    fd.ok_or_else(|| err(support.describe()))
+}
+
+/// Runs in the child between fork and exec: only async-signal-safe system calls, no
+/// allocation (an `io::Error` from an errno does not allocate).
+pub(super) fn restrict_self(ruleset: RawFd) -> io::Result<()> {
+    // SAFETY: prctl and landlock_restrict_self take plain integers; `ruleset` is a descriptor
+    // the parent keeps open until the child has been spawned.
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}

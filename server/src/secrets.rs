@@ -1,0 +1,518 @@
+//! Secrets: API keys and tokens never leave the process in text we produce (logs, session
+//! files, events, tool output echoed to the model, error messages).
+//!
+//! Two kinds of secrets are recognised: the values we resolved ourselves (provider keys,
+//! secret-looking headers: [`register`]) wherever they appear, and common key formats
+//! (`sk-…`, `Bearer …`, AWS access key ids and secrets, GitHub, Slack and Google tokens).
+//! Redaction happens at the choke points: the tracing writer ([`Redacting`]), the event sink
+//! ([`EventRedactor`], which also handles keys split across streamed chunks), history items
+//! ([`redact_history_item`]) and session log lines ([`to_redacted_json`]). Child processes do
+//! not inherit the variables keys were read from ([`secret_env_vars`]).
+
+use interpreter_protocol::{Event, ToolCallBegin, ToolCallEnd, TurnEndReason, TurnEnded};
+use regex::{Captures, Regex};
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock, RwLock};
+
+use crate::model::HistoryItem;
+
+/// What a secret is replaced with.
+pub const REDACTED: &str = "[REDACTED]";
+/// Shorter values are not registered: redacting them would mangle ordinary text.
+const MIN_SECRET_LEN: usize = 8;
+
+#[derive(Default)]
+struct Registry {
+    values: Vec<String>,
+    env_vars: Vec<String>,
+}
+
+fn registry() -> &'static RwLock<Registry> {
+    static R: OnceLock<RwLock<Registry>> = OnceLock::new();
+    R.get_or_init(Default::default)
+}
+
+/// Records a secret value (an API key, a token) to redact wherever it appears.
+pub fn register(value: &str) {
+    let v = value.trim();
+    if v.len() < MIN_SECRET_LEN {
+        return;
+    }
+    let mut r = registry().write().unwrap_or_else(|e| e.into_inner());
+    if !r.values.iter().any(|x| x == v) {
+        r.values.push(v.to_string());
+        // Longest first, so a key that contains another is replaced whole.
+        r.values.sort_by_key(|x| std::cmp::Reverse(x.len()));
+    }
+}
+
+/// Records an environment variable that holds a secret: child processes do not inherit it.
+pub fn register_env_var(name: &str) {
+    if name.is_empty() {
+        return;
+    }
+    let mut r = registry().write().unwrap_or_else(|e| e.into_inner());
+    if !r.env_vars.iter().any(|x| x == name) {
+        r.env_vars.push(name.to_string());
+    }
+}
+
+/// Variables to remove from the environment of commands we start.
+pub fn secret_env_vars() -> Vec<String> {
+    registry()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .env_vars
+        .clone()
+}
+
+/// Registers a provider's secrets: its key, the variable it came from, and the values of
+/// headers and query parameters whose names look secret (`Authorization`, `x-api-key`, …).
+pub fn register_provider(provider: &crate::config::ProviderConfig, api_key: Option<&str>) {
+    if let Some(k) = api_key {
+        register(k);
+    }
+    if let Some(v) = &provider.env_key {
+        register_env_var(v);
+    }
+    let secret_name = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        ["auth", "key", "token", "secret", "password", "signature"]
+            .iter()
+            .any(|s| n.contains(s))
+    };
+    for (name, value) in provider.http_headers.iter().chain(&provider.query_params) {
+        if secret_name(name) {
+            // "Bearer abc": the token is the secret.
+            register(value.rsplit(' ').next().unwrap_or(value));
+        }
+    }
+}
+
+struct Pattern {
+    re: Regex,
+    /// Only matches that contain a digit count (keeps prose like "Bearer authentication").
+    needs_digit: bool,
+}
+
+fn patterns() -> &'static [Pattern] {
+    static P: OnceLock<Vec<Pattern>> = OnceLock::new();
+    P.get_or_init(|| {
+        let p = |re: &str, needs_digit: bool| Pattern {
+            re: Regex::new(re).expect("secret pattern compiles"),
+            needs_digit,
+        };
+        vec![
+            // OpenAI, Moonshot/Kimi (sk-kimi-…), Anthropic (sk-ant-…), project keys.
+            p(r"\b(?:sk|rk)-[A-Za-z0-9][A-Za-z0-9_\-]{15,}", true),
+            // Stripe-style live/test keys.
+            p(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}", false),
+            // Authorization headers: keep the scheme, drop the token.
+            p(
+                r"(?i)(?P<keep>\bbearer\s+)(?P<secret>[A-Za-z0-9._~+/\-]{8,}=*)",
+                true,
+            ),
+            // AWS access key ids and secret keys in their usual assignments.
+            p(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", false),
+            p(
+                r#"(?i)(?P<keep>aws_secret_access_key["']?\s*[=:]\s*["']?)(?P<secret>[A-Za-z0-9/+=]{40})"#,
+                false,
+            ),
+            // GitHub personal, OAuth, app and refresh tokens; fine-grained PATs.
+            p(r"\bgh[pousr]_[A-Za-z0-9]{36,}", false),
+            p(r"\bgithub_pat_[A-Za-z0-9_]{22,}", false),
+            // Slack and Google API keys.
+            p(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", false),
+            p(r"\bAIza[0-9A-Za-z_\-]{35}", false),
+        ]
+    })
+}
+
+/// `text` with every registered secret and every key-shaped token replaced by [`REDACTED`].
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    {
+        let r = registry().read().unwrap_or_else(|e| e.into_inner());
+        for v in &r.values {
+            if out.contains(v.as_str()) {
+                out = Cow::Owned(out.replace(v.as_str(), REDACTED));
+            }
+        }
+    }
+    for p in patterns() {
+        if !p.re.is_match(&out) {
+            continue;
+        }
+        let replaced = p.re.replace_all(&out, |c: &Captures| {
+            let whole = &c[0];
+            let secret = c.name("secret").map(|m| m.as_str()).unwrap_or(whole);
+            if p.needs_digit && !secret.bytes().any(|b| b.is_ascii_digit()) {
+                return whole.to_string();
+            }
+            match c.name("keep") {
+                Some(k) => format!("{}{REDACTED}", k.as_str()),
+                None => REDACTED.to_string(),
+            }
+        });
+        // A match kept whole (no digit) still comes back owned: only take real changes.
+        if let Cow::Owned(s) = replaced
+            && s != *out
+        {
+            out = Cow::Owned(s);
+        }
+    }
+    out
+}
+
+/// Whether `text` holds anything [`redact`] would replace.
+pub fn contains_secret(text: &str) -> bool {
+    matches!(redact(text), Cow::Owned(ref s) if s != text)
+}
+
+fn redact_in_place(s: &mut String) {
+    if let Cow::Owned(r) = redact(s) {
+        *s = r;
+    }
+}
+
+/// Redacts every string inside a JSON value.
+pub fn redact_json(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) => redact_in_place(s),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(redact_json),
+        serde_json::Value::Object(o) => o.values_mut().for_each(redact_json),
+        _ => {}
+    }
+}
+
+/// `value` as JSON text, secrets redacted inside strings (so escapes stay valid). Text
+/// without secrets is exactly `serde_json::to_string`'s.
+pub fn to_redacted_json<T: serde::Serialize>(value: &T) -> serde_json::Result<String> {
+    let text = serde_json::to_string(value)?;
+    // Escapes (`\n`) would hide a key's word boundary from the patterns: look at the text
+    // with them blanked out before deciding nothing needs redacting.
+    let unescaped = text
+        .replace("\\n", "  ")
+        .replace("\\t", "  ")
+        .replace("\\r", "  ");
+    if !contains_secret(&unescaped) {
+        return Ok(text);
+    }
+    let mut v = serde_json::to_value(value)?;
+    redact_json(&mut v);
+    serde_json::to_string(&v)
+}
+
+/// Redacts a history item before it is kept, sent to the model or logged.
+pub fn redact_history_item(item: &mut HistoryItem) {
+    match item {
+        HistoryItem::User { text, .. } => redact_in_place(text),
+        HistoryItem::Assistant {
+            text,
+            reasoning,
+            tool_calls,
+        } => {
+            redact_in_place(text);
+            if let Some(r) = reasoning {
+                redact_in_place(r);
+            }
+            for call in tool_calls {
+                if contains_secret(&call.arguments)
+                    && let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&call.arguments)
+                {
+                    redact_json(&mut v);
+                    call.arguments = v.to_string();
+                }
+            }
+        }
+        HistoryItem::ToolResult { output, .. } => redact_in_place(output),
+    }
+}
+
+/// Streamed text redacted chunk by chunk: a key split across chunks is held back until it is
+/// whole. Text is released up to the last whitespace (keys contain none), so streaming goes
+/// on word by word.
+#[derive(Debug, Default)]
+pub struct StreamRedactor {
+    pending: String,
+}
+
+/// Text without whitespace held back at most; beyond it, all but a tail is released.
+const MAX_HELD: usize = 8 * 1024;
+const HELD_TAIL: usize = 512;
+
+impl StreamRedactor {
+    /// Adds a chunk; returns the redacted text that is safe to release now (maybe empty).
+    pub fn push(&mut self, chunk: &str) -> String {
+        self.pending.push_str(chunk);
+        let cut = safe_cut(&self.pending);
+        if cut == 0 {
+            return String::new();
+        }
+        let ready: String = self.pending.drain(..cut).collect();
+        redact(&ready).into_owned()
+    }
+
+    /// Everything still held, redacted.
+    pub fn finish(&mut self) -> String {
+        let rest = std::mem::take(&mut self.pending);
+        redact(&rest).into_owned()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+}
+
+/// Where `pending` may be cut: after its last whitespace, but before a word that introduces
+/// a secret (`Bearer`, `key=`, `Authorization:`), so the pair is redacted together.
+fn safe_cut(pending: &str) -> usize {
+    let Some((ws, ch)) = pending
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+    else {
+        return forced_cut(pending);
+    };
+    let mut cut = ws + ch.len_utf8();
+    let before = pending[..ws].trim_end();
+    let word_start = before
+        .rfind(char::is_whitespace)
+        .map(|i| i + before[i..].chars().next().map_or(1, char::len_utf8))
+        .unwrap_or(0);
+    let word = &before[word_start..];
+    if word.eq_ignore_ascii_case("bearer")
+        || word.eq_ignore_ascii_case("basic")
+        || word.ends_with(':')
+        || word.ends_with('=')
+    {
+        cut = word_start;
+    }
+    if cut == 0 {
+        return forced_cut(pending);
+    }
+    cut
+}
+
+/// A very long run without whitespace: release all but a tail, at a char boundary.
+fn forced_cut(pending: &str) -> usize {
+    if pending.len() <= MAX_HELD {
+        return 0;
+    }
+    let mut cut = pending.len() - HELD_TAIL;
+    while !pending.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    cut
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum StreamKey {
+    Message(String),
+    Reasoning(String),
+    Output(String),
+}
+
+impl StreamKey {
+    fn event(&self, text: String) -> Event {
+        match self {
+            StreamKey::Message(id) => Event::AgentMessageDelta {
+                message_id: id.clone(),
+                delta: text,
+            },
+            StreamKey::Reasoning(id) => Event::ReasoningDelta {
+                message_id: id.clone(),
+                delta: text,
+            },
+            StreamKey::Output(id) => Event::ToolCallOutputDelta {
+                call_id: id.clone(),
+                chunk: text,
+            },
+        }
+    }
+}
+
+/// Redacts events on their way to a front end. Streamed deltas go through a
+/// [`StreamRedactor`] per stream; whatever a stream holds back is released (as one more delta)
+/// before any other event, so the order front ends see is kept.
+#[derive(Debug, Default)]
+pub struct EventRedactor {
+    streams: Mutex<Vec<(StreamKey, StreamRedactor)>>,
+}
+
+impl EventRedactor {
+    /// The events to send in place of `e` (held-back text first).
+    pub fn redact(&self, e: Event) -> Vec<Event> {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let (key, text) = match e {
+            Event::AgentMessageDelta { message_id, delta } => {
+                (StreamKey::Message(message_id), delta)
+            }
+            Event::ReasoningDelta { message_id, delta } => {
+                (StreamKey::Reasoning(message_id), delta)
+            }
+            Event::ToolCallOutputDelta { call_id, chunk } => (StreamKey::Output(call_id), chunk),
+            other => {
+                let mut out = flush(&mut streams, None);
+                out.push(redact_event(other));
+                return out;
+            }
+        };
+        let mut out = flush(&mut streams, Some(&key));
+        let idx = match streams.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                streams.push((key.clone(), StreamRedactor::default()));
+                streams.len() - 1
+            }
+        };
+        let ready = streams[idx].1.push(&text);
+        if streams[idx].1.is_empty() {
+            streams.swap_remove(idx);
+        }
+        if !ready.is_empty() {
+            out.push(key.event(ready));
+        }
+        out
+    }
+}
+
+/// Releases every held stream except `keep`.
+fn flush(streams: &mut Vec<(StreamKey, StreamRedactor)>, keep: Option<&StreamKey>) -> Vec<Event> {
+    let mut out = Vec::new();
+    streams.retain_mut(|(k, r)| {
+        if Some(&*k) == keep {
+            return true;
+        }
+        let rest = r.finish();
+        if !rest.is_empty() {
+            out.push(k.event(rest));
+        }
+        false
+    });
+    out
+}
+
+/// Redacts the text fields of a non-streamed event. File changes keep their text: they are
+/// the user's files, shown for review.
+fn redact_event(e: Event) -> Event {
+    let r = |s: String| match redact(&s) {
+        Cow::Owned(o) => o,
+        Cow::Borrowed(_) => s,
+    };
+    match e {
+        Event::AgentMessage { message_id, text } => Event::AgentMessage {
+            message_id,
+            text: r(text),
+        },
+        Event::Reasoning { message_id, text } => Event::Reasoning {
+            message_id,
+            text: r(text),
+        },
+        Event::ToolCallBegin(mut b) => {
+            b = ToolCallBegin {
+                title: r(b.title),
+                command: b.command.map(r),
+                ..b
+            };
+            redact_json(&mut b.input);
+            Event::ToolCallBegin(b)
+        }
+        Event::ToolCallEnd(end) => Event::ToolCallEnd(ToolCallEnd {
+            output: r(end.output),
+            ..end
+        }),
+        Event::Warning { message } => Event::Warning {
+            message: r(message),
+        },
+        Event::ContextCompacted {
+            compaction_id,
+            summary,
+            tokens_before,
+            tokens_after,
+        } => Event::ContextCompacted {
+            compaction_id,
+            summary: r(summary),
+            tokens_before,
+            tokens_after,
+        },
+        Event::TurnEnded(TurnEnded {
+            turn_id,
+            reason: TurnEndReason::Failed { message },
+        }) => Event::TurnEnded(TurnEnded {
+            turn_id,
+            reason: TurnEndReason::Failed {
+                message: r(message),
+            },
+        }),
+        other => other,
+    }
+}
+
+/// A tracing writer factory that redacts every formatted log line before writing it.
+pub struct Redacting<M>(pub M);
+
+pub struct RedactingWriter<W>(W);
+
+impl<'a, M: tracing_subscriber::fmt::MakeWriter<'a>> tracing_subscriber::fmt::MakeWriter<'a>
+    for Redacting<M>
+{
+    type Writer = RedactingWriter<M::Writer>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        RedactingWriter(self.0.make_writer())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for RedactingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // The formatter hands over one whole event per call.
+        match std::str::from_utf8(buf) {
+            Ok(s) => self.0.write_all(redact(s).as_bytes())?,
+            Err(_) => self
+                .0
+                .write_all(redact(&String::from_utf8_lossy(buf)).as_bytes())?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// A warning when `<home>/config.toml` holds a key and other users can read it.
+pub fn config_permission_warning(home: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = home.join("config.toml");
+    let mode = std::fs::metadata(&path).ok()?.permissions().mode() & 0o777;
+    if mode & 0o044 == 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(&path).ok()?;
+    let table: toml::Table = text.parse().ok()?;
+    let holds_key = table
+        .get("model_providers")
+        .and_then(|p| p.as_table())
+        .is_some_and(|providers| {
+            providers.values().any(|p| {
+                ["api_key", "experimental_bearer_token"].iter().any(|k| {
+                    p.get(k)
+                        .and_then(|v| v.as_str())
+                        .is_some_and(|v| !v.trim().is_empty())
+                })
+            })
+        });
+    holds_key.then(|| {
+        format!(
+            "{} holds an API key and other users can read it (mode {mode:03o}): run `chmod 600 {}`",
+            path.display(),
+            path.display()
+        )
+    })
+}
+
+#[cfg(test)]
+#[path = "secrets_tests.rs"]
+mod tests;
