@@ -27,6 +27,9 @@ done
 
 failed=0
 passed=0
+mock_pid=""
+# A mock model must not outlive the run, whatever ends it.
+trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; true' EXIT
 
 # run_test NAME MOCK_SCRIPT SETUP_FN EXPECT...  (EXPECT: strings the mock's recorded requests must contain)
 run_test() {
@@ -44,18 +47,21 @@ run_test() {
   "$setup" "$ws"
 
   local url=""
-  local mock_pid=""
+  mock_pid=""
   if [ -n "$script" ]; then
-    "$mock" --script "$here/scripts/$script" >"$tmp/mock.out" 2>"$tmp/mock.err" &
+    # Created here: the background job's own redirection may open it after the first poll.
+    : >"$tmp/mock.out"
+    "$mock" --script "$here/scripts/$script" >>"$tmp/mock.out" 2>"$tmp/mock.err" &
     mock_pid=$!
     for _ in $(seq 1 200); do
-      url=$(sed -n 's/^MOCK_LISTENING \(.*\)$/\1/p' "$tmp/mock.out" | head -n1)
+      url=$(sed -n 's/^MOCK_LISTENING \(.*\)$/\1/p' "$tmp/mock.out" || true)
+      url=${url%%$'\n'*}
       [ -n "$url" ] && break
       sleep 0.05
     done
     if [ -z "$url" ]; then
       echo "FAIL $name: mock-llm did not start"; cat "$tmp/mock.err"
-      kill "$mock_pid" 2>/dev/null || true
+      kill "$mock_pid" 2>/dev/null || true; mock_pid=""
       failed=$((failed + 1))
       return
     fi
@@ -77,6 +83,7 @@ run_test() {
     requests=$(python3 -c 'import sys, urllib.request; u = sys.argv[1].rsplit("/v1", 1)[0]; print(urllib.request.urlopen(u + "/_mock/requests", timeout=10).read().decode())' "$url" 2>&1 || true)
     kill "$mock_pid" 2>/dev/null || true
     wait "$mock_pid" 2>/dev/null || true
+    mock_pid=""
   fi
   if [ $status -eq 0 ] && ! grep -q '^RESULT: ok$' "$tmp/nvim.out"; then
     echo "no RESULT: ok line"
@@ -91,7 +98,7 @@ run_test() {
     done
   fi
   if [ $status -eq 0 ]; then
-    grep '^ok: ' "$tmp/nvim.out" | sed 's/^/   /'
+    sed -n 's/^ok: /   ok: /p' "$tmp/nvim.out"
     echo "PASS $name"
     passed=$((passed + 1))
     rm -rf "$tmp"
@@ -111,7 +118,7 @@ setup_chat() { printf 'old\n' >"$1/a.txt"; }
 
 run_test unit "" setup_none
 run_test lsp lsp.json setup_calc 'add subtracts (test)' 'how do I call it?'
-run_test chat chat.json setup_chat 'new\nkeep me'
+run_test chat chat.json setup_chat 'a.txt#L1-2\">\nold\nkeep me\n</context>' 'new\nkeep me'
 
 echo "neovim plugin tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]

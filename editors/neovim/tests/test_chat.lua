@@ -57,7 +57,8 @@ H.run(function()
   end
 
   local chat = require("interpreter.chat")
-  vim.cmd("Interpreter chat Please update a.txt")
+  -- With a range: the lines go along as an embedded resource.
+  vim.cmd("1,2Interpreter chat Please update a.txt")
   local st = chat.state()
   H.check(st ~= nil and vim.api.nvim_buf_get_name(st.buf):find("interpreter://chat", 1, true) ~= nil, "the chat buffer exists")
   H.check(vim.api.nvim_get_current_buf() == st.buf, "the chat window has focus")
@@ -72,6 +73,7 @@ H.run(function()
   end
   H.check(st.last_stop == "end_turn", "stopReason end_turn")
   has("## You\n\nPlease update a.txt", "the user's prompt")
+  has("Please update a.txt\n(with a.txt:1-2)", "the selection sent as context")
   has("Let me plan. ", "streamed agent text before the tools")
   has("All done: a.txt now starts with new.", "the final agent message, streamed in two chunks")
   has("plan:\n  [x] Edit a.txt\n  [~] Check it", "the plan, redrawn in place")

@@ -115,7 +115,7 @@ await key("Enter", "Enter", 13);
 await waitFor("stats.py is open", `!!document.querySelector('.monaco-editor .view-lines') && ${text("sum(values)")}`);
 await sleep(1500);
 
-// Put the cursor in the function and click the light bulb.
+// Put the cursor on line 2, then open the light bulb menu there.
 await click("line 2 of stats.py", `[...document.querySelectorAll('.monaco-editor .view-line')].find((l) => l.innerText.replace(/\\s+/g, ' ').includes('return sum'))`);
 await sleep(2000);
 // Ctrl+. (editor.action.quickFix) opens the light bulb's menu at the cursor.

@@ -66,16 +66,25 @@ function messageOf(e: unknown): string {
   return String(e);
 }
 
-/** Reads every stored key the server might need (see settings.keyEnvironment). */
+/**
+ * Reads every stored key the server might need (see settings.keyEnvironment). A secret
+ * store that fails (no keyring on a Linux desktop, say) is logged and treated as empty: the
+ * server can still find keys in its environment or config.toml.
+ */
 export async function storedKeys(
   secrets: vscode.SecretStorage,
   s: Settings,
+  output: vscode.LogOutputChannel,
 ): Promise<Record<string, string | undefined>> {
   const ids = Object.keys(PROVIDERS).filter((p) => PROVIDERS[p].envKey);
   if (s.provider && !isBuiltIn(s.provider)) ids.push(s.provider);
   const keys: Record<string, string | undefined> = {};
   for (const id of ids) {
-    keys[id] = await secrets.get(secretName(id));
+    try {
+      keys[id] = await secrets.get(secretName(id));
+    } catch (e) {
+      output.warn(`reading the API key for ${id} from VS Code's secret storage: ${messageOf(e)}`);
+    }
   }
   return keys;
 }
@@ -115,7 +124,7 @@ export class ServerManager implements vscode.Disposable {
     const settings = this.deps.settings();
     status.setModel(modelLabel(settings), this.modelDetail(settings));
     status.starting();
-    const keys = await storedKeys(this.deps.secrets, settings);
+    const keys = await storedKeys(this.deps.secrets, settings, output);
     const spec = serverSpec(settings, keys, this.deps.env, this.deps.workspaceFolder());
     const keyVars = Object.keys(spec.env).filter((k) => this.deps.env[k] !== spec.env[k]);
     output.info(

@@ -109,3 +109,9 @@ test("showLogs reveals the output channel the client logs to", async () => {
   assert.equal(channel.shown, 1);
   assert.ok(channel.lines.some((l) => l.includes("starting interpreter lsp --stdio")), channel.lines.join("\n"));
 });
+
+test("a failing secret store does not stop the server from starting", async () => {
+  const { client } = await activate({}, {}, { secretsFail: new Error("no keyring") });
+  assert.equal(client.state, stub.State.Running);
+  assert.ok(stub.state.outputs[0].lines.some((l) => l.includes("no keyring")));
+});

@@ -17,11 +17,16 @@ async function deactivate() {
 }
 
 /** Activates the extension with these settings and stored secrets; returns its API. */
-async function activate(config = {}, secrets = {}, { failStart } = {}) {
+async function activate(config = {}, secrets = {}, { failStart, secretsFail } = {}) {
   await deactivate();
   stub.reset(config);
   stub.state.failNextStart = failStart;
   const ctx = stub.context();
+  if (secretsFail) {
+    ctx.secrets.get = async () => {
+      throw secretsFail;
+    };
+  }
   lastContext = ctx;
   for (const [k, v] of Object.entries(secrets)) ctx.secrets.values.set(k, v);
   const api = await extension.activate(ctx);

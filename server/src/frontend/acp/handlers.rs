@@ -56,7 +56,15 @@ pub fn initialize(
             "Use the provider's API key from its environment variable (MOONSHOT_API_KEY for Kimi K3) or from config.toml",
         ),
     )];
-    if req.client_capabilities.auth.terminal {
+    // The stable capability, or the older `_meta["terminal-auth"]` flag some clients send.
+    let legacy_terminal_auth = req
+        .client_capabilities
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("terminal-auth"))
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    if req.client_capabilities.auth.terminal || legacy_terminal_auth {
         auth_methods.push(AuthMethod::Terminal(
             AuthMethodTerminal::new("login", "Log in with an API key")
                 .description("Runs `interpreter login` in a terminal and stores the key in config.toml (mode 0600)")
