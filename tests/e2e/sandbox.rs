@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// A folder outside the workspace and outside `/tmp` (which workspace-write may write).
 fn sentinel() -> tempfile::TempDir {
-    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("sentinel dir");
+    let d = mock_llm::e2e::dir_outside_temp(Path::new(env!("CARGO_TARGET_TMPDIR")));
     std::fs::write(d.path().join("keep.txt"), "original\n").unwrap();
     d
 }

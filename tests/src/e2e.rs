@@ -184,3 +184,19 @@ pub fn jsonl(out: &Output) -> Vec<serde_json::Value> {
         })
         .collect()
 }
+
+/// A scratch folder that the sandbox treats as "outside": not under the temp folders a
+/// workspace-write command may write (`/tmp`, `$TMPDIR`, `/dev/shm`). `preferred` is used
+/// unless it lies under one of them (a checkout in /tmp), then `/var/tmp`.
+pub fn dir_outside_temp(preferred: &Path) -> tempfile::TempDir {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut temps = vec![canon(Path::new("/tmp")), canon(Path::new("/dev/shm"))];
+    temps.push(canon(&std::env::temp_dir()));
+    let base = canon(preferred);
+    let base = if temps.iter().any(|t| base.starts_with(t)) {
+        PathBuf::from("/var/tmp")
+    } else {
+        base
+    };
+    tempfile::tempdir_in(&base).unwrap_or_else(|e| panic!("scratch dir in {}: {e}", base.display()))
+}

@@ -19,9 +19,23 @@ fn landlock_or_skip(test: &str) -> Option<u32> {
 }
 
 /// Folders outside `/tmp` (which workspace-write may write): under the build's target dir.
+/// Next to the test binary, unless that is under a temp folder the sandbox allows (a
+/// checkout in /tmp): then /var/tmp.
 fn scratch() -> tempfile::TempDir {
     let exe = std::env::current_exe().expect("current_exe");
-    tempfile::tempdir_in(exe.parent().expect("test binary folder")).expect("scratch dir")
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let near = canon(exe.parent().expect("test binary folder"));
+    let temps = [
+        canon(Path::new("/tmp")),
+        canon(Path::new("/dev/shm")),
+        canon(&std::env::temp_dir()),
+    ];
+    let base = if temps.iter().any(|t| near.starts_with(t)) {
+        std::path::PathBuf::from("/var/tmp")
+    } else {
+        near
+    };
+    tempfile::tempdir_in(&base).expect("scratch dir")
 }
 
 async fn run(c: Option<&Confinement>, cwd: &Path, command: &str) -> ExecResult {
