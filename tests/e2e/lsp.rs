@@ -392,8 +392,11 @@ fn explain_opens_a_markdown_document_when_the_client_can() {
     let path = uri.trim_start_matches("file://");
     let md = std::fs::read_to_string(path).unwrap();
     assert!(md.contains("returns the **difference**"), "{md}");
+    assert!(
+        path.starts_with(&s.repo.home.path().display().to_string()),
+        "answers go under the server's temp folder: {path}"
+    );
     s.client.respond(&req["id"], json!({"success": true}));
-    let _ = std::fs::remove_file(path);
     s.client.shutdown();
 }
 

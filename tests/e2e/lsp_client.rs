@@ -36,6 +36,9 @@ impl LspClient {
         cmd.args(["lsp", "--stdio"])
             .current_dir(cwd)
             .env("OPENINTERPRETER_HOME", home)
+            // Explain/Ask answers are written under the temp folder: keep them in `home`,
+            // which the test removes.
+            .env("TMPDIR", home)
             .env("INTERPRETER_LOG", "info")
             .env_remove("CODEX_HOME")
             .env_remove("OPENINTERPRETER_MODEL")
