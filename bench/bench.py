@@ -78,21 +78,27 @@ def log(msg: str) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--runs", type=int, default=5, help="runs per figure (median reported; at least 5)")
+    ap.add_argument("--init-runs", type=int, default=15, help="spawn → initialize samples per ACP agent")
     ap.add_argument("--agents", default="", help="comma-separated agent keys (default: all)")
     ap.add_argument("--skip-perf", action="store_true")
     ap.add_argument("--skip-tokens", action="store_true")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out"))
     ap.add_argument("--update-docs", action="store_true", help="rewrite the generated section of docs/benchmarks.md")
+    ap.add_argument("--report-only", action="store_true",
+                    help="re-render report.md (and the docs with --update-docs) from out/results.json")
     args = ap.parse_args()
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.report_only:
+        return render(json.loads((out / "results.json").read_text()), out, args.update_docs)
     agents = A.all_agents()
     if args.agents:
         want = set(args.agents.split(","))
         agents = [a for a in agents if a.key in want]
     A.check_installed(agents)
-    results: dict = {"machine": machine(), "runs": args.runs, "agents": {}, "perf": {}, "exec": {}, "tokens": {}}
+    results: dict = {"machine": machine(), "runs": args.runs, "init_runs": args.init_runs, "agents": {}, "init": {},
+                     "perf": {}, "exec": {}, "tokens": {}}
     for a in agents:
         results["agents"][a.key] = {"label": a.label, "kind": a.kind, "wire": a.wire, "tools": a.tools,
                                     "model": a.model, "missing": a.missing}
@@ -102,6 +108,9 @@ def main() -> int:
     bench = R.Bench(out)
     try:
         if not args.skip_perf:
+            for a in [a for a in agents if a.available() and a.kind == "acp"]:
+                log(f"{a.key}: {args.init_runs} initialize samples")
+                results["init"][a.key] = [bench.init_run(a) for _ in range(args.init_runs)]
             for a in [a for a in agents if a.available()]:
                 runs = []
                 for i in range(args.runs):
@@ -128,13 +137,17 @@ def main() -> int:
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str))
     log(f"wrote {out / 'results.json'}")
 
+    return render(results, out, args.update_docs)
+
+
+def render(results: dict, out: Path, update_docs: bool) -> int:
     import report
 
     md = report.render(results, out)
     (out / "report.md").write_text(md)
     print(report.console_summary(results))
-    if args.update_docs:
-        report.update_docs(md)
+    if update_docs:
+        report.update_docs(md, out)
         log("updated docs/benchmarks.md")
     return 0
 

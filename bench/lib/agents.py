@@ -181,6 +181,6 @@ def check_installed(agents: list[Agent]) -> None:
         need = {"codex-acp": "codex-acp", "codex-exec": "codex", "opencode": "opencode", "kimi-code": "kimi-code"}[a.key]
         path = BINARIES[need]
         if not path.exists():
-            a.missing = f"not installed ({PINS[need]}: {path.relative_to(BENCH)} missing; see bench/out/install.log)"
+            a.missing = f"not installed ({PINS[need]}: {path} missing; see bench/out/install.log)"
         elif a.key == "kimi-code" and not NODE22.exists():
             a.missing = f"Node 22 missing ({PINS['node22']})"

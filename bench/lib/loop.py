@@ -316,19 +316,26 @@ def tree_pids(root: int) -> list[int]:
     return out
 
 
-def tree_rss_kb(root: int) -> int:
-    """Sum of VmRSS over `root` and all its descendants."""
-    total = 0
+def tree_mem_kb(root: int) -> dict:
+    """VmRSS and RssAnon summed over `root` and all its descendants. RssAnon is the private
+    part (heap, stacks); the rest of RSS is mostly mapped executable and library pages."""
+    total = {"rss": 0, "anon": 0}
     for pid in tree_pids(root):
         try:
             with open(f"/proc/{pid}/status") as f:
                 for line in f:
                     if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-                        break
+                        total["rss"] += int(line.split()[1])
+                    elif line.startswith("RssAnon:"):
+                        total["anon"] += int(line.split()[1])
         except OSError:
             pass
     return total
+
+
+def tree_rss_kb(root: int) -> int:
+    """Sum of VmRSS over `root` and all its descendants."""
+    return tree_mem_kb(root)["rss"]
 
 
 def kill_tree(proc: subprocess.Popen) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import tasks as T
 from agents import MOCK, Agent
-from loop import AcpClient, Loop, Proxy, RpcError, kill_tree, now, tree_rss_kb
+from loop import AcpClient, Loop, Proxy, RpcError, kill_tree, now, tree_mem_kb
 
 INIT_PARAMS = {
     "protocolVersion": 1,
@@ -138,6 +138,20 @@ class Bench:
 
     # -------------------------------------------------------------- ACP performance
 
+    def init_run(self, agent: Agent) -> float | None:
+        """Spawn → `initialize` reply, nothing else (cheap, so it is sampled more often)."""
+        ws, home = self.fresh(agent, "init")
+        proc, t0 = self.spawn(agent, ws, home, "agent.log")
+        client = AcpClient(self.loop, proc)
+        try:
+            _, t1, _ = client.request("initialize", INIT_PARAMS, 120)
+            return ms(t1 - t0)
+        except RpcError:
+            return None
+        finally:
+            client.close()
+            kill_tree(proc)
+
     def acp_perf_run(self, agent: Agent) -> dict:
         ws, home = self.fresh(agent, "perf")
         turn = T.script_for(agent.tools, T.LATENCY_TURN, ws, "lat")
@@ -155,7 +169,8 @@ class Bench:
             r["session_new_ms"] = ms(t_new - t_new0)
             sid = new["sessionId"]
             self.loop.sleep(IDLE_S)
-            r["rss_idle_kb"] = tree_rss_kb(proc.pid)
+            mem = tree_mem_kb(proc.pid)
+            r["rss_idle_kb"], r["anon_idle_kb"] = mem["rss"], mem["anon"]
 
             # The 5-tool-call turn.
             n_before = len(client.updates)
@@ -179,7 +194,8 @@ class Bench:
             r["turn_ok"] = len(reqs) == 6 and all(_tool_results_ok(agent, reqs))
             r["turn_updates"] = len(client.updates) - n_before
             self.loop.sleep(AFTER_TURN_S)
-            r["rss_after_turn_kb"] = tree_rss_kb(proc.pid)
+            mem = tree_mem_kb(proc.pid)
+            r["rss_after_turn_kb"], r["anon_after_turn_kb"] = mem["rss"], mem["anon"]
 
             # SSE chunk -> session/update.
             n_before = len(client.updates)
@@ -244,7 +260,13 @@ class Bench:
                 self.loop.remove(proc.stdout.fileno())
 
         self.loop.add(proc.stdout.fileno(), drain)
+        # A pidfd becomes readable when the process exits, so the loop wakes at the exit
+        # instead of at its next poll timeout (which would add up to 50 ms to the wall time).
+        pidfd = os.pidfd_open(proc.pid)
+        self.loop.add(pidfd, lambda _fd: None)
         ok = self.loop.run_until(done, timeout_s)
+        self.loop.remove(pidfd)
+        os.close(pidfd)
         self.loop.remove(proc.stdout.fileno())
         if not ok:
             kill_tree(proc)
@@ -292,6 +314,7 @@ class Bench:
         replies = [rep for n, (_, steps) in enumerate(turns) for rep in T.script_for(agent.tools, steps, ws, f"t{n + 1}")]
         r: dict = {"task": task.key, "error": ""}
         self.mock.script(replies)
+        self.aux.script(AUX_SCRIPT["replies"], AUX_SCRIPT["when_exhausted"])  # also forgets earlier side requests
         if agent.kind == "exec":
             thread = None
             for n, (prompt, _) in enumerate(turns):
