@@ -3,7 +3,7 @@
 
 use globset::{Glob, GlobMatcher};
 use grep_regex::RegexMatcherBuilder;
-use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::UTF8};
+use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use std::path::{Path, PathBuf};
 
@@ -132,71 +132,36 @@ pub struct GrepMatch {
     pub line: String,
 }
 
-/// Lines matching `pattern` (a regex) under `root` (a file or a folder).
+/// Lines matching `pattern` (a regex) under `root` (a file or a folder), at most `limit`.
 pub fn grep(
     root: &Path,
     pattern: &str,
     opts: &GrepOptions,
 ) -> Result<(Vec<GrepMatch>, bool), String> {
-    let matcher = RegexMatcherBuilder::new()
-        .case_insensitive(opts.case_insensitive)
-        .build(pattern)
-        .map_err(|e| format!("invalid regex `{pattern}`: {e}"))?;
-    let filter = match &opts.glob {
-        Some(g) => {
-            let pat = if g.contains('/') {
-                g.clone()
-            } else {
-                format!("**/{g}")
-            };
-            Some(
-                Glob::new(&pat)
-                    .map_err(|e| format!("invalid glob `{g}`: {e}"))?
-                    .compile_matcher(),
-            )
-        }
-        None => None,
-    };
-    let mut searcher = SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(0))
-        .line_number(true)
-        .build();
-    let mut out = Vec::new();
-    let mut truncated = false;
-    for entry in walker(root, opts.include_ignored, None).flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let path = entry.path();
-        if let Some(f) = &filter {
-            let rel = path.strip_prefix(root).unwrap_or(path);
-            if !f.is_match(rel) {
-                continue;
-            }
-        }
-        let result = searcher.search_path(
-            &matcher,
-            path,
-            UTF8(|lnum, line| {
-                if out.len() >= opts.limit {
-                    truncated = true;
-                    return Ok(false);
-                }
-                out.push(GrepMatch {
-                    path: path.to_path_buf(),
-                    line_number: lnum,
-                    line: line.trim_end_matches(['\n', '\r']).to_string(),
-                });
-                Ok(true)
-            }),
-        );
-        if let Err(e) = result {
-            tracing::debug!("grep skipped {}: {e}", path.display());
-        }
-        if truncated {
-            break;
-        }
-    }
+    let hits = search(
+        root,
+        pattern,
+        &SearchOptions {
+            case_insensitive: opts.case_insensitive,
+            glob: opts.glob.clone(),
+            include_ignored: opts.include_ignored,
+            max_lines: opts.limit.saturating_add(1),
+            ..Default::default()
+        },
+    )?;
+    let mut out: Vec<GrepMatch> = hits
+        .into_iter()
+        .flat_map(|f| {
+            let path = f.path;
+            f.lines.into_iter().map(move |l| GrepMatch {
+                path: path.clone(),
+                line_number: l.number,
+                line: l.text,
+            })
+        })
+        .collect();
+    let truncated = out.len() > opts.limit;
+    out.truncate(opts.limit);
     Ok((out, truncated))
 }
 
