@@ -333,6 +333,24 @@ def tree_mem_kb(root: int) -> dict:
     return total
 
 
+def tree_cpu_ms(root: int) -> float:
+    """CPU time used so far by every live thread of `root` and its descendants, from
+    /proc/<pid>/task/<tid>/schedstat (nanoseconds). Independent of how busy the machine is."""
+    total = 0
+    for pid in tree_pids(root):
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    return total / 1e6
+
+
 def tree_rss_kb(root: int) -> int:
     """Sum of VmRSS over `root` and all its descendants."""
     return tree_mem_kb(root)["rss"]

@@ -52,6 +52,8 @@ def acp_figures(results: dict) -> dict:
             "initialize_min_ms": min(inits, default=None),
             "initialize_n": len(inits),
             "session_new_ms": med(ok, "session_new_ms"),
+            "initialize_cpu_ms": med(ok, "initialize_cpu_ms"),
+            "turn_cpu_ms": med(ok, "turn_cpu_ms"),
             "rss_idle_mb": (med(ok, "rss_idle_kb") or 0) / 1024 or None,
             "rss_turn_mb": (med(ok, "rss_after_turn_kb") or 0) / 1024 or None,
             "anon_idle_mb": (med(ok, "anon_idle_kb") or 0) / 1024 or None,
@@ -76,7 +78,8 @@ def exec_figures(results: dict) -> dict:
         ok = [r for r in runs if not r.get("hello_error") and not r.get("tools_error")]
         f = {"n": len(ok)}
         for phase in ("hello", "tools"):
-            for m in ("wall_ms", "mock_ms", "overhead_ms", "to_first_request_ms", "after_last_response_ms", "gap_median_ms"):
+            for m in ("wall_ms", "mock_ms", "overhead_ms", "to_first_request_ms", "after_last_response_ms", "gap_median_ms",
+                      "cpu_ms"):
                 f[f"{phase}_{m}"] = med(ok, f"{phase}_{m}")
             kb = med(ok, f"{phase}_max_rss_kb")
             f[f"{phase}_max_rss_mb"] = kb / 1024 if kb else None
@@ -210,6 +213,7 @@ def render(results: dict, out: Path) -> str:
         rows = [
             (f"`initialize` from spawn, median of {max(v['initialize_n'] for v in acp.values())} (ms)", "initialize_ms"),
             ("  best sample (ms)", "initialize_min_ms"),
+            ("  CPU time used up to the reply (ms)", "initialize_cpu_ms"),
             ("`session/new` (ms)", "session_new_ms"),
             ("RSS idle after session/new, tree (MB)", "rss_idle_mb"),
             ("  of which anonymous (heap, stacks) (MB)", "anon_idle_mb"),
@@ -221,6 +225,7 @@ def render(results: dict, out: Path) -> str:
             ("  prompt → first model request (ms)", "prompt_to_first_request_ms"),
             ("  response end → next request, median (ms)", "gap_median_ms"),
             ("  last response → prompt reply (ms)", "last_response_to_reply_ms"),
+            ("  CPU time of the whole turn, process tree (ms)", "turn_cpu_ms"),
             ("**SSE chunk → session/update**, median (ms)", "sse_update_ms"),
             ("  p90 (ms)", "sse_update_p90_ms"),
         ]
@@ -254,6 +259,7 @@ def render(results: dict, out: Path) -> str:
                 (f"**{title}: own overhead** (ms)", f"{phase}_overhead_ms"),
                 (f"{title}: spawn → first model request (ms)", f"{phase}_to_first_request_ms"),
                 (f"{title}: last response → exit (ms)", f"{phase}_after_last_response_ms"),
+                (f"{title}: CPU time, user + system (ms)", f"{phase}_cpu_ms"),
                 (f"**{title}: max RSS** (MB)", f"{phase}_max_rss_mb"),
             ):
                 cells = [fmt(ex[a].get(k)) + ("" if a == "ours-exec" else ratio(ex[a].get(k), base.get(k))) for a in ekeys]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import tasks as T
 from agents import MOCK, Agent
-from loop import AcpClient, Loop, Proxy, RpcError, kill_tree, now, tree_mem_kb
+from loop import AcpClient, Loop, Proxy, RpcError, kill_tree, now, tree_cpu_ms, tree_mem_kb
 
 INIT_PARAMS = {
     "protocolVersion": 1,
@@ -164,6 +164,7 @@ class Bench:
         try:
             _, t_init, init = client.request("initialize", INIT_PARAMS, 120)
             r["initialize_ms"] = ms(t_init - t0)
+            r["initialize_cpu_ms"] = tree_cpu_ms(proc.pid)
             r["agent_info"] = init.get("agentInfo")
             t_new0, t_new, new = client.request("session/new", {"cwd": str(ws), "mcpServers": []}, 120)
             r["session_new_ms"] = ms(t_new - t_new0)
@@ -174,9 +175,11 @@ class Bench:
 
             # The 5-tool-call turn.
             n_before = len(client.updates)
+            cpu0 = tree_cpu_ms(proc.pid)
             t_p0, t_p1, res = client.request(
                 "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": T.LATENCY_PROMPT}]}, 120
             )
+            r["turn_cpu_ms"] = tree_cpu_ms(proc.pid) - cpu0
             reqs = self.mock.requests()
             wall, busy = t_p1 - t_p0, self.busy(t_p0, t_p1)
             r["turn_stop"] = res.get("stopReason")
@@ -289,6 +292,8 @@ class Bench:
             "mock_ms": ms(busy),
             "overhead_ms": ms(t1 - t0 - busy),
             "max_rss_kb": _read_maxrss(rusage_file),
+            # user + system CPU of the agent (and GNU time's own sliver): not inflated by load.
+            "cpu_ms": (status["rusage"].ru_utime + status["rusage"].ru_stime) * 1000,
             "requests": len(self.mock.requests()),
             "completed": any(e.get("type") == "turn.completed" for e in events),
             "thread_id": next((e.get("thread_id") for e in events if e.get("type") == "thread.started"), None),

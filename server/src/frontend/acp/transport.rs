@@ -4,7 +4,7 @@
 //! fails on a line that is not UTF-8, and a failed read ends the whole connection. Here every
 //! line is decoded lossily instead, so such a line reaches the crate's JSON-RPC parser and is
 //! answered with a parse error (-32700) like any other malformed line, and the agent keeps
-//! serving. Found by the `acp_framing` fuzz target (fuzz/, docs/fuzzing.md).
+//! serving. Found while writing the `acp_framing` fuzz target (fuzz/, docs/fuzzing.md).
 
 use agent_client_protocol::Lines;
 use futures::{Sink, Stream};
