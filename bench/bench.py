@@ -84,6 +84,8 @@ def main() -> int:
     ap.add_argument("--skip-tokens", action="store_true")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out"))
     ap.add_argument("--update-docs", action="store_true", help="rewrite the generated section of docs/benchmarks.md")
+    ap.add_argument("--keep-scratch", action="store_true",
+                    help="keep out/scratch (every run's workspace, home dir and agent log; opencode's is ~100 MB each)")
     ap.add_argument("--report-only", action="store_true",
                     help="re-render report.md (and the docs with --update-docs) from out/results.json")
     args = ap.parse_args()
@@ -133,6 +135,10 @@ def main() -> int:
                 results["tokens"][a.key] = rows
     finally:
         bench.close()
+        if not args.keep_scratch:
+            import shutil
+
+            shutil.rmtree(out / "scratch", ignore_errors=True)
     results["machine"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str))
     log(f"wrote {out / 'results.json'}")

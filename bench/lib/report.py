@@ -174,7 +174,7 @@ def render(results: dict, out: Path) -> str:
     L = []
     L.append(BEGIN)
     L.append("")
-    L.append("## Side by side with other agents (`bench/run`)")
+    L.append("### Setup and machine")
     L.append("")
     L.append(
         f"Measured {m['date']} on {m['cpu']} ({m['cores']} vCPU), {m['memory']} RAM, {m['os']}, Linux "
@@ -274,7 +274,9 @@ def render(results: dict, out: Path) -> str:
         L.append("### Token economy")
         L.append("")
         L.append("Prompt tokens per task (sum over the task's model requests; estimate = bytes ÷ 4 of the "
-                 "canonical prompt, see the method below). In parentheses: that agent ÷ interpreter (native).")
+                 "canonical prompt, method in bench/README.md). In parentheses: that agent ÷ interpreter (native). "
+                 "Each run is checked afterwards (the bug is gone, the tests pass, the expected number of model requests "
+                 "was made); a failed check is marked in its cell.")
         L.append("")
         L.append("| task (model requests) | " + " | ".join(agents[k]["label"] for k in tkeys) + " |")
         L.append("|---|" + "---|" * len(tkeys))
@@ -386,7 +388,8 @@ def criterion_rows() -> list[tuple[str, str, str]]:
             elif "BytesDecimal" in t:
                 thr = f"{t['BytesDecimal'] / (e['point_estimate'] / 1e9) / 1e6:,.0f} MB/s"
             elif "Elements" in t:
-                thr = f"{t['Elements'] / (e['point_estimate'] / 1e9):,.0f} elem/s"
+                unit = "files/s" if group == "grep" else "elements/s"
+                thr = f"{t['Elements'] / (e['point_estimate'] / 1e9):,.0f} {unit}"
             ci = e["confidence_interval"]
             rows.append((b.get("full_id", f"{group}/{bdir.name}"),
                          f"{_fmt_ns(e['point_estimate'])} [{_fmt_ns(ci['lower_bound'])}, {_fmt_ns(ci['upper_bound'])}]", thr))
