@@ -45,6 +45,7 @@ pub struct ConfigToml {
     pub model_context_window: Option<u64>,
     pub model_max_output_tokens: Option<u64>,
     pub max_turn_requests: Option<u32>,
+    pub max_processes: Option<usize>,
     pub project_doc_max_bytes: Option<usize>,
     pub tool_output_token_limit: Option<usize>,
     pub openai_base_url: Option<String>,
@@ -233,6 +234,9 @@ pub struct Config {
     pub context_window: Option<u64>,
     pub max_output_tokens: u64,
     pub max_turn_requests: u32,
+    /// Processes a session's running command may have alive at once; above it the command's
+    /// process group is killed.
+    pub max_processes: usize,
     pub project_doc_max_bytes: usize,
     pub tool_output_token_limit: usize,
     pub acp_client_terminals: bool,
@@ -445,6 +449,7 @@ impl Config {
             context_window: raw.model_context_window,
             max_output_tokens: raw.model_max_output_tokens.unwrap_or(32_768),
             max_turn_requests: raw.max_turn_requests.unwrap_or(100).max(1),
+            max_processes: raw.max_processes.unwrap_or(256).max(1),
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),

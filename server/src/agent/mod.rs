@@ -205,7 +205,9 @@ impl Session {
             workspace,
             policy,
             approver,
-            runner: Arc::new(LocalRunner),
+            runner: Arc::new(LocalRunner {
+                max_processes: config.max_processes,
+            }),
             events,
             log,
             env,

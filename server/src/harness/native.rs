@@ -13,6 +13,7 @@ use crate::model::{HistoryItem, ToolSpec};
 use crate::tools::files::{self, GrepOptions};
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, ToolContext, ToolOutcome, apply_patch, patch_runner};
+use crate::workspace::window;
 
 pub struct Native;
 
@@ -20,6 +21,8 @@ const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
 const READ_DEFAULT_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
+/// What a streamed read keeps of a line: enough for MAX_LINE_CHARS characters and the cut mark.
+const MAX_LINE_BYTES: usize = (MAX_LINE_CHARS + 1) * 4;
 
 const SYSTEM_PROMPT: &str = "\
 You are interpreter, a coding agent working in the user's repository. You read code, run \
@@ -436,19 +439,6 @@ async fn read_file(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let Some(raw) = args.get("path").and_then(Value::as_str) else {
         return ToolOutcome::error("read_file needs a `path`");
     };
-    let text = match crate::skills::read_builtin(raw) {
-        Some(t) => t.to_string(),
-        None => {
-            let path = match ctx.workspace.resolve(raw) {
-                Ok(p) => p,
-                Err(e) => return ToolOutcome::error(e.to_string()),
-            };
-            match ctx.workspace.read_text(&path).await {
-                Ok(t) => t,
-                Err(e) => return ToolOutcome::error(format!("could not read {raw}: {e}")),
-            }
-        }
-    };
     let offset = args.get("offset").and_then(Value::as_i64).unwrap_or(1);
     let limit = args
         .get("limit")
@@ -456,7 +446,23 @@ async fn read_file(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         .map(|l| l as usize)
         .unwrap_or(READ_DEFAULT_LIMIT)
         .max(1);
-    let w = files::line_window(&text, offset, limit);
+    let w = match crate::skills::read_builtin(raw) {
+        Some(t) => window::from_text(t, offset, limit),
+        None => {
+            let path = match ctx.workspace.resolve(raw) {
+                Ok(p) => p,
+                Err(e) => return ToolOutcome::error(e.to_string()),
+            };
+            match ctx
+                .workspace
+                .read_lines(&path, offset, limit, MAX_LINE_BYTES)
+                .await
+            {
+                Ok(w) => w,
+                Err(e) => return ToolOutcome::error(format!("could not read {raw}: {e}")),
+            }
+        }
+    };
     let mut out = String::new();
     for (n, line) in &w.lines {
         let _ = writeln!(out, "L{n}: {}", files::clip_line(line, MAX_LINE_CHARS));

@@ -11,12 +11,31 @@ use super::sse::SseDecoder;
 use super::types::{ModelError, ModelRequest, ModelResponse, StreamDelta};
 use crate::config::{ProviderConfig, WireApi};
 
+/// One HTTP client per connect timeout for the whole process: sessions to the same provider
+/// share its connection pool, and TLS is configured once.
+fn shared_http(connect_timeout_ms: u64) -> reqwest::Result<reqwest::Client> {
+    static CLIENTS: std::sync::Mutex<Vec<(u64, reqwest::Client)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut clients = CLIENTS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, c)) = clients.iter().find(|(t, _)| *t == connect_timeout_ms) {
+        return Ok(c.clone());
+    }
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_millis(connect_timeout_ms))
+        .user_agent(concat!("interpreter/", env!("CARGO_PKG_VERSION")))
+        .build()?;
+    clients.push((connect_timeout_ms, client.clone()));
+    Ok(client)
+}
+
 /// Cap on an error body we read into memory.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
 #[derive(Clone)]
 pub struct ModelClient {
-    http: reqwest::Client,
+    /// Built on the first request (see [`shared_http`]): a session that never prompts never
+    /// sets up TLS.
+    http: std::sync::OnceLock<reqwest::Client>,
     provider: ProviderConfig,
     api_key: Option<String>,
     originator: String,
@@ -29,16 +48,12 @@ pub type DeltaSink<'a> = &'a mut (dyn FnMut(StreamDelta) + Send);
 impl ModelClient {
     pub fn new(provider: ProviderConfig, api_key: Option<String>) -> anyhow::Result<Self> {
         crate::secrets::register_provider(&provider, api_key.as_deref());
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_millis(provider.connect_timeout_ms))
-            .user_agent(concat!("interpreter/", env!("CARGO_PKG_VERSION")))
-            .build()?;
         let originator = std::env::var("CODEX_INTERNAL_ORIGINATOR_OVERRIDE")
             .ok()
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "interpreter".to_string());
         Ok(ModelClient {
-            http,
+            http: std::sync::OnceLock::new(),
             provider,
             api_key,
             originator,
@@ -122,8 +137,20 @@ impl ModelClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let url = self.endpoint();
-        let mut rb = self
-            .http
+        let http = match self.http.get() {
+            Some(h) => h,
+            None => {
+                let h = shared_http(self.provider.connect_timeout_ms).map_err(|e| {
+                    ModelError::Connect {
+                        provider: self.provider.id.clone(),
+                        url: url.clone(),
+                        message: format!("could not set up the HTTP client: {e}"),
+                    }
+                })?;
+                self.http.get_or_init(|| h)
+            }
+        };
+        let mut rb = http
             .post(&url)
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
@@ -217,7 +244,12 @@ impl ModelClient {
     }
 
     fn connect_error(&self, url: &str, e: reqwest::Error) -> ModelError {
-        let message = crate::secrets::redact(&error_chain(&e)).into_owned();
+        let mut message = crate::secrets::redact(&error_chain(&e)).into_owned();
+        if message.contains("dns error") {
+            message.push_str(
+                " (the host name did not resolve: check the provider's base_url and the network)",
+            );
+        }
         if e.is_timeout() {
             return ModelError::Timeout(format!("connecting to {url}: {message}"));
         }
@@ -343,6 +375,73 @@ mod tests {
             "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
         );
         assert_eq!(retry_after(&h), Some(0));
+    }
+
+    /// A resolver that fails every lookup, as when the network or DNS is down.
+    struct NoDns;
+
+    impl reqwest::dns::Resolve for NoDns {
+        fn resolve(&self, _: reqwest::dns::Name) -> reqwest::dns::Resolving {
+            Box::pin(async { Err("Temporary failure in name resolution".into()) })
+        }
+    }
+
+    #[tokio::test]
+    async fn dns_failure_is_retried_then_reported_clearly() {
+        let provider = ProviderConfig {
+            id: "kimi".into(),
+            name: "Kimi".into(),
+            base_url: "https://api.unresolvable.invalid/v1".into(),
+            env_key: None,
+            api_key: None,
+            wire_api: WireApi::Chat,
+            http_headers: Default::default(),
+            query_params: Default::default(),
+            request_max_retries: 2,
+            stream_max_retries: 0,
+            stream_idle_timeout_ms: 1000,
+            connect_timeout_ms: 1000,
+            request_timeout_ms: 5000,
+            retry_base_delay_ms: 1,
+        };
+        let mut client = ModelClient::new(provider, None).unwrap();
+        client.http = std::sync::OnceLock::from(
+            reqwest::Client::builder()
+                .dns_resolver(std::sync::Arc::new(NoDns))
+                .build()
+                .unwrap(),
+        );
+        let req = ModelRequest {
+            model: "kimi-k3",
+            system: "s",
+            history: &[],
+            tools: &[],
+            prompt_cache_key: "k",
+            max_output_tokens: 16,
+            reasoning_effort: None,
+            output_schema: None,
+        };
+        let mut notices = Vec::new();
+        let err = client
+            .stream(
+                &req,
+                &mut |_| {},
+                &mut |m| notices.push(m),
+                &CancellationToken::new(),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ModelError::Connect { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.contains(
+                "could not reach kimi at https://api.unresolvable.invalid/v1/chat/completions"
+            ) && text.contains("Temporary failure in name resolution")
+                && text.contains("did not resolve"),
+            "{text}"
+        );
+        assert_eq!(notices.len(), 2, "{notices:?}");
+        assert!(notices[0].contains("retrying"), "{}", notices[0]);
     }
 
     #[test]

@@ -45,6 +45,7 @@ async fn run(c: Option<&Confinement>, cwd: &Path, command: &str) -> ExecResult {
         Duration::from_secs(20),
         &CancellationToken::new(),
         c,
+        crate::tools::exec::DEFAULT_MAX_PROCESSES,
         |_| {},
     )
     .await

@@ -12,6 +12,11 @@ use super::truncate::HeadTailBuffer;
 /// Output kept in memory per command; the middle of anything longer is dropped.
 pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 
+/// Processes a command may have alive at once by default (`max_processes`).
+pub const DEFAULT_MAX_PROCESSES: usize = 256;
+/// How often a running command's processes are counted.
+const CENSUS_EVERY: Duration = Duration::from_millis(200);
+
 #[derive(Debug, Clone)]
 pub struct ExecResult {
     pub exit_code: Option<i32>,
@@ -29,18 +34,29 @@ pub async fn run_command(
     cancel: &CancellationToken,
     on_chunk: impl FnMut(&str) + Send,
 ) -> std::io::Result<ExecResult> {
-    run_command_confined(command, cwd, timeout, cancel, None, on_chunk).await
+    run_command_confined(
+        command,
+        cwd,
+        timeout,
+        cancel,
+        None,
+        DEFAULT_MAX_PROCESSES,
+        on_chunk,
+    )
+    .await
 }
 
 /// [`run_command`] under the process sandbox when `confinement` is given: the Landlock
 /// ruleset is built here, before the fork, and entered by the child before `exec`. If it cannot
-/// be built or entered, the command does not run.
+/// be built or entered, the command does not run. A command whose process group grows past
+/// `max_processes` is killed, group and all.
 pub async fn run_command_confined(
     command: &str,
     cwd: &Path,
     timeout: Duration,
     cancel: &CancellationToken,
     confinement: Option<&crate::sandbox::Confinement>,
+    max_processes: usize,
     mut on_chunk: impl FnMut(&str) + Send,
 ) -> std::io::Result<ExecResult> {
     let start = Instant::now();
@@ -141,8 +157,12 @@ pub async fn run_command_confined(
     let deadline = tokio::time::Instant::now() + timeout;
     let mut timed_out = false;
     let mut cancelled = false;
+    let mut too_many = None;
     let mut status = None;
     let mut output_open = true;
+    let mut census =
+        tokio::time::interval_at(tokio::time::Instant::now() + CENSUS_EVERY, CENSUS_EVERY);
+    census.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while status.is_none() {
         tokio::select! {
             s = child.wait() => { status = Some(s?); }
@@ -152,11 +172,25 @@ pub async fn run_command_confined(
             },
             _ = tokio::time::sleep_until(deadline) => { timed_out = true; break; }
             _ = cancel.cancelled() => { cancelled = true; break; }
+            _ = census.tick(), if pgid.is_some() => {
+                let group = pgid.unwrap_or_default();
+                let alive = tokio::task::spawn_blocking(move || group_size(group)).await.ok().flatten();
+                if let Some(n) = alive.filter(|n| *n > max_processes) {
+                    too_many = Some(n);
+                    break;
+                }
+            }
         }
     }
-    if timed_out || cancelled {
+    if timed_out || cancelled || too_many.is_some() {
         kill_group(pgid);
         status = child.wait().await.ok();
+    }
+    if let Some(n) = too_many {
+        let note = format!(
+            "\n[stopped: the command had {n} processes alive, over the limit of {max_processes} (max_processes); all were killed]\n"
+        );
+        emit(note.into_bytes(), &mut captured, &mut on_chunk);
     }
     // Drain what is left; background children that keep the pipes open are not waited for.
     let drain_until = tokio::time::Instant::now() + Duration::from_millis(200);
@@ -182,6 +216,38 @@ pub async fn run_command_confined(
         cancelled,
         duration: start.elapsed(),
     })
+}
+
+/// Processes (zombies included) in process group `pgid`, counted from /proc; None where /proc
+/// cannot be read.
+fn group_size(pgid: i32) -> Option<usize> {
+    let mut n = 0;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the command name, which may itself hold spaces and parentheses:
+        // state, ppid, pgrp, ...
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        if rest
+            .split_ascii_whitespace()
+            .nth(2)
+            .and_then(|g| g.parse().ok())
+            == Some(pgid)
+        {
+            n += 1;
+        }
+    }
+    Some(n)
 }
 
 fn kill_group(pgid: Option<i32>) {
@@ -229,6 +295,36 @@ mod tests {
         assert!(r.timed_out);
         assert!(r.duration < Duration::from_secs(5));
         assert!(!r.output.contains("never"));
+    }
+
+    #[tokio::test]
+    async fn a_command_over_the_process_limit_is_killed_whole() {
+        let marker = "31.4159";
+        let r = run_command_confined(
+            &format!("for i in $(seq 1 40); do sleep {marker} & done; wait; echo never"),
+            &std::env::temp_dir(),
+            Duration::from_secs(20),
+            &CancellationToken::new(),
+            None,
+            10,
+            |_| {},
+        )
+        .await
+        .unwrap();
+        assert!(
+            r.output.contains("over the limit of 10 (max_processes)"),
+            "{}",
+            r.output
+        );
+        assert!(!r.output.contains("never"));
+        assert!(r.duration < Duration::from_secs(10));
+        let left = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .filter(|c| c.ends_with(format!("sleep\0{marker}\0").as_bytes()))
+            .count();
+        assert_eq!(left, 0, "sleeps outlived the command");
     }
 
     #[tokio::test]

@@ -7,39 +7,6 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use std::path::{Path, PathBuf};
 
-/// A window of a text file's lines (1-based numbers).
-pub struct LineWindow<'a> {
-    pub lines: Vec<(usize, &'a str)>,
-    pub total_lines: usize,
-    pub reached_end: bool,
-}
-
-/// Lines `offset..offset+limit` (1-based; a negative offset counts from the end).
-pub fn line_window(text: &str, offset: i64, limit: usize) -> LineWindow<'_> {
-    let all: Vec<&str> = text.lines().collect();
-    let total = all.len();
-    let start = if offset < 0 {
-        total.saturating_sub(offset.unsigned_abs() as usize)
-    } else {
-        (offset.max(1) as usize) - 1
-    };
-    let end = start.saturating_add(limit).min(total);
-    let lines = if start < total {
-        all[start..end]
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (start + i + 1, *l))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    LineWindow {
-        lines,
-        total_lines: total,
-        reached_end: end >= total,
-    }
-}
-
 /// Cuts a line at `max` characters, marking the cut.
 pub fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
     match line.char_indices().nth(max) {
@@ -180,17 +147,6 @@ mod tests {
         std::fs::create_dir_all(p.join("target")).unwrap();
         std::fs::write(p.join("target/gen.rs"), "fn hello() {}\n").unwrap();
         d
-    }
-
-    #[test]
-    fn window_counts_from_one_and_from_the_end() {
-        let w = line_window("a\nb\nc\n", 2, 1);
-        assert_eq!(w.lines, vec![(2, "b")]);
-        assert!(!w.reached_end);
-        let w = line_window("a\nb\nc\n", -2, 10);
-        assert_eq!(w.lines, vec![(2, "b"), (3, "c")]);
-        assert!(w.reached_end);
-        assert_eq!(w.total_lines, 3);
     }
 
     #[test]

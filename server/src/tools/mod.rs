@@ -75,8 +75,10 @@ pub trait CommandRunner: Send + Sync {
     }
 }
 
-/// Commands in a local process group (see `exec`).
-pub struct LocalRunner;
+/// Commands in a local process group (see `exec`), at most `max_processes` alive at once.
+pub struct LocalRunner {
+    pub max_processes: usize,
+}
 
 impl CommandRunner for LocalRunner {
     fn run<'a>(
@@ -88,7 +90,15 @@ impl CommandRunner for LocalRunner {
         _call_id: &'a str,
         on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
     ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
-        Box::pin(exec::run_command(command, cwd, timeout, cancel, on_chunk))
+        Box::pin(exec::run_command_confined(
+            command,
+            cwd,
+            timeout,
+            cancel,
+            None,
+            self.max_processes,
+            on_chunk,
+        ))
     }
 
     fn can_confine(&self) -> bool {
@@ -110,6 +120,7 @@ impl CommandRunner for LocalRunner {
             timeout,
             cancel,
             Some(confinement),
+            self.max_processes,
             on_chunk,
         ))
     }

@@ -13,6 +13,7 @@ pub mod merge;
 pub mod overlay;
 mod paths;
 pub mod positions;
+pub mod window;
 
 pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};
 pub use paths::{PathError, lexical_normalize};
@@ -100,6 +101,29 @@ impl Workspace {
             .buffers
             .insert(path.to_path_buf(), Rope::from_str(&text));
         Ok(text)
+    }
+
+    /// Lines `offset..offset+limit` of a file (see [`window`]). A file on disk over
+    /// [`MAX_READ_BYTES`] is streamed from the disk rather than read whole (an editor buffer of
+    /// that size, if any, is not consulted); lines are cut at `max_line_bytes` there.
+    pub async fn read_lines(
+        &self,
+        path: &Path,
+        offset: i64,
+        limit: usize,
+        max_line_bytes: usize,
+    ) -> io::Result<window::LineWindow> {
+        let big = tokio::fs::metadata(path)
+            .await
+            .is_ok_and(|m| m.is_file() && m.len() > MAX_READ_BYTES);
+        if !big {
+            let text = self.read_text(path).await?;
+            return Ok(window::from_text(&text, offset, limit));
+        }
+        let path = path.to_path_buf();
+        tokio::task::spawn_blocking(move || window::stream(&path, offset, limit, max_line_bytes))
+            .await
+            .map_err(io::Error::other)?
     }
 
     /// Reads a file that may not exist (None), for callers that create files.

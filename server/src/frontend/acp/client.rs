@@ -20,7 +20,7 @@ use std::path::Path;
 use super::updates::{acp_kind, diff_contents};
 use crate::tools::exec::ExecResult;
 use crate::tools::{Approver, CommandRunner};
-use crate::workspace::{DiskBackend, FileBackend};
+use crate::workspace::{DiskBackend, FileBackend, MAX_READ_BYTES};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -34,8 +34,10 @@ pub struct ClientFs {
 impl FileBackend for ClientFs {
     fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<String>> {
         Box::pin(async move {
-            // The client cannot say "not found" portably; ask the disk first.
-            if !self.read || !path.exists() {
+            // The client cannot say "not found" portably; ask the disk first. A file over the
+            // whole-read limit is not worth a round trip through the editor: the disk refuses it.
+            let too_big = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_READ_BYTES);
+            if !self.read || !path.exists() || too_big {
                 return DiskBackend.read(path).await;
             }
             let req = ReadTextFileRequest::new(

@@ -158,6 +158,7 @@ fn open_session(
         caps.session
             .as_ref()
             .is_some_and(|s| s.compaction.is_some()),
+        caps.session.as_ref().is_some_and(|s| s.notices.is_some()),
         cwd.to_path_buf(),
     ));
     let t = translator.clone();
@@ -228,10 +229,12 @@ fn open_session(
     Ok(s)
 }
 
+/// After the session/new, load or resume response: the commands, then any warnings held back.
 fn announce_commands(s: &AcpSession) {
     s.translator.send(SessionUpdate::AvailableCommandsUpdate(
         AvailableCommandsUpdate::new(s.commands.clone()),
     ));
+    s.translator.release_warnings();
 }
 
 pub fn new_session(
@@ -315,8 +318,7 @@ async fn attach_mcp(s: &AcpSession, servers: Vec<McpServer>, respond: impl FnOnc
     }
     // Still under the lock: the warnings come before the first prompt's output.
     for w in warnings {
-        s.translator
-            .agent_text(&format!("**Warning:** {w}\n\n"), None);
+        s.translator.warning(&w);
     }
     drop(agent);
 }

@@ -4,10 +4,11 @@
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CompactionStatus, CompactionUpdate, ContentBlock, ContentChunk, Cost, Diff, Meta, Plan,
-    PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionId, SessionNotification, SessionUpdate,
-    Terminal, TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind as AcpToolKind, UsageUpdate,
+    CompactionStatus, CompactionUpdate, ContentBlock, ContentChunk, Cost, Diff, Meta, Notice,
+    NoticeSeverity, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionId,
+    SessionNotification, SessionUpdate, Terminal, TextContent, ToolCall, ToolCallContent,
+    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolKind as AcpToolKind, UsageUpdate,
 };
 use interpreter_protocol::{
     Event, FileChange, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus,
@@ -27,6 +28,11 @@ pub struct Translator {
     terminal_output: bool,
     /// The client opted in to `compaction_update`s.
     compaction: bool,
+    /// The client opted in to `notice`s (`session.notices`).
+    notices: bool,
+    /// Warnings raised before the client knows the session (it drops updates for unknown
+    /// sessions); `None` once [`Translator::release_warnings`] ran.
+    held_warnings: Mutex<Option<Vec<String>>>,
     cwd: PathBuf,
     calls: Mutex<HashMap<String, ToolKind>>,
     running: Mutex<std::collections::HashSet<String>>,
@@ -39,6 +45,7 @@ impl Translator {
         session_id: &str,
         terminal_output: bool,
         compaction: bool,
+        notices: bool,
         cwd: PathBuf,
     ) -> Self {
         Translator {
@@ -46,6 +53,8 @@ impl Translator {
             session_id: SessionId::new(session_id.to_string()),
             terminal_output,
             compaction,
+            notices,
+            held_warnings: Mutex::new(Some(Vec::new())),
             cwd,
             calls: Mutex::new(HashMap::new()),
             running: Mutex::new(Default::default()),
@@ -64,6 +73,38 @@ impl Translator {
         let fresh = uuid::Uuid::now_v7().to_string();
         let id = message_id.unwrap_or(&fresh);
         self.send(SessionUpdate::AgentMessageChunk(chunk(text, Some(id))));
+    }
+
+    /// Something the user should know that is not the model's answer (a retry, a server that
+    /// did not start): a `notice` where the client shows them, else a message of its own.
+    pub fn warning(&self, message: &str) {
+        tracing::warn!("{message}");
+        if let Ok(mut held) = self.held_warnings.lock()
+            && let Some(held) = held.as_mut()
+        {
+            held.push(message.to_string());
+            return;
+        }
+        self.show_warning(message);
+    }
+
+    fn show_warning(&self, message: &str) {
+        if self.notices {
+            self.send(SessionUpdate::Notice(Notice::new(
+                NoticeSeverity::Warning,
+                message,
+            )));
+        } else {
+            self.agent_text(&format!("**Warning:** {message}\n\n"), None);
+        }
+    }
+
+    /// Called once the client has the session's id: sends the warnings held until then.
+    pub fn release_warnings(&self) {
+        let held = self.held_warnings.lock().ok().and_then(|mut h| h.take());
+        for message in held.unwrap_or_default() {
+            self.show_warning(&message);
+        }
     }
 
     pub fn event(&self, e: Event) {
@@ -141,7 +182,7 @@ impl Translator {
                     );
                 }
             }
-            Event::Warning { message } => tracing::warn!("{message}"),
+            Event::Warning { message } => self.warning(&message),
             _ => {}
         }
     }

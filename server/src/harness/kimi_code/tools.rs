@@ -11,6 +11,7 @@ use super::*;
 use crate::tools::files::{self, SearchOptions};
 use crate::tools::truncate::truncate_head;
 use crate::tools::{ToolContext, ToolOutcome, patch_runner};
+use crate::workspace::window;
 
 fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
     ToolSpec {
@@ -202,19 +203,6 @@ pub async fn read(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let Some(raw) = str_arg(args, "path") else {
         return ToolOutcome::error("ERROR: `path` is required.");
     };
-    let text = match crate::skills::read_builtin(raw) {
-        Some(t) => t.to_string(),
-        None => {
-            let path = match ctx.workspace.resolve(raw) {
-                Ok(p) => p,
-                Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
-            };
-            match ctx.workspace.read_text(&path).await {
-                Ok(t) => t,
-                Err(e) => return ToolOutcome::error(format!("ERROR: could not read {raw}: {e}")),
-            }
-        }
-    };
     let offset = args.get("line_offset").and_then(Value::as_i64).unwrap_or(1);
     if offset == 0 {
         return ToolOutcome::error(
@@ -224,7 +212,23 @@ pub async fn read(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let n = uint_arg(args, "n_lines")
         .unwrap_or(READ_MAX_LINES as u64)
         .clamp(1, READ_MAX_LINES as u64) as usize;
-    let w = files::line_window(&text, offset, n);
+    let w = match crate::skills::read_builtin(raw) {
+        Some(t) => window::from_text(t, offset, n),
+        None => {
+            let path = match ctx.workspace.resolve(raw) {
+                Ok(p) => p,
+                Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
+            };
+            match ctx
+                .workspace
+                .read_lines(&path, offset, n, (MAX_LINE_CHARS + 1) * 4)
+                .await
+            {
+                Ok(w) => w,
+                Err(e) => return ToolOutcome::error(format!("ERROR: could not read {raw}: {e}")),
+            }
+        }
+    };
     let mut out = String::new();
     let mut shown = 0usize;
     let mut cut_by_size = false;
