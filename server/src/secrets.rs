@@ -96,36 +96,113 @@ struct Pattern {
     needs_digit: bool,
 }
 
+/// A key format: its regex, whether a match needs a digit, and literals one of which every
+/// match contains (the prefilter; `ci`: compared ignoring ASCII case).
+struct KeyFormat {
+    re: &'static str,
+    needs_digit: bool,
+    literals: &'static [&'static str],
+    ci: bool,
+}
+
+const fn format(
+    re: &'static str,
+    needs_digit: bool,
+    literals: &'static [&'static str],
+    ci: bool,
+) -> KeyFormat {
+    KeyFormat {
+        re,
+        needs_digit,
+        literals,
+        ci,
+    }
+}
+
+const KEY_FORMATS: &[KeyFormat] = &[
+    // OpenAI, Moonshot/Kimi (sk-kimi-…), Anthropic (sk-ant-…), project keys.
+    format(
+        r"\b(?:sk|rk)-[A-Za-z0-9][A-Za-z0-9_\-]{15,}",
+        true,
+        &["sk-", "rk-"],
+        false,
+    ),
+    // Stripe-style live/test keys.
+    format(
+        r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}",
+        false,
+        &["k_live_", "k_test_"],
+        false,
+    ),
+    // Authorization headers: keep the scheme, drop the token.
+    format(
+        r"(?i)(?P<keep>\bbearer\s+)(?P<secret>[A-Za-z0-9._~+/\-]{8,}=*)",
+        true,
+        &["bearer"],
+        true,
+    ),
+    // AWS access key ids and secret keys in their usual assignments.
+    format(
+        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        false,
+        &["AKIA", "ASIA", "ABIA", "ACCA"],
+        false,
+    ),
+    format(
+        r#"(?i)(?P<keep>aws_secret_access_key["']?\s*[=:]\s*["']?)(?P<secret>[A-Za-z0-9/+=]{40})"#,
+        false,
+        &["aws_secret_access_key"],
+        true,
+    ),
+    // GitHub personal, OAuth, app and refresh tokens; fine-grained PATs.
+    format(
+        r"\bgh[pousr]_[A-Za-z0-9]{36,}",
+        false,
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        false,
+    ),
+    format(
+        r"\bgithub_pat_[A-Za-z0-9_]{22,}",
+        false,
+        &["github_pat_"],
+        false,
+    ),
+    // Slack and Google API keys.
+    format(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", false, &["xox"], false),
+    format(r"\bAIza[0-9A-Za-z_\-]{35}", false, &["AIza"], false),
+];
+
 fn patterns() -> &'static [Pattern] {
     static P: OnceLock<Vec<Pattern>> = OnceLock::new();
     P.get_or_init(|| {
-        let p = |re: &str, needs_digit: bool| Pattern {
-            re: Regex::new(re).expect("secret pattern compiles"),
-            needs_digit,
-        };
-        vec![
-            // OpenAI, Moonshot/Kimi (sk-kimi-…), Anthropic (sk-ant-…), project keys.
-            p(r"\b(?:sk|rk)-[A-Za-z0-9][A-Za-z0-9_\-]{15,}", true),
-            // Stripe-style live/test keys.
-            p(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}", false),
-            // Authorization headers: keep the scheme, drop the token.
-            p(
-                r"(?i)(?P<keep>\bbearer\s+)(?P<secret>[A-Za-z0-9._~+/\-]{8,}=*)",
-                true,
-            ),
-            // AWS access key ids and secret keys in their usual assignments.
-            p(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", false),
-            p(
-                r#"(?i)(?P<keep>aws_secret_access_key["']?\s*[=:]\s*["']?)(?P<secret>[A-Za-z0-9/+=]{40})"#,
-                false,
-            ),
-            // GitHub personal, OAuth, app and refresh tokens; fine-grained PATs.
-            p(r"\bgh[pousr]_[A-Za-z0-9]{36,}", false),
-            p(r"\bgithub_pat_[A-Za-z0-9_]{22,}", false),
-            // Slack and Google API keys.
-            p(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", false),
-            p(r"\bAIza[0-9A-Za-z_\-]{35}", false),
-        ]
+        KEY_FORMATS
+            .iter()
+            .map(|f| Pattern {
+                re: Regex::new(f.re).expect("secret pattern compiles"),
+                needs_digit: f.needs_digit,
+            })
+            .collect()
+    })
+}
+
+/// Whether `text` holds a literal some key format needs. Nearly all text holds none, and then
+/// the regexes are neither run nor, in a process that never sees one, compiled.
+fn may_hold_key_format(text: &str) -> bool {
+    let hay = text.as_bytes();
+    KEY_FORMATS.iter().any(|f| {
+        f.literals.iter().any(|lit| {
+            let lit = lit.as_bytes();
+            if !f.ci {
+                return memchr::memmem::find(hay, lit).is_some();
+            }
+            let first = lit[0];
+            memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), hay).any(
+                |i| {
+                    hay.get(i..i + lit.len())
+                        .is_some_and(|w| w.eq_ignore_ascii_case(lit))
+                },
+            )
+        })
     })
 }
 
@@ -139,6 +216,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
                 out = Cow::Owned(out.replace(v.as_str(), REDACTED));
             }
         }
+    }
+    if !may_hold_key_format(&out) {
+        return out;
     }
     for p in patterns() {
         if !p.re.is_match(&out) {

@@ -29,11 +29,50 @@ fn registered_values_and_key_formats_are_redacted() {
             "[REDACTED]",
         ),
         ("xoxb-1234567890-abcdefghij", "[REDACTED]"),
+        ("key=sk_live_0123456789abcdef", "key=[REDACTED]"),
+        ("AIzaSyA0123456789abcdefghijklmnopqrstuv", "[REDACTED]"),
+        (
+            "AUTHORIZATION: BEARER abc123def456ghi",
+            "AUTHORIZATION: BEARER [REDACTED]",
+        ),
+        (
+            "AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "AWS_SECRET_ACCESS_KEY: [REDACTED]",
+        ),
     ];
     for (input, want) in cases {
         assert_eq!(redact(input), want, "{input}");
         assert!(contains_secret(input), "{input}");
     }
+}
+
+/// The prefilter never hides a match: a sample of each key format (in table order) matches
+/// its regex and passes the prefilter. A new format without a sample fails here.
+#[test]
+fn prefilter_passes_every_key_format() {
+    let samples = [
+        "sk-proj-abcDEF123456789012345",
+        "sk_test_0123456789abcdef",
+        "bEaReR abc123def456ghi",
+        "AKIAIOSFODNN7EXAMPLE",
+        "Aws_Secret_Access_Key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "ghs_0123456789abcdefghijABCDEFGHIJ012345",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+        "xoxp-1234567890-abcdefghij",
+        "AIzaSyA0123456789abcdefghijklmnopqrstuv",
+    ];
+    assert_eq!(samples.len(), KEY_FORMATS.len());
+    for (f, sample) in KEY_FORMATS.iter().zip(samples) {
+        assert!(
+            Regex::new(f.re).unwrap().is_match(sample),
+            "{sample} vs {}",
+            f.re
+        );
+        assert!(may_hold_key_format(sample), "{sample}");
+    }
+    assert!(!may_hold_key_format(
+        "plain words, paths/like/this and numbers 12345"
+    ));
 }
 
 #[test]

@@ -4,12 +4,10 @@
 //! closer to the cwd overrides one of the same name further away; repo skills override user
 //! skills, which override bundled ones.
 
-use serde::Deserialize;
+mod front_matter;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-const MAX_NAME: usize = 64;
-const MAX_DESCRIPTION: usize = 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Scope {
@@ -38,80 +36,34 @@ pub struct Skill {
     pub body: String,
 }
 
-#[derive(Debug, Deserialize)]
-struct FrontMatter {
-    name: Option<String>,
-    description: Option<String>,
+/// A bundled skill, checked and parsed by build.rs.
+struct Bundled {
+    dir: &'static str,
+    name: &'static str,
+    description: &'static str,
+    text: &'static str,
+    body_start: usize,
 }
 
-/// The bundled skills, embedded at build time.
-const BUNDLED: &[(&str, &str)] = &[
-    ("review", include_str!("../../../skills/review/SKILL.md")),
-    (
-        "commit-message",
-        include_str!("../../../skills/commit-message/SKILL.md"),
-    ),
-    (
-        "explain-error",
-        include_str!("../../../skills/explain-error/SKILL.md"),
-    ),
-    (
-        "write-tests",
-        include_str!("../../../skills/write-tests/SKILL.md"),
-    ),
-];
+include!(concat!(env!("OUT_DIR"), "/bundled_skills.rs"));
 
 /// The text of a bundled skill file, for `builtin://skills/<name>/SKILL.md` paths.
 pub fn read_builtin(path: &str) -> Option<&'static str> {
     let name = path
         .strip_prefix("builtin://skills/")?
         .strip_suffix("/SKILL.md")?;
-    BUNDLED.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    BUNDLED.iter().find(|b| b.dir == name).map(|b| b.text)
 }
 
-/// Splits `---\nyaml\n---\nbody`; Err says what is wrong.
+/// Parses a SKILL.md; Err says what is wrong.
 pub fn parse(text: &str, dir_name: &str, path: String, scope: Scope) -> Result<Skill, String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or("missing YAML front matter (the file must start with ---)")?;
-    let end = rest
-        .find("\n---")
-        .ok_or("the front matter is not closed by a --- line")?;
-    let yaml = &rest[..end];
-    let body = rest[end + 4..]
-        .trim_start_matches(['-'])
-        .trim_start_matches(['\r', '\n']);
-    let fm: FrontMatter =
-        serde_saphyr::from_str(yaml).map_err(|e| format!("invalid front matter: {e}"))?;
-    let name = fm
-        .name
-        .map(|n| n.trim().to_string())
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| dir_name.to_string());
-    if name.chars().count() > MAX_NAME {
-        return Err(format!("name is longer than {MAX_NAME} characters"));
-    }
-    if name.contains(char::is_whitespace) || name.contains('/') {
-        return Err(format!("name `{name}` must not contain spaces or slashes"));
-    }
-    let description = fm
-        .description
-        .map(|d| d.trim().to_string())
-        .filter(|d| !d.is_empty())
-        .ok_or("description is required")?;
-    if description.chars().count() > MAX_DESCRIPTION {
-        return Err(format!(
-            "description is longer than {MAX_DESCRIPTION} characters"
-        ));
-    }
+    let p = front_matter::parse(text, dir_name)?;
     Ok(Skill {
-        name,
-        description,
+        name: p.name,
+        description: p.description,
         path,
         scope,
-        body: body.to_string(),
+        body: text[p.body_start..].to_string(),
     })
 }
 
@@ -128,23 +80,24 @@ impl Discovered {
     }
 }
 
+/// The bundled skills (parsed at build time).
+fn bundled() -> impl Iterator<Item = Skill> {
+    BUNDLED.iter().map(|b| Skill {
+        name: b.name.to_string(),
+        description: b.description.to_string(),
+        path: format!("builtin://skills/{}/SKILL.md", b.dir),
+        scope: Scope::Bundled,
+        body: b.text[b.body_start..].to_string(),
+    })
+}
+
 /// Finds every skill for a session in `cwd`; `user_home` is the user's home folder.
 pub fn discover(cwd: &Path, user_home: Option<&Path>) -> Discovered {
     let mut by_name: BTreeMap<String, Skill> = BTreeMap::new();
     let mut warnings = Vec::new();
     // Lowest precedence first; later inserts replace earlier ones.
-    for (dir_name, text) in BUNDLED {
-        match parse(
-            text,
-            dir_name,
-            format!("builtin://skills/{dir_name}/SKILL.md"),
-            Scope::Bundled,
-        ) {
-            Ok(s) => {
-                by_name.insert(s.name.clone(), s);
-            }
-            Err(e) => warnings.push(format!("bundled skill {dir_name}: {e}")),
-        }
+    for s in bundled() {
+        by_name.insert(s.name.clone(), s);
     }
     if let Some(home) = user_home {
         scan(

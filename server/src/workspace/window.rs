@@ -60,22 +60,13 @@ pub fn stream(
     } else {
         first_index(offset, 0)
     };
-    let mut file = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; CHUNK];
     let mut kept: VecDeque<(usize, String)> = VecDeque::new();
     let mut line = Vec::new();
     let mut index = 0usize;
     let mut in_line = false;
     let mut sniffed = false;
     let end = start.saturating_add(limit);
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let mut rest = &buf[..n];
+    for_each_chunk(path, |mut rest| {
         if !sniffed {
             sniffed = true;
             if memchr::memchr(0, &rest[..rest.len().min(BINARY_SNIFF)]).is_some() {
@@ -109,7 +100,8 @@ pub fn stream(
                 None => rest = &[],
             }
         }
-    }
+        Ok(())
+    })?;
     if in_line {
         keep(&mut kept, &mut line, index, start..end);
         index += 1;
@@ -137,21 +129,28 @@ fn keep(
 }
 
 fn count_lines(path: &Path) -> io::Result<usize> {
-    let mut file = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; CHUNK];
     let mut count = 0usize;
     let mut last = b'\n';
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        count += memchr::memchr_iter(b'\n', &buf[..n]).count();
-        last = buf[n - 1];
-    }
+    for_each_chunk(path, |chunk| {
+        count += memchr::memchr_iter(b'\n', chunk).count();
+        last = chunk[chunk.len() - 1];
+        Ok(())
+    })?;
     Ok(count + usize::from(last != b'\n'))
+}
+
+/// Feeds the file to `f` in non-empty chunks of at most [`CHUNK`] bytes.
+fn for_each_chunk(path: &Path, mut f: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => f(&buf[..n])?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 #[cfg(test)]
