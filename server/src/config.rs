@@ -449,7 +449,10 @@ impl Config {
             context_window: raw.model_context_window,
             max_output_tokens: raw.model_max_output_tokens.unwrap_or(32_768),
             max_turn_requests: raw.max_turn_requests.unwrap_or(100).max(1),
-            max_processes: raw.max_processes.unwrap_or(256).max(1),
+            max_processes: raw
+                .max_processes
+                .unwrap_or(crate::tools::exec::DEFAULT_MAX_PROCESSES)
+                .max(1),
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
