@@ -11,6 +11,24 @@ fn exec_args(mock: &MockServer, wire: &str, extra: &[&str]) -> Vec<String> {
     a
 }
 
+/// Applies `diff` in `dir` with `git apply`, as a pipeline would.
+fn git_apply(dir: &std::path::Path, diff: &str) {
+    use std::io::Write;
+    let mut apply = std::process::Command::new("git")
+        .args(["apply", "-"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    apply
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(diff.as_bytes())
+        .unwrap();
+    assert!(apply.wait().unwrap().success(), "git apply failed:\n{diff}");
+}
+
 const FIX_PATCH: &str = "*** Begin Patch\n*** Update File: calc.py\n@@ def add(a, b):\n-    return a - b\n+    return a + b\n*** End Patch\n";
 
 fn fix_script() -> Script {
@@ -172,20 +190,7 @@ fn human_mode_prints_answer_on_stdout_and_diff_applies_with_git() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Fixed add"), "{stderr}");
     // The diff is what a pipeline would `git apply`.
-    let mut apply = std::process::Command::new("git")
-        .args(["apply", "-"])
-        .current_dir(pristine.path())
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    apply
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(diff.as_bytes())
-        .unwrap();
-    assert!(apply.wait().unwrap().success());
+    git_apply(pristine.path(), &diff);
     assert_eq!(
         std::fs::read_to_string(pristine.path().join("calc.py")).unwrap(),
         "def add(a, b):\n    return a + b\n"
@@ -195,6 +200,65 @@ fn human_mode_prints_answer_on_stdout_and_diff_applies_with_git() {
     let mock = MockServer::start_blocking(Script::new([Reply::text("All good.")])).unwrap();
     let out = repo.run(&exec_args(&mock, "chat", &[]), "check");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "All good.\n");
+}
+
+/// `--diff` in a git work tree holds what shell commands changed as well as the file tools'
+/// edits, and leaves out what was already uncommitted before the run.
+#[test]
+fn diff_holds_shell_edits_and_not_earlier_work() {
+    let repo = TestRepo::new();
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    repo.write("a.txt", "alpha\n");
+    repo.write("b.txt", "beta\n");
+    repo.write("wip.txt", "committed\n");
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-qm", "start"]);
+    let pristine = tempfile::tempdir().unwrap();
+    git(
+        pristine.path(),
+        &["clone", "-q", repo.path().to_str().unwrap(), "."],
+    );
+    // The user's uncommitted work: not the agent's, so not in the patch.
+    repo.write("wip.txt", "user change\n");
+
+    let patch = "*** Begin Patch\n*** Update File: b.txt\n@@\n-beta\n+BETA\n*** End Patch\n";
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "c1",
+            "shell",
+            json!({"command": "sed -i 's/alpha/ALPHA/' a.txt && printf 'made by shell\\n' > new.txt"}),
+        ),
+        Reply::tool_call("c2", "apply_patch", json!({"input": patch})),
+        Reply::text("Done."),
+    ]))
+    .unwrap();
+    let out = repo.run(&exec_args(&mock, "chat", &["--diff"]), "edit things");
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let diff = String::from_utf8(out.stdout).unwrap();
+    for f in ["a/a.txt", "a/b.txt", "b/new.txt"] {
+        assert!(diff.contains(f), "{f} missing from:\n{diff}");
+    }
+    assert!(!diff.contains("wip.txt"), "{diff}");
+
+    git_apply(pristine.path(), &diff);
+    let read = |f: &str| std::fs::read_to_string(pristine.path().join(f)).unwrap();
+    assert_eq!(read("a.txt"), "ALPHA\n");
+    assert_eq!(read("b.txt"), "BETA\n");
+    assert_eq!(read("new.txt"), "made by shell\n");
+    assert_eq!(read("wip.txt"), "committed\n");
 }
 
 #[test]

@@ -13,6 +13,7 @@ pub mod merge;
 pub mod overlay;
 mod paths;
 pub mod positions;
+pub mod snapshot;
 pub mod window;
 
 pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};

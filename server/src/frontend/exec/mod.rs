@@ -17,7 +17,8 @@ use crate::cli::{CommonArgs, ExecArgs, ExecSub};
 use crate::config::{Config, MissingKey, Overrides};
 use crate::store::SessionStore;
 use crate::tools::NoApprover;
-use crate::workspace::DiskBackend;
+use crate::workspace::snapshot::Snapshot;
+use crate::workspace::{DiskBackend, Workspace};
 
 use human::HumanWriter;
 use jsonl::JsonlWriter;
@@ -257,6 +258,17 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
         return Ok(0);
     }
 
+    // With --diff in a git work tree, changes are read off the tree afterwards, so what
+    // shell commands changed is in the patch too.
+    let snapshot = if args.diff {
+        let cwd = session.workspace().cwd().to_path_buf();
+        tokio::task::spawn_blocking(move || Snapshot::take(&cwd))
+            .await
+            .ok()
+            .flatten()
+    } else {
+        None
+    };
     let cancel = CancellationToken::new();
     spawn_signal_handler(cancel.clone());
     let turn = tokio::spawn({
@@ -297,7 +309,11 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
             eprintln!("warning: could not write {}: {e}", path.display());
         }
     }
-    let diff = args.diff.then(|| session.workspace().unified_diff());
+    let diff = match (args.diff, snapshot) {
+        (false, _) => None,
+        (true, Some(snapshot)) => Some(tree_diff(session.workspace(), snapshot).await),
+        (true, None) => Some(session.workspace().unified_diff()),
+    };
     if !json {
         match &diff {
             // With --diff, stdout carries only the patch so it can be piped to `git apply`.
@@ -318,6 +334,47 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
         eprint!("{d}");
     }
     Ok(if completed { 0 } else { 1 })
+}
+
+/// The patch of everything that changed in the work tree since `snapshot` under the cwd.
+/// Changes that cannot be a text patch, or lie outside the cwd, are named on stderr.
+async fn tree_diff(ws: &Workspace, snapshot: Snapshot) -> String {
+    let found = tokio::task::spawn_blocking(move || snapshot.changes())
+        .await
+        .map_err(std::io::Error::other)
+        .and_then(|r| r);
+    let found = match found {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!(
+                "warning: could not read the work tree's changes ({e}); the patch holds the file tools' edits only"
+            );
+            return ws.unified_diff();
+        }
+    };
+    for (path, why) in &found.opaque {
+        eprintln!(
+            "note: {} changed but is not in the patch ({why})",
+            path.display()
+        );
+    }
+    let cwd = std::fs::canonicalize(ws.cwd()).unwrap_or_else(|_| ws.cwd().to_path_buf());
+    let mut out = String::new();
+    for c in &found.changes {
+        match c.path.strip_prefix(&cwd) {
+            Ok(rel) => out.push_str(&crate::workspace::diff::git_unified_diff(
+                &rel.to_string_lossy(),
+                c.old_text.as_deref(),
+                c.new_text.as_deref(),
+            )),
+            Err(_) => eprintln!(
+                "note: {} changed outside {} and is not in the patch",
+                c.path.display(),
+                cwd.display()
+            ),
+        }
+    }
+    out
 }
 
 /// The prompt from argv, stdin, or both (stdin appended as a `<stdin>` block).
