@@ -27,29 +27,10 @@ pub struct ExecResult {
     pub duration: Duration,
 }
 
-pub async fn run_command(
-    command: &str,
-    cwd: &Path,
-    timeout: Duration,
-    cancel: &CancellationToken,
-    on_chunk: impl FnMut(&str) + Send,
-) -> std::io::Result<ExecResult> {
-    run_command_confined(
-        command,
-        cwd,
-        timeout,
-        cancel,
-        None,
-        DEFAULT_MAX_PROCESSES,
-        on_chunk,
-    )
-    .await
-}
-
-/// [`run_command`] under the process sandbox when `confinement` is given: the Landlock
-/// ruleset is built here, before the fork, and entered by the child before `exec`. If it cannot
-/// be built or entered, the command does not run. A command whose process group grows past
-/// `max_processes` is killed, group and all.
+/// Runs `command` with `/bin/bash -c` (or `/bin/sh`), under the process sandbox when
+/// `confinement` is given: the Landlock ruleset is built here, before the fork, and entered by
+/// the child before `exec`. If it cannot be built or entered, the command does not run. A
+/// command whose process group grows past `max_processes` is killed, group and all.
 pub async fn run_command_confined(
     command: &str,
     cwd: &Path,
@@ -262,6 +243,25 @@ fn kill_group(pgid: Option<i32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    async fn run_command(
+        command: &str,
+        cwd: &Path,
+        timeout: Duration,
+        cancel: &CancellationToken,
+        on_chunk: impl FnMut(&str) + Send,
+    ) -> std::io::Result<ExecResult> {
+        run_command_confined(
+            command,
+            cwd,
+            timeout,
+            cancel,
+            None,
+            DEFAULT_MAX_PROCESSES,
+            on_chunk,
+        )
+        .await
+    }
 
     #[tokio::test]
     async fn captures_both_streams_and_exit_code() {
