@@ -378,6 +378,47 @@ fn missing_api_key_is_a_clear_message_not_a_crash() {
     client.shutdown();
 }
 
+/// The agent's search tools see the open buffers: the unsaved line is found, at its buffer
+/// line number, and a file that exists only as an unsaved buffer too.
+#[test]
+fn search_tools_see_unsaved_buffers() {
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "grep_files", json!({"pattern": "unsaved"})),
+        Reply::tool_call("c2", "glob", json!({"pattern": "*.py"})),
+        Reply::text("Found it."),
+    ]))
+    .unwrap();
+    let mut s = setup(&mock, false, true);
+    let root = std::fs::canonicalize(s.repo.path()).unwrap();
+    let scratch = file_uri(&root.join("scratch.py"));
+    s.client
+        .did_open(&scratch, "python", 1, "x = 1  # unsaved scratch\n");
+    run_action(&mut s, "Explain with interpreter", None);
+    let req = s.client.wait_request("window/showDocument");
+    s.client.respond(&req["id"], json!({"success": true}));
+    let reqs = mock.model_requests();
+    let output = |id: &str| {
+        reqs.iter()
+            .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+            .unwrap_or_else(|| panic!("no output for {id}"))
+    };
+    let grep = output("c1");
+    assert!(grep.contains("calc.py:1: # unsaved note"), "{grep}");
+    assert!(
+        grep.contains("scratch.py:1: x = 1  # unsaved scratch"),
+        "{grep}"
+    );
+    let glob = output("c2");
+    assert!(
+        glob.contains("calc.py") && glob.contains("scratch.py"),
+        "{glob}"
+    );
+    assert!(!root.join("scratch.py").exists());
+    s.client.shutdown();
+}
+
 #[test]
 fn explain_opens_a_markdown_document_when_the_client_can() {
     let mock = MockServer::start_blocking(Script::new([Reply::text(

@@ -527,6 +527,7 @@ async fn grep_files(ctx: &ToolContext, args: &Value) -> ToolOutcome {
             .and_then(Value::as_u64)
             .unwrap_or(100)
             .clamp(1, 2000) as usize,
+        buffers: ctx.workspace.buffers(),
         ..Default::default()
     };
     let pattern = pattern.to_string();
@@ -570,8 +571,10 @@ async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     };
     let pattern = pattern.to_string();
     let root2 = root.clone();
+    let buffers = ctx.workspace.buffers();
     let found =
-        tokio::task::spawn_blocking(move || files::glob(&root2, &pattern, false, 1000)).await;
+        tokio::task::spawn_blocking(move || files::glob(&root2, &pattern, false, 1000, &buffers))
+            .await;
     match found {
         Ok(Ok((paths, truncated))) => {
             if paths.is_empty() {

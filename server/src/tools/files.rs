@@ -7,6 +7,24 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use std::path::{Path, PathBuf};
 
+pub use crate::workspace::Buffers;
+
+/// The buffers under `root` that a walk did not reach (files that exist only in memory), in
+/// path order.
+fn unwalked<'a>(
+    buffers: &'a Buffers,
+    root: &Path,
+    walked: &std::collections::HashSet<PathBuf>,
+) -> Vec<(&'a Path, &'a str)> {
+    let mut extra: Vec<(&Path, &str)> = buffers
+        .iter()
+        .filter_map(|(p, t)| Some((p.as_path(), t.as_deref()?)))
+        .filter(|(p, _)| p.starts_with(root) && !walked.contains(*p))
+        .collect();
+    extra.sort();
+    extra
+}
+
 /// Cuts a line at `max` characters, marking the cut.
 pub fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
     match line.char_indices().nth(max) {
@@ -58,6 +76,7 @@ pub fn glob(
     pattern: &str,
     include_ignored: bool,
     limit: usize,
+    buffers: &Buffers,
 ) -> Result<(Vec<PathBuf>, bool), String> {
     let matcher: GlobMatcher = Glob::new(pattern)
         .map_err(|e| format!("invalid glob `{pattern}`: {e}"))?
@@ -67,14 +86,34 @@ pub fn glob(
         .then(|| Glob::new(&format!("**/{pattern}")).ok())
         .flatten()
         .map(|g| g.compile_matcher());
+    let matches = |path: &Path| {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        matcher.is_match(rel) || any_depth.as_ref().is_some_and(|m| m.is_match(rel))
+    };
     let mut out = Vec::new();
+    let mut walked = std::collections::HashSet::new();
     for entry in walker(root, include_ignored, None).flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-        if matcher.is_match(rel) || any_depth.as_ref().is_some_and(|m| m.is_match(rel)) {
-            out.push(entry.path().to_path_buf());
+        match buffers.get(entry.path()) {
+            Some(None) => continue,
+            Some(Some(_)) => {
+                walked.insert(entry.path().to_path_buf());
+            }
+            None => {}
+        }
+        if !matches(entry.path()) {
+            continue;
+        }
+        out.push(entry.path().to_path_buf());
+        if out.len() >= limit {
+            return Ok((out, true));
+        }
+    }
+    for (path, _) in unwalked(buffers, root, &walked) {
+        if matches(path) {
+            out.push(path.to_path_buf());
             if out.len() >= limit {
                 return Ok((out, true));
             }
@@ -90,6 +129,7 @@ pub struct GrepOptions {
     pub glob: Option<String>,
     pub include_ignored: bool,
     pub limit: usize,
+    pub buffers: Buffers,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +153,7 @@ pub fn grep(
             glob: opts.glob.clone(),
             include_ignored: opts.include_ignored,
             max_lines: opts.limit.saturating_add(1),
+            buffers: opts.buffers.clone(),
             ..Default::default()
         },
     )?;
@@ -191,9 +232,9 @@ mod tests {
     #[test]
     fn glob_and_list() {
         let d = tree();
-        let (files, _) = glob(d.path(), "*.rs", false, 100).unwrap();
+        let (files, _) = glob(d.path(), "*.rs", false, 100, &Buffers::new()).unwrap();
         assert_eq!(files.len(), 2);
-        let (files, _) = glob(d.path(), "*.rs", true, 100).unwrap();
+        let (files, _) = glob(d.path(), "*.rs", true, 100, &Buffers::new()).unwrap();
         assert_eq!(files.len(), 3);
         let (entries, _) = list_dir(d.path(), 2, 100);
         assert!(entries.contains(&"src/".to_string()));
@@ -215,6 +256,7 @@ pub struct SearchOptions {
     pub after: usize,
     /// Stop after this many matching lines in all (bounds memory on huge trees).
     pub max_lines: usize,
+    pub buffers: Buffers,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -308,15 +350,23 @@ pub fn search(root: &Path, pattern: &str, opts: &SearchOptions) -> Result<Vec<Fi
         .require_git(false)
         .filter_entry(|e| e.file_name() != ".git")
         .sort_by_file_name(|a, b| a.cmp(b));
-    if let Some(t) = &opts.file_type {
-        let mut tb = ignore::types::TypesBuilder::new();
-        tb.add_defaults();
-        tb.select(t);
-        let types = tb
-            .build()
-            .map_err(|e| format!("unknown file type `{t}`: {e}"))?;
-        walk.types(types);
-    }
+    let types = match &opts.file_type {
+        Some(t) => {
+            let mut tb = ignore::types::TypesBuilder::new();
+            tb.add_defaults();
+            tb.select(t);
+            let types = tb
+                .build()
+                .map_err(|e| format!("unknown file type `{t}`: {e}"))?;
+            walk.types(types.clone());
+            Some(types)
+        }
+        None => None,
+    };
+    let wanted = |path: &Path| match &filter {
+        Some(f) => f.is_match(path.strip_prefix(root).unwrap_or(path)),
+        None => true,
+    };
     let mut searcher = SearcherBuilder::new()
         .binary_detection(BinaryDetection::quit(0))
         .line_number(true)
@@ -326,30 +376,22 @@ pub fn search(root: &Path, pattern: &str, opts: &SearchOptions) -> Result<Vec<Fi
         .build();
     let mut out = Vec::new();
     let mut total = 0usize;
-    for entry in walk.build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let path = entry.path();
-        if let Some(f) = &filter {
-            let rel = path.strip_prefix(root).unwrap_or(path);
-            if !f.is_match(rel) {
-                continue;
-            }
-        }
+    let mut walked = std::collections::HashSet::new();
+    // One file (its text from a buffer when it has one); true once enough lines were found.
+    let mut search_one = |path: &Path, buffer: Option<&str>| -> bool {
         let mut lines = Vec::new();
         let mut matches = 0;
-        let r = searcher.search_path(
-            &matcher,
-            path,
-            Collect {
-                lines: &mut lines,
-                matches: &mut matches,
-            },
-        );
+        let sink = Collect {
+            lines: &mut lines,
+            matches: &mut matches,
+        };
+        let r = match buffer {
+            Some(text) => searcher.search_slice(&matcher, text.as_bytes(), sink),
+            None => searcher.search_path(&matcher, path, sink),
+        };
         if let Err(e) = r {
             tracing::debug!("grep skipped {}: {e}", path.display());
-            continue;
+            return false;
         }
         if matches > 0 {
             total += lines.len();
@@ -358,9 +400,32 @@ pub fn search(root: &Path, pattern: &str, opts: &SearchOptions) -> Result<Vec<Fi
                 lines,
                 matches,
             });
-            if total >= opts.max_lines.max(1) {
-                break;
+        }
+        total >= opts.max_lines.max(1)
+    };
+    for entry in walk.build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        let buffer = match opts.buffers.get(path) {
+            Some(None) => continue,
+            Some(Some(text)) => {
+                walked.insert(path.to_path_buf());
+                Some(text.as_str())
             }
+            None => None,
+        };
+        if wanted(path) && search_one(path, buffer) {
+            return Ok(out);
+        }
+    }
+    for (path, text) in unwalked(&opts.buffers, root, &walked) {
+        let typed = types
+            .as_ref()
+            .is_none_or(|t| t.matched(path, false).is_whitelist());
+        if typed && wanted(path) && search_one(path, Some(text)) {
+            break;
         }
     }
     Ok(out)
@@ -369,6 +434,60 @@ pub fn search(root: &Path, pattern: &str, opts: &SearchOptions) -> Result<Vec<Fi
 #[cfg(test)]
 mod search_tests {
     use super::*;
+
+    /// Unsaved buffers win over the disk: an edited file is searched as edited, a file that
+    /// exists only in memory is found, and a file deleted in the session is not.
+    #[test]
+    fn buffers_replace_the_disk() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        std::fs::create_dir_all(p.join("src")).unwrap();
+        std::fs::write(p.join("src/edited.rs"), "fn needle() {}\n").unwrap();
+        std::fs::write(p.join("src/deleted.rs"), "fn needle() {}\n").unwrap();
+        std::fs::write(p.join("src/plain.rs"), "// needle on disk\n").unwrap();
+        let buffers: Buffers = [
+            (
+                p.join("src/edited.rs"),
+                Some("fn renamed() {}\n".to_string()),
+            ),
+            (p.join("src/deleted.rs"), None),
+            (
+                p.join("src/unsaved.rs"),
+                Some("x\nlet needle = 1;\n".to_string()),
+            ),
+            (p.join("notes.md"), Some("needle in a note\n".to_string())),
+        ]
+        .into_iter()
+        .collect();
+        let opts = SearchOptions {
+            max_lines: 100,
+            file_type: Some("rust".into()),
+            buffers: buffers.clone(),
+            ..Default::default()
+        };
+        let hits = search(p, "needle", &opts).unwrap();
+        let found: Vec<(String, u64)> = hits
+            .iter()
+            .map(|h| {
+                let rel = h.path.strip_prefix(p).unwrap().display().to_string();
+                (rel, h.lines[0].number)
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("src/plain.rs".to_string(), 1),
+                ("src/unsaved.rs".to_string(), 2)
+            ]
+        );
+
+        let (paths, _) = glob(p, "*.rs", false, 100, &buffers).unwrap();
+        let names: Vec<String> = paths
+            .iter()
+            .map(|q| q.strip_prefix(p).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["src/edited.rs", "src/plain.rs", "src/unsaved.rs"]);
+    }
 
     #[test]
     fn context_types_and_counts() {

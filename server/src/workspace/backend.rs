@@ -11,6 +11,13 @@ pub trait FileBackend: Send + Sync {
     fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<String>>;
     fn write<'a>(&'a self, path: &'a Path, text: &'a str) -> BoxFuture<'a, io::Result<()>>;
     fn remove<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<()>>;
+
+    /// Texts this backend holds that may differ from the disk (open editor documents, writes
+    /// kept in memory; `None`: deleted), for searches. The disk and the ACP client, which
+    /// cannot list its buffers, hold none.
+    fn buffers(&self) -> super::Buffers {
+        Default::default()
+    }
 }
 
 pub struct DiskBackend;

@@ -223,6 +223,16 @@ impl DocumentStore {
         inner.docs.get(uri).map(Document::snapshot)
     }
 
+    /// Every open document that has a file path, with its text (rope clones are O(1)).
+    pub fn open_files(&self) -> Vec<(PathBuf, ropey::Rope)> {
+        let inner = self.lock();
+        inner
+            .docs
+            .values()
+            .filter_map(|d| Some((d.path.clone()?, d.rope.clone())))
+            .collect()
+    }
+
     pub fn version(&self, uri: &str) -> Option<i32> {
         self.lock().docs.get(uri).map(|d| d.version)
     }

@@ -17,6 +17,10 @@ pub mod snapshot;
 pub mod window;
 
 pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};
+
+/// Texts that differ from the disk, by path: open editor documents and the agent's unsaved
+/// writes (`None`: deleted in this session). Searches see these instead of the disk.
+pub type Buffers = std::collections::HashMap<PathBuf, Option<String>>;
 pub use paths::{PathError, lexical_normalize};
 
 use interpreter_protocol::{FileChange, FileChangeKind};
@@ -125,6 +129,11 @@ impl Workspace {
         tokio::task::spawn_blocking(move || window::stream(&path, offset, limit, max_line_bytes))
             .await
             .map_err(io::Error::other)?
+    }
+
+    /// What searches must see instead of the disk (see [`FileBackend::buffers`]).
+    pub fn buffers(&self) -> Buffers {
+        self.backend.buffers()
     }
 
     /// Reads a file that may not exist (None), for callers that create files.

@@ -162,6 +162,19 @@ impl FileBackend for OverlayBackend {
         })
     }
 
+    fn buffers(&self) -> super::Buffers {
+        let mut out: super::Buffers = self
+            .documents
+            .open_files()
+            .into_iter()
+            .map(|(path, rope)| (path, Some(rope.to_string())))
+            .collect();
+        for (path, text) in &self.lock().files {
+            out.insert(path.clone(), text.clone());
+        }
+        out
+    }
+
     fn remove<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<()>> {
         Box::pin(async move {
             self.ensure_base(path).await?;
@@ -221,6 +234,23 @@ mod tests {
             "closed\n"
         );
         assert!(!root.join("new.py").exists());
+
+        // Searches see the same texts: writes over open documents over the disk.
+        let other = root.join("other.py");
+        docs.open(Document::new(
+            "file:///other.py".into(),
+            Some(other.clone()),
+            "python".into(),
+            1,
+            "open, never read\n",
+        ));
+        ws.remove(&closed).await.unwrap();
+        let buffers = ws.buffers();
+        assert_eq!(buffers[&open].as_deref(), Some("agent text\n"));
+        assert_eq!(buffers[&other].as_deref(), Some("open, never read\n"));
+        assert_eq!(buffers[&new].as_deref(), Some("fresh\n"));
+        assert_eq!(buffers[&closed], None);
+        ws.write_text(&closed, "closed, edited\n").await.unwrap();
 
         let changes = overlay.changes();
         assert_eq!(changes.len(), 3);

@@ -367,9 +367,11 @@ pub async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         .unwrap_or(false);
     let offset = uint_arg(args, "offset").unwrap_or(0) as usize;
     let limit = uint_arg(args, "head_limit").unwrap_or(GLOB_HEAD_LIMIT as u64) as usize;
-    let r =
-        tokio::task::spawn_blocking(move || files::glob(&root, &pattern, include_ignored, 100_000))
-            .await;
+    let buffers = ctx.workspace.buffers();
+    let r = tokio::task::spawn_blocking(move || {
+        files::glob(&root, &pattern, include_ignored, 100_000, &buffers)
+    })
+    .await;
     let paths = match r {
         Ok(Ok((p, _))) => p,
         Ok(Err(e)) => return ToolOutcome::error(format!("ERROR: {e}")),
@@ -417,6 +419,7 @@ pub async fn grep(ctx: &ToolContext, args: &Value) -> ToolOutcome {
             .map(|v| v as usize)
             .unwrap_or(ctx_lines),
         max_lines: 200_000,
+        buffers: ctx.workspace.buffers(),
     };
     let mode = str_arg(args, "output_mode")
         .unwrap_or("files_with_matches")
