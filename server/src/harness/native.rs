@@ -2,7 +2,7 @@
 //! list_dir, grep_files and glob.
 
 use futures::future::BoxFuture;
-use interpreter_protocol::{Plan, PlanItem, PlanStatus, ToolKind};
+use interpreter_protocol::{Plan, ToolKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ use super::{Harness, PromptEnv};
 use crate::model::{HistoryItem, ToolSpec};
 use crate::tools::files::{self, GrepOptions};
 use crate::tools::truncate::truncate_middle;
-use crate::tools::{CallDescription, ToolContext, ToolOutcome, apply_patch, patch_runner};
+use crate::tools::{CallDescription, ToolContext, ToolOutcome, apply_patch, patch_runner, plan};
 use crate::workspace::window;
 
 pub struct Native;
@@ -403,27 +403,21 @@ fn update_plan(args: &Value) -> ToolOutcome {
     let Some(steps) = args.get("plan").and_then(Value::as_array) else {
         return ToolOutcome::error("update_plan needs `plan`: an array of {step, status}");
     };
-    let mut items = Vec::new();
-    for s in steps {
-        let step = s.get("step").and_then(Value::as_str).unwrap_or("").trim();
-        if step.is_empty() {
+    let dialect = plan::Dialect {
+        text_field: "step",
+        completed: "completed",
+    };
+    let items = match plan::parse_items(steps, &dialect) {
+        Ok(items) => items,
+        Err(plan::PlanError::EmptyText) => {
             return ToolOutcome::error("every plan item needs a non-empty `step`");
         }
-        let status = match s.get("status").and_then(Value::as_str) {
-            Some("completed") => PlanStatus::Completed,
-            Some("in_progress") => PlanStatus::InProgress,
-            Some("pending") | None => PlanStatus::Pending,
-            Some(other) => {
-                return ToolOutcome::error(format!(
-                    "unknown plan status `{other}` (pending, in_progress or completed)"
-                ));
-            }
-        };
-        items.push(PlanItem {
-            step: step.to_string(),
-            status,
-        });
-    }
+        Err(plan::PlanError::UnknownStatus(other)) => {
+            return ToolOutcome::error(format!(
+                "unknown plan status `{other}` (pending, in_progress or completed)"
+            ));
+        }
+    };
     let mut o = ToolOutcome::ok("Plan updated");
     o.plan = Some(Plan {
         explanation: args

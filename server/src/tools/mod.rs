@@ -6,6 +6,7 @@ pub mod apply_patch;
 pub mod exec;
 pub mod files;
 pub mod patch_runner;
+pub mod plan;
 pub mod truncate;
 
 use interpreter_protocol::{

@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::*;
 use crate::tools::files::{self, SearchOptions};
 use crate::tools::truncate::truncate_head;
-use crate::tools::{ToolContext, ToolOutcome, patch_runner};
+use crate::tools::{ToolContext, ToolOutcome, patch_runner, plan};
 use crate::workspace::window;
 
 fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
@@ -504,27 +504,21 @@ pub fn todo_list(state: &Mutex<Vec<PlanItem>>, args: &Value) -> ToolOutcome {
     let Some(list) = list.as_array() else {
         return ToolOutcome::error("ERROR: `todos` must be an array of {title, status}.");
     };
-    let mut items = Vec::new();
-    for t in list {
-        let title = t.get("title").and_then(Value::as_str).unwrap_or("").trim();
-        if title.is_empty() {
+    let dialect = plan::Dialect {
+        text_field: "title",
+        completed: "done",
+    };
+    let items = match plan::parse_items(list, &dialect) {
+        Ok(items) => items,
+        Err(plan::PlanError::EmptyText) => {
             return ToolOutcome::error("ERROR: every todo needs a non-empty `title`.");
         }
-        let status = match t.get("status").and_then(Value::as_str) {
-            Some("done") => PlanStatus::Completed,
-            Some("in_progress") => PlanStatus::InProgress,
-            Some("pending") | None => PlanStatus::Pending,
-            Some(other) => {
-                return ToolOutcome::error(format!(
-                    "ERROR: unknown status `{other}` (pending, in_progress or done)."
-                ));
-            }
-        };
-        items.push(PlanItem {
-            step: title.to_string(),
-            status,
-        });
-    }
+        Err(plan::PlanError::UnknownStatus(other)) => {
+            return ToolOutcome::error(format!(
+                "ERROR: unknown status `{other}` (pending, in_progress or done)."
+            ));
+        }
+    };
     *todos = items.clone();
     let mut o = ToolOutcome::ok(format!("Todo list updated.\n{}", render(&items)));
     o.plan = Some(Plan {
