@@ -1,10 +1,103 @@
 //! Types that cross the boundary between the agent core and its front ends.
 //!
-//! The core emits [`Event`]s; front ends (ACP, LSP, exec) translate them into their own
-//! wire formats. Nothing here does I/O, and nothing here knows a front end's protocol.
+//! A front end drives a session with [`Op`]s and observes it through [`Event`]s; nothing
+//! else crosses. Front ends (ACP, LSP, exec, the terminal, the app-server) translate their
+//! own wire formats to and from these. Nothing here does I/O, and nothing here knows a front
+//! end's protocol.
+
+#![warn(missing_docs)]
+
+mod settings;
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+
+pub use settings::{
+    ApprovalPolicy, PermissionMode, Permissions, ReasoningEffort, SandboxMode, UnknownValue,
+};
+
+/// Everything a front end can ask of a session. A session takes them in order; while a turn
+/// runs, [`Op::Interrupt`], [`Op::Approval`] and [`Op::Steer`] act at once and the others
+/// wait for the turn to end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Op {
+    /// Starts a turn with this input. Its `TurnStarted`/`TurnEnded` carry the submission id.
+    UserInput {
+        /// The user's message: text, images, skill invocations.
+        items: Vec<InputItem>,
+    },
+    /// Adds input to the running turn; it reaches the model with the next request. Without
+    /// a running turn it starts one, like [`Op::UserInput`].
+    Steer {
+        /// What the user added.
+        items: Vec<InputItem>,
+    },
+    /// Cancels the running turn: commands are killed and the model stream stops.
+    Interrupt,
+    /// Answers an [`Event::ApprovalRequested`].
+    Approval {
+        /// The call the request was about.
+        call_id: String,
+        /// The answer.
+        decision: ApprovalDecision,
+    },
+    /// Changes what the agent may do without asking, from the next tool call on.
+    SetPermissions(Permissions),
+    /// Switches the model from the next request on.
+    SetModel {
+        /// The provider's model name.
+        model: String,
+    },
+    /// Switches the harness (prompt and tools) from the next request on.
+    SetHarness {
+        /// A harness name, as `interpreter debug prompt --harness` takes it.
+        harness: String,
+    },
+    /// Changes the reasoning effort; `None` is the provider's default.
+    SetEffort {
+        /// The new effort.
+        effort: Option<ReasoningEffort>,
+    },
+    /// Summarises the conversation to free context; runs as a turn of its own.
+    Compact,
+    /// Asks for the stored conversation as one [`Event::Transcript`].
+    Replay,
+    /// Asks for the exact body of the next model request, were `prompt` sent, as an
+    /// [`Event::RequestPreview`]. Nothing is sent.
+    PreviewRequest {
+        /// The user message to preview with.
+        prompt: String,
+    },
+    /// Ends the session: a running turn is cancelled, then the session stops.
+    Shutdown,
+}
+
+/// The settings a session runs with now; sent at start and after every change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSettings {
+    /// The provider id (`kimi`, `openai`, a `[model_providers.<id>]` key).
+    pub provider: String,
+    /// The model name sent to the provider.
+    pub model: String,
+    /// The harness in use.
+    pub harness: String,
+    /// What runs without asking.
+    pub permissions: Permissions,
+    /// The reasoning effort; `None` is the provider's default.
+    pub effort: Option<ReasoningEffort>,
+    /// The model's context window in tokens, where known.
+    pub context_window: Option<u64>,
+}
+
+/// A skill the session offers, for slash-command lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillInfo {
+    /// The name the user types after `/`.
+    pub name: String,
+    /// What it does, from its front matter.
+    pub description: String,
+}
 
 /// Everything a front end can observe about a running session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -12,95 +105,194 @@ use std::path::PathBuf;
 pub enum Event {
     /// The session is ready; sent once when it is created or resumed.
     SessionConfigured(SessionConfigured),
+    /// A setting changed (model, harness, permissions, effort); carries all of them.
+    SettingsChanged(SessionSettings),
+    /// The session got its title (from the first user message).
+    TitleChanged {
+        /// The title.
+        title: String,
+    },
+    /// A turn started; `turn_id` is the id of the submission that started it.
     TurnStarted {
+        /// The submission's id.
         turn_id: String,
     },
     /// A piece of the assistant's visible answer, as it streams.
     AgentMessageDelta {
+        /// Shared by every piece of one model response.
         message_id: String,
+        /// The new text.
         delta: String,
     },
     /// The assistant's whole message for one model response (after its deltas).
     AgentMessage {
+        /// As in the deltas.
         message_id: String,
+        /// The whole text.
         text: String,
     },
+    /// A piece of the model's reasoning, as it streams.
     ReasoningDelta {
+        /// Shared by every piece of one model response.
         message_id: String,
+        /// The new text.
         delta: String,
     },
     /// The whole reasoning text of one model response.
     Reasoning {
+        /// As in the deltas.
         message_id: String,
+        /// The whole text.
         text: String,
     },
+    /// A tool call was received and is about to be checked and run.
     ToolCallBegin(ToolCallBegin),
     /// The call passed its approval check and is running now.
     ToolCallRunning {
+        /// The call.
         call_id: String,
     },
     /// Streaming output of a running tool (command output chunks).
     ToolCallOutputDelta {
+        /// The call.
         call_id: String,
+        /// The new output.
         chunk: String,
     },
+    /// A tool call ended.
     ToolCallEnd(ToolCallEnd),
+    /// The session must ask whether a tool call may run; answer with [`Op::Approval`].
+    ApprovalRequested(ApprovalRequest),
+    /// The model set or changed its plan.
     PlanUpdated(Plan),
+    /// Token use after a model response.
     TokenCount(TokenCount),
     /// A non-fatal problem the user should see (a retry, a skipped file, a config warning).
     Warning {
+        /// What happened, for a person.
         message: String,
     },
-    /// The harness changed; takes effect on the next model request.
-    HarnessChanged {
-        harness: String,
-    },
-    ModelChanged {
-        provider: String,
-        model: String,
+    /// An op could not be carried out (an unknown harness, say); the session goes on.
+    Error {
+        /// What was wrong, for a person.
+        message: String,
     },
     /// Compaction started (automatic near the context limit, or `/compact`).
     ContextCompacting {
+        /// Ties the start to its end.
         compaction_id: String,
     },
     /// The history was replaced by a summary plus the user's messages.
     ContextCompacted {
+        /// As in `ContextCompacting`.
         compaction_id: String,
+        /// The handoff summary the model wrote.
         summary: String,
+        /// Approximate tokens before.
         tokens_before: u64,
+        /// Approximate tokens after.
         tokens_after: u64,
     },
+    /// Everything the agent's file tools changed in this session so far, as a `git
+    /// apply`-able patch. Sent when a turn that changed files ends.
+    Diff {
+        /// The patch.
+        unified_diff: String,
+    },
+    /// The stored conversation, answering [`Op::Replay`].
+    Transcript(Vec<TranscriptItem>),
+    /// The body the next model request would have, answering [`Op::PreviewRequest`].
+    RequestPreview {
+        /// The JSON body, exactly as it would be sent.
+        body: serde_json::Value,
+        /// Approximate tokens of the system prompt and initial context.
+        prompt_tokens: u64,
+        /// Approximate tokens of the tool schemas.
+        tool_tokens: u64,
+    },
+    /// A turn ended; always the last event of a turn.
     TurnEnded(TurnEnded),
 }
 
+/// One entry of a stored conversation, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TranscriptItem {
+    /// A message the user typed (synthetic context is left out).
+    UserMessage {
+        /// The text.
+        text: String,
+        /// Attached images, as data URLs.
+        images: Vec<String>,
+    },
+    /// The model's reasoning for one response.
+    Reasoning {
+        /// The text.
+        text: String,
+    },
+    /// The model's visible answer for one response.
+    AgentMessage {
+        /// The text.
+        text: String,
+    },
+    /// A tool call in its final state, with its stored changes.
+    ToolCall {
+        /// How it began.
+        begin: Box<ToolCallBegin>,
+        /// How it ended.
+        end: Box<ToolCallEnd>,
+    },
+    /// A plan the model set.
+    Plan(Plan),
+}
+
+/// What a session is, once it is ready.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionConfigured {
+    /// The session's id in the store.
     pub session_id: String,
-    pub provider: String,
-    pub model: String,
-    pub harness: String,
+    /// The folder the session works in (canonical).
     pub cwd: PathBuf,
+    /// The workspace roots, cwd first.
+    pub roots: Vec<PathBuf>,
+    /// The settings it starts with.
+    pub settings: SessionSettings,
+    /// The skills it offers.
+    pub skills: Vec<SkillInfo>,
+    /// Its title, when resumed.
+    pub title: Option<String>,
 }
 
 /// What kind of thing a tool does, so front ends can pick an icon and a review flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
+    /// Reads files.
     Read,
+    /// Changes files.
     Edit,
+    /// Deletes files.
     Delete,
+    /// Moves files.
     Move,
+    /// Searches files.
     Search,
+    /// Runs a command.
     Execute,
+    /// Plans or delegates: no effect outside the session.
     Think,
+    /// Anything else (MCP tools).
     Other,
 }
 
+/// A tool call, as received from the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallBegin {
+    /// The model's id for the call.
     pub call_id: String,
     /// The tool's name as the model called it.
     pub tool: String,
+    /// What the tool does.
     pub kind: ToolKind,
     /// A short human title, e.g. "Read src/main.rs" or the command line.
     pub title: String,
@@ -112,37 +304,51 @@ pub struct ToolCallBegin {
     pub command: Option<String>,
 }
 
+/// How a tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolStatus {
+    /// It ran and succeeded.
     Completed,
+    /// It ran and failed, or its arguments were wrong.
     Failed,
     /// Refused by the user or the approval policy.
     Declined,
 }
 
+/// The end of a tool call, with what it did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallEnd {
+    /// The call.
     pub call_id: String,
+    /// How it ended.
     pub status: ToolStatus,
     /// What the user sees (full output, not the model's truncated copy).
     pub output: String,
+    /// A command's exit code.
     pub exit_code: Option<i32>,
     /// File changes the call made, with full before/after text for review.
     pub changes: Vec<FileChange>,
 }
 
+/// What happened to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileChangeKind {
+    /// Created.
     Add,
+    /// Removed.
     Delete,
+    /// Changed in place (or moved, with `move_path`).
     Update,
 }
 
+/// One file a tool call changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileChange {
+    /// The file (absolute).
     pub path: PathBuf,
+    /// What happened to it.
     pub kind: FileChangeKind,
     /// Set when the file moved; `path` is the old location.
     pub move_path: Option<PathBuf>,
@@ -152,36 +358,51 @@ pub struct FileChange {
     pub new_text: Option<String>,
 }
 
+/// The model's plan for the task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
+    /// Why the plan is what it is, when the model says.
     pub explanation: Option<String>,
+    /// The steps, in order.
     pub items: Vec<PlanItem>,
 }
 
+/// One step of a plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanItem {
+    /// What the step is.
     pub step: String,
+    /// How far it is.
     pub status: PlanStatus,
 }
 
+/// How far a plan step is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
+    /// Not started.
     Pending,
+    /// Being worked on.
     InProgress,
+    /// Done.
     Completed,
 }
 
+/// Tokens of one request, or summed over many.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenUsage {
     /// All prompt tokens, cached ones included.
     pub input_tokens: u64,
+    /// Prompt tokens the provider served from its cache.
     pub cached_input_tokens: u64,
+    /// Generated tokens, reasoning included.
     pub output_tokens: u64,
+    /// Generated tokens spent on reasoning.
     pub reasoning_output_tokens: u64,
 }
 
 impl TokenUsage {
+    /// Adds `other` to these counts.
     pub fn add(&mut self, other: &TokenUsage) {
         self.input_tokens += other.input_tokens;
         self.cached_input_tokens += other.cached_input_tokens;
@@ -190,6 +411,7 @@ impl TokenUsage {
     }
 }
 
+/// Token use and cost after a model response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TokenCount {
     /// The last model request's usage.
@@ -198,29 +420,38 @@ pub struct TokenCount {
     pub total: TokenUsage,
     /// Tokens the conversation occupies now (the last request's prompt plus its output).
     pub context_used: u64,
+    /// The model's context window, where known.
     pub context_window: Option<u64>,
     /// Cumulative cost in USD where the provider's price is known.
     pub cost_usd: Option<f64>,
 }
 
+/// The end of a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnEnded {
+    /// As in `TurnStarted`.
     pub turn_id: String,
+    /// Why it ended.
     pub reason: TurnEndReason,
 }
 
+/// Why a turn ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum TurnEndReason {
     /// The model gave its final answer.
     Completed,
+    /// The user cancelled it.
     Cancelled,
     /// The model hit `max_turn_requests` model requests in this turn.
     MaxTurnRequests,
     /// The model's output was cut at its token limit.
     MaxTokens,
+    /// The provider refused (content filter).
     Refusal,
+    /// The provider failed, or the session could not keep its log.
     Failed {
+        /// The provider's or the session's error text.
         message: String,
     },
 }
@@ -229,34 +460,55 @@ pub enum TurnEndReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum InputItem {
+    /// Text the user wrote.
     Text {
+        /// The text.
         text: String,
     },
     /// An image as a data URL or a local path.
     Image {
+        /// `data:` URL or path.
         url: String,
+    },
+    /// Runs one of the session's skills (`/<name> args`).
+    Skill {
+        /// The skill's name.
+        name: String,
+        /// What the user wrote after the name.
+        args: String,
     },
 }
 
 /// A request from the core to whoever drives it: may this tool call run?
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApprovalRequest {
+    /// The call.
     pub call_id: String,
+    /// The tool's name.
     pub tool: String,
+    /// What it does.
     pub kind: ToolKind,
+    /// The call's title.
     pub title: String,
+    /// Why the policy asks.
     pub reason: String,
+    /// The command line, for commands.
     pub command: Option<String>,
+    /// The file changes, for edits.
     pub changes: Vec<FileChange>,
     /// The key "always allow" remembers: a command prefix or a path.
     pub remember_key: String,
 }
 
+/// An answer to an [`ApprovalRequest`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalDecision {
+    /// Run it this once.
     AllowOnce,
+    /// Run it, and calls with the same `remember_key` for the rest of the session.
     AllowAlways,
+    /// Do not run it.
     Reject,
     /// The turn was cancelled while asking.
     Cancelled,

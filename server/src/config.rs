@@ -162,61 +162,7 @@ pub struct MissingKey {
     pub env_key: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ApprovalPolicy {
-    Untrusted,
-    #[default]
-    OnRequest,
-    Never,
-}
-
-impl ApprovalPolicy {
-    pub fn parse(s: &str) -> Result<Self> {
-        Ok(match s {
-            "untrusted" => Self::Untrusted,
-            "on-request" | "on-failure" => Self::OnRequest,
-            "never" => Self::Never,
-            other => {
-                bail!("unknown approval_policy `{other}` (expected untrusted, on-request or never)")
-            }
-        })
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Untrusted => "untrusted",
-            Self::OnRequest => "on-request",
-            Self::Never => "never",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SandboxMode {
-    ReadOnly,
-    #[default]
-    WorkspaceWrite,
-    DangerFullAccess,
-}
-
-impl SandboxMode {
-    pub fn parse(s: &str) -> Result<Self> {
-        Ok(match s {
-            "read-only" => Self::ReadOnly,
-            "workspace-write" => Self::WorkspaceWrite,
-            "danger-full-access" => Self::DangerFullAccess,
-            other => bail!(
-                "unknown sandbox mode `{other}` (expected read-only, workspace-write or danger-full-access)"
-            ),
-        })
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ReadOnly => "read-only",
-            Self::WorkspaceWrite => "workspace-write",
-            Self::DangerFullAccess => "danger-full-access",
-        }
-    }
-}
+pub use interpreter_protocol::{ApprovalPolicy, ReasoningEffort, SandboxMode};
 
 /// The effective configuration a session starts from.
 #[derive(Debug, Clone)]
@@ -230,7 +176,7 @@ pub struct Config {
     pub sandbox_mode: SandboxMode,
     pub network_access: bool,
     pub writable_roots: Vec<PathBuf>,
-    pub reasoning_effort: Option<String>,
+    pub reasoning_effort: Option<ReasoningEffort>,
     pub context_window: Option<u64>,
     pub max_output_tokens: u64,
     pub max_turn_requests: u32,
@@ -434,18 +380,23 @@ impl Config {
             approval_policy: raw
                 .approval_policy
                 .as_deref()
-                .map(ApprovalPolicy::parse)
+                .map(str::parse::<ApprovalPolicy>)
                 .transpose()?
                 .unwrap_or_default(),
             sandbox_mode: raw
                 .sandbox_mode
                 .as_deref()
-                .map(SandboxMode::parse)
+                .map(str::parse::<SandboxMode>)
                 .transpose()?
                 .unwrap_or_default(),
             network_access: ws.network_access,
             writable_roots: ws.writable_roots,
-            reasoning_effort: raw.model_reasoning_effort.clone(),
+            reasoning_effort: raw
+                .model_reasoning_effort
+                .as_deref()
+                .map(str::parse::<ReasoningEffort>)
+                .transpose()
+                .context("model_reasoning_effort")?,
             context_window: raw.model_context_window,
             max_output_tokens: raw.model_max_output_tokens.unwrap_or(32_768),
             max_turn_requests: raw.max_turn_requests.unwrap_or(100).max(1),

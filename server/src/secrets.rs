@@ -9,7 +9,9 @@
 //! ([`redact_history_item`]) and session log lines ([`to_redacted_json`]). Child processes do
 //! not inherit the variables keys were read from ([`secret_env_vars`]).
 
-use interpreter_protocol::{Event, ToolCallBegin, ToolCallEnd, TurnEndReason, TurnEnded};
+use interpreter_protocol::{
+    Event, ToolCallBegin, ToolCallEnd, TranscriptItem, TurnEndReason, TurnEnded,
+};
 use regex::{Captures, Regex};
 use std::borrow::Cow;
 use std::path::Path;
@@ -474,6 +476,16 @@ fn flush(streams: &mut Vec<(StreamKey, StreamRedactor)>, keep: Option<&StreamKey
     out
 }
 
+fn redact_begin(b: ToolCallBegin) -> ToolCallBegin {
+    let mut b = ToolCallBegin {
+        title: redact(&b.title).into_owned(),
+        command: b.command.map(|c| redact(&c).into_owned()),
+        ..b
+    };
+    redact_json(&mut b.input);
+    b
+}
+
 /// Redacts the text fields of a non-streamed event. File changes keep their text: they are
 /// the user's files, shown for review.
 fn redact_event(e: Event) -> Event {
@@ -490,15 +502,7 @@ fn redact_event(e: Event) -> Event {
             message_id,
             text: r(text),
         },
-        Event::ToolCallBegin(mut b) => {
-            b = ToolCallBegin {
-                title: r(b.title),
-                command: b.command.map(r),
-                ..b
-            };
-            redact_json(&mut b.input);
-            Event::ToolCallBegin(b)
-        }
+        Event::ToolCallBegin(b) => Event::ToolCallBegin(redact_begin(b)),
         Event::ToolCallEnd(end) => Event::ToolCallEnd(ToolCallEnd {
             output: r(end.output),
             ..end
@@ -506,6 +510,50 @@ fn redact_event(e: Event) -> Event {
         Event::Warning { message } => Event::Warning {
             message: r(message),
         },
+        Event::Error { message } => Event::Error {
+            message: r(message),
+        },
+        Event::TitleChanged { title } => Event::TitleChanged { title: r(title) },
+        Event::ApprovalRequested(mut req) => {
+            req.title = r(req.title);
+            req.reason = r(req.reason);
+            req.command = req.command.map(r);
+            req.remember_key = r(req.remember_key);
+            Event::ApprovalRequested(req)
+        }
+        Event::Transcript(items) => Event::Transcript(
+            items
+                .into_iter()
+                .map(|item| match item {
+                    TranscriptItem::ToolCall { begin, end } => TranscriptItem::ToolCall {
+                        begin: Box::new(redact_begin(*begin)),
+                        end: Box::new(ToolCallEnd {
+                            output: r(end.output),
+                            ..*end
+                        }),
+                    },
+                    TranscriptItem::AgentMessage { text } => {
+                        TranscriptItem::AgentMessage { text: r(text) }
+                    }
+                    TranscriptItem::Reasoning { text } => {
+                        TranscriptItem::Reasoning { text: r(text) }
+                    }
+                    other => other,
+                })
+                .collect(),
+        ),
+        Event::RequestPreview {
+            mut body,
+            prompt_tokens,
+            tool_tokens,
+        } => {
+            redact_json(&mut body);
+            Event::RequestPreview {
+                body,
+                prompt_tokens,
+                tool_tokens,
+            }
+        }
         Event::ContextCompacted {
             compaction_id,
             summary,

@@ -4,7 +4,7 @@
 use interpreter_protocol::Event;
 use tokio_util::sync::CancellationToken;
 
-use super::Session;
+use super::session::Session;
 use crate::model::{HistoryItem, ModelError, ModelRequest};
 use crate::store::LogLine;
 use crate::tools::truncate::approx_tokens;
@@ -25,16 +25,10 @@ exact file paths, commands, error messages and results. Use these sections:
 ## Next — the concrete next steps
 Be complete but terse. Do not call tools.";
 
-pub struct Compaction {
-    pub summary: String,
-    pub tokens_before: usize,
-    pub tokens_after: usize,
-}
-
 impl Session {
     /// Summarizes the history with the model and replaces it. The user's messages survive
     /// verbatim (the newest ones, within a budget).
-    pub async fn compact(&mut self, cancel: &CancellationToken) -> Result<Compaction, String> {
+    pub(super) async fn compact(&mut self, cancel: &CancellationToken) -> Result<(), String> {
         let compaction_id = uuid::Uuid::now_v7().to_string();
         self.events.send(Event::ContextCompacting {
             compaction_id: compaction_id.clone(),
@@ -47,8 +41,8 @@ impl Session {
     }
 
     /// Tokens the next request would carry: system prompt, tool schemas and history.
-    pub fn context_estimate(&self) -> usize {
-        let tools = serde_json::to_string(&self.tools)
+    pub(super) fn context_estimate(&self) -> usize {
+        let tools = serde_json::to_string(self.tools.spec_slice())
             .map(|t| approx_tokens(&t))
             .unwrap_or(0);
         approx_tokens(&self.system_prompt) + tools + history_tokens(&self.history)
@@ -56,12 +50,8 @@ impl Session {
 
     /// The context window and the point at which compaction starts: 85% of the window, or
     /// when less than the output budget would be left.
-    pub fn compaction_threshold(&self) -> Option<(usize, usize)> {
-        let window = self
-            .config
-            .context_window
-            .or(crate::model::catalog::model_info(&self.config.model).context_window)?
-            as usize;
+    pub(super) fn compaction_threshold(&self) -> Option<(usize, usize)> {
+        let window = self.context_window()? as usize;
         let reserve = (self.config.max_output_tokens as usize).min(window / 4);
         Some((
             window,
@@ -75,7 +65,7 @@ impl Session {
         let Some((_, threshold)) = self.compaction_threshold() else {
             return;
         };
-        if self.subagent_depth > 0 || self.context_estimate() < threshold {
+        if self.parent_id.is_some() || self.context_estimate() < threshold {
             return;
         }
         // Nothing to gain from summarizing a history that is all user messages.
@@ -93,7 +83,7 @@ impl Session {
         &mut self,
         cancel: &CancellationToken,
         compaction_id: &str,
-    ) -> Result<Compaction, String> {
+    ) -> Result<(), String> {
         let tokens_before = history_tokens(&self.history);
         let mut history = self.history.clone();
         history.push(HistoryItem::User {
@@ -108,7 +98,10 @@ impl Session {
             tools: &[],
             prompt_cache_key: &self.id,
             max_output_tokens: self.config.max_output_tokens,
-            reasoning_effort: self.config.reasoning_effort.as_deref(),
+            reasoning_effort: self
+                .config
+                .reasoning_effort
+                .map(interpreter_protocol::ReasoningEffort::as_str),
             output_schema: None,
         };
         let events = self.events.clone();
@@ -157,15 +150,11 @@ impl Session {
             tokens_before: tokens_before as u64,
             tokens_after: tokens_after as u64,
         });
-        Ok(Compaction {
-            summary,
-            tokens_before,
-            tokens_after,
-        })
+        Ok(())
     }
 }
 
-pub fn history_tokens(history: &[HistoryItem]) -> usize {
+pub(super) fn history_tokens(history: &[HistoryItem]) -> usize {
     history
         .iter()
         .map(|h| match h {

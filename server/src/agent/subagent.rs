@@ -1,95 +1,172 @@
-//! Subagents: a fresh context for a self-contained task, with the same tools minus the
-//! subagent tool itself. Only the final message comes back to the caller's history.
+//! Subagents: a fresh context for a self-contained task. A subagent is a session of its own
+//! (its own id, history, tool table and event sink) linked to its parent by the parent's id;
+//! it shares the parent's workspace, model client, sandbox and approvals. Nothing of the
+//! parent is swapped or borrowed, so a subagent that panics or is cancelled leaves the
+//! parent exactly as it was. Only its final message comes back, as the tool's result.
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
-use interpreter_protocol::{Event, TurnEndReason};
-use serde_json::Value;
-use std::sync::Arc;
+use interpreter_protocol::{Event, Permissions, TokenUsage, TurnEndReason};
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-use super::{EventSink, Session};
-use crate::config::{ApprovalPolicy, SandboxMode};
-use crate::model::HistoryItem;
-use crate::tools::ToolOutcome;
+use super::EventSink;
+use super::session::Session;
+use crate::config::{ApprovalPolicy, Config, SandboxMode};
+use crate::harness::{Harness, PromptEnv};
+use crate::model::{HistoryItem, ModelClient};
+use crate::sandbox::Policy;
+use crate::tools::table::ToolTable;
+use crate::tools::{Approver, CommandRunner, SubagentTask, Subagents, ToolOutcome};
+use crate::workspace::Workspace;
 
-impl Session {
-    /// Boxed as `Send` on purpose: it recurses into the turn loop, and an opaque future here
-    /// would make the loop's `Send`-ness depend on itself.
-    pub(super) fn run_subagent<'a>(
-        &'a mut self,
-        args: &'a Value,
-        cancel: &'a CancellationToken,
-    ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(async move { self.subagent_inner(args, cancel).await })
+/// What a subagent inherits, taken from the parent when a tool call starts.
+pub(super) struct SubagentRunner {
+    parent_id: String,
+    config: Config,
+    client: ModelClient,
+    harness: Arc<dyn Harness>,
+    env: Arc<PromptEnv>,
+    system_prompt: String,
+    tools: ToolTable,
+    workspace: Arc<Workspace>,
+    policy: Arc<Policy>,
+    approver: Arc<dyn Approver>,
+    approvals: Arc<super::task::Approvals>,
+    runner: Arc<dyn CommandRunner>,
+    events: EventSink,
+    permissions: Permissions,
+    /// Tokens the subagents of this call used, for the parent's totals.
+    usage: Mutex<TokenUsage>,
+}
+
+impl SubagentRunner {
+    pub(super) fn new(parent: &Session) -> SubagentRunner {
+        SubagentRunner {
+            parent_id: parent.id.clone(),
+            config: parent.config.clone(),
+            client: parent.client.clone(),
+            harness: parent.harness.clone(),
+            env: parent.env.clone(),
+            system_prompt: parent.system_prompt.clone(),
+            tools: parent.tools.for_subagent(),
+            workspace: parent.workspace.clone(),
+            policy: parent.policy.clone(),
+            approver: parent.approver.clone(),
+            approvals: parent.approvals.clone(),
+            runner: parent.runner.clone(),
+            events: parent.events.clone(),
+            permissions: parent.permissions,
+            usage: Mutex::new(TokenUsage::default()),
+        }
     }
 
-    async fn subagent_inner(&mut self, args: &Value, cancel: &CancellationToken) -> ToolOutcome {
-        let Some(prompt) = args
-            .get("prompt")
-            .and_then(Value::as_str)
-            .filter(|p| !p.trim().is_empty())
-        else {
-            return ToolOutcome::error(
-                "ERROR: `prompt` is required: the whole task for the subagent.",
-            );
-        };
-        let read_only = matches!(
-            args.get("subagent_type").and_then(Value::as_str),
-            Some("explore" | "plan")
-        );
-        let sub_tool = self.harness.subagent_tool().unwrap_or_default();
+    pub(super) fn usage(&self) -> TokenUsage {
+        *self.usage.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
-        // Swap in the subagent's world; everything is restored below.
-        let saved_history = std::mem::take(&mut self.history);
-        let saved_tools = self.tools.clone();
-        let saved_policy = self.policy.clone();
-        let saved_events = self.events.clone();
-        self.tools.retain(|t| t.name != sub_tool);
-        if read_only {
-            self.policy =
-                Arc::new(saved_policy.with_modes(SandboxMode::ReadOnly, ApprovalPolicy::Never));
-        }
+    /// The child session: its own history and sink; read-only subagents get a read-only
+    /// policy that never asks.
+    fn child(&self, task: &SubagentTask) -> Session {
+        let parent = self.events.clone();
         // The user sees the subagent's tool calls, not its chatter.
-        let parent = saved_events.clone();
-        self.events = EventSink::from_fn(move |e| match e {
+        let events = EventSink::from_fn(move |e| match e {
             Event::AgentMessageDelta { .. }
             | Event::AgentMessage { .. }
             | Event::ReasoningDelta { .. }
             | Event::Reasoning { .. }
             | Event::TurnStarted { .. }
+            | Event::TokenCount(_)
             | Event::TurnEnded(_) => {}
             other => parent.send(other),
         });
-        self.subagent_depth += 1;
+        let policy = if task.read_only {
+            Arc::new(
+                self.policy
+                    .with_modes(SandboxMode::ReadOnly, ApprovalPolicy::Never),
+            )
+        } else {
+            self.policy.clone()
+        };
         let mut history = self.harness.initial_context(&self.env);
         history.push(HistoryItem::User {
-            text: prompt.to_string(),
+            text: task.prompt.clone(),
             images: vec![],
             synthetic: false,
         });
-        self.history = history;
-        let reason = self.turn_loop(cancel).await;
-        let answer = self.history.iter().rev().find_map(|h| match h {
-            HistoryItem::Assistant { text, .. } if !text.trim().is_empty() => Some(text.clone()),
-            _ => None,
-        });
-        self.subagent_depth -= 1;
-        self.events = saved_events;
-        self.policy = saved_policy;
-        self.tools = saved_tools;
-        self.history = saved_history;
-        match (reason, answer) {
-            (TurnEndReason::Completed, Some(a)) => ToolOutcome::ok(a),
-            (TurnEndReason::Cancelled, _) => ToolOutcome::error("The subagent was cancelled."),
-            (TurnEndReason::Failed { message }, _) => {
-                ToolOutcome::error(format!("The subagent failed: {message}"))
+        Session {
+            id: uuid::Uuid::now_v7().to_string(),
+            config: self.config.clone(),
+            client: self.client.clone(),
+            harness: self.harness.clone(),
+            system_prompt: self.system_prompt.clone(),
+            tools: self.tools.clone(),
+            history,
+            workspace: self.workspace.clone(),
+            policy,
+            approver: self.approver.clone(),
+            approvals: self.approvals.clone(),
+            runner: self.runner.clone(),
+            events,
+            log: None,
+            env: self.env.clone(),
+            output_schema: None,
+            external: None,
+            permissions: self.permissions,
+            total_usage: TokenUsage::default(),
+            context_used: 0,
+            title: None,
+            steer: Default::default(),
+            parent_id: Some(self.parent_id.clone()),
+            details: HashMap::new(),
+            diff_sent: None,
+        }
+    }
+}
+
+impl Subagents for SubagentRunner {
+    fn run<'a>(
+        &'a self,
+        task: SubagentTask,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let mut child = self.child(&task);
+            let ran = AssertUnwindSafe(child.turn_loop(cancel))
+                .catch_unwind()
+                .await;
+            if let Ok(mut u) = self.usage.lock() {
+                u.add(&child.total_usage);
             }
-            (other, Some(a)) => {
-                ToolOutcome::ok(format!("{a}\n\n(The subagent stopped early: {other:?}.)"))
-            }
-            (other, None) => {
-                ToolOutcome::error(format!("The subagent ended without an answer ({other:?})."))
-            }
+            let Ok(reason) = ran else {
+                tracing::error!("subagent of {} panicked", self.parent_id);
+                return ToolOutcome::error("The subagent failed with an internal error.");
+            };
+            let answer = child.history.iter().rev().find_map(|h| match h {
+                HistoryItem::Assistant { text, .. } if !text.trim().is_empty() => {
+                    Some(text.clone())
+                }
+                _ => None,
+            });
+            outcome(reason, answer)
+        })
+    }
+}
+
+fn outcome(reason: TurnEndReason, answer: Option<String>) -> ToolOutcome {
+    match (reason, answer) {
+        (TurnEndReason::Completed, Some(a)) => ToolOutcome::ok(a),
+        (TurnEndReason::Cancelled, _) => ToolOutcome::error("The subagent was cancelled."),
+        (TurnEndReason::Failed { message }, _) => {
+            ToolOutcome::error(format!("The subagent failed: {message}"))
+        }
+        (other, Some(a)) => {
+            ToolOutcome::ok(format!("{a}\n\n(The subagent stopped early: {other:?}.)"))
+        }
+        (other, None) => {
+            ToolOutcome::error(format!("The subagent ended without an answer ({other:?})."))
         }
     }
 }

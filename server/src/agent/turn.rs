@@ -1,41 +1,92 @@
 //! One turn: user input in, model requests and tool calls until the model answers.
 
+use futures::FutureExt;
 use interpreter_protocol::{
     Event, InputItem, TokenCount, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus, TurnEndReason,
     TurnEnded,
 };
 use serde_json::Value;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-use super::Session;
-use crate::model::{FinishReason, HistoryItem, ModelError, StreamDelta, ToolCall, catalog};
+use super::session::Session;
+use super::subagent::SubagentRunner;
+use super::task::TurnKind;
+use crate::model::{
+    FinishReason, HistoryItem, ModelError, ModelResponse, StreamDelta, ToolCall, catalog,
+};
 use crate::store::LogLine;
-use crate::tools::ToolOutcome;
+use crate::tools::{CallDescription, ToolContext, ToolOutcome};
+
+/// A tool call whose arguments were checked: `Err` holds the model's error text.
+type CheckedCall = (ToolCall, Result<(), String>);
 
 impl Session {
-    /// Runs a turn to its end. Always returns how it ended; never panics on bad model output.
-    pub async fn run_turn(
+    /// Runs a turn to its end and reports it. Always returns how it ended; never panics on
+    /// bad model output.
+    pub(super) async fn run_turn(
         &mut self,
-        input: Vec<InputItem>,
+        turn_id: String,
+        kind: TurnKind,
         cancel: CancellationToken,
     ) -> TurnEnded {
-        let turn_id = uuid::Uuid::now_v7().to_string();
         self.events.send(Event::TurnStarted {
             turn_id: turn_id.clone(),
         });
-        let mut text = String::new();
-        let mut images = Vec::new();
-        for item in input {
-            match item {
-                InputItem::Text { text: t } => {
-                    if !text.is_empty() {
-                        text.push_str("\n\n");
-                    }
-                    text.push_str(&t);
-                }
-                InputItem::Image { url } => images.push(url),
+        let reason = match kind {
+            TurnKind::User(items) => {
+                self.begin_user_turn(items);
+                self.turn_loop(&cancel).await
             }
+            TurnKind::Compact => match self.compact(&cancel).await {
+                Ok(_) => TurnEndReason::Completed,
+                Err(_) if cancel.is_cancelled() => TurnEndReason::Cancelled,
+                Err(message) => TurnEndReason::Failed { message },
+            },
+        };
+        self.finish_turn(turn_id, reason)
+    }
+
+    /// Logs the turn's end, makes the log durable and tells the front end. A log that
+    /// could not be made durable turns the turn into a failure: it is not saved.
+    fn finish_turn(&mut self, turn_id: String, reason: TurnEndReason) -> TurnEnded {
+        self.log_line(&LogLine::TurnEnd {
+            turn_id: turn_id.clone(),
+            reason: format!("{reason:?}"),
+        });
+        let reason = match self.log.as_mut().map(|log| log.sync()) {
+            Some(Err(e)) => {
+                tracing::error!("{e:#}");
+                TurnEndReason::Failed {
+                    message: format!("the session log could not be saved: {e:#}"),
+                }
+            }
+            _ => reason,
+        };
+        self.send_diff();
+        let ended = TurnEnded { turn_id, reason };
+        self.events.send(Event::TurnEnded(ended.clone()));
+        ended
+    }
+
+    /// Sends the session's diff when it changed in this turn.
+    fn send_diff(&mut self) {
+        if self.workspace.changes().is_empty() {
+            return;
         }
+        let diff = self.workspace.unified_diff();
+        if self.diff_sent.as_deref() != Some(diff.as_str()) {
+            self.events.send(Event::Diff {
+                unified_diff: diff.clone(),
+            });
+            self.diff_sent = Some(diff);
+        }
+    }
+
+    /// The user's message (skills expanded) and the harness's reminder go into history.
+    fn begin_user_turn(&mut self, items: Vec<InputItem>) {
+        let (text, images) = self.user_message(items);
         if self.title.is_none() && !text.trim().is_empty() {
             let title: String = text
                 .trim()
@@ -48,6 +99,9 @@ impl Session {
             self.log_line(&LogLine::Title {
                 title: title.clone(),
             });
+            self.events.send(Event::TitleChanged {
+                title: title.clone(),
+            });
             self.title = Some(title);
         }
         self.push_history(HistoryItem::User {
@@ -55,48 +109,54 @@ impl Session {
             images,
             synthetic: false,
         });
-        self.push_reminder();
-        let reason = self.turn_loop(&cancel).await;
-        self.log_line(&LogLine::TurnEnd {
-            turn_id: turn_id.clone(),
-            reason: format!("{reason:?}"),
-        });
-        // The turn is durable before anyone hears it ended.
-        if let Some(log) = &mut self.log
-            && let Err(e) = log.sync()
-        {
-            tracing::error!("{e:#}");
-        }
-        let ended = TurnEnded { turn_id, reason };
-        self.events.send(Event::TurnEnded(ended.clone()));
-        ended
-    }
-
-    /// Adds the harness's reminder (date, permission mode) when it changed since the last one
-    /// in history.
-    fn push_reminder(&mut self) {
         if let Some(item) = self.pending_reminder() {
             self.push_history(item);
         }
     }
 
-    /// The reminder to send now, if it differs from the last one in history.
-    pub(super) fn pending_reminder(&self) -> Option<HistoryItem> {
-        let today = chrono::Local::now().format("%Y-%m-%d").to_string();
-        let reminder = self.harness.reminder(&self.env, &today)?;
-        let last = self.history.iter().rev().find_map(|h| match h {
-            HistoryItem::User {
-                text,
-                synthetic: true,
-                ..
-            } if text.starts_with("<system-reminder>") => Some(text.as_str()),
-            _ => None,
+    /// Input items as one message's text and images.
+    fn user_message(&self, items: Vec<InputItem>) -> (String, Vec<String>) {
+        let mut text = String::new();
+        let mut images = Vec::new();
+        for item in items {
+            let piece = match item {
+                InputItem::Text { text } => text,
+                InputItem::Image { url } => {
+                    images.push(url);
+                    continue;
+                }
+                InputItem::Skill { name, args } => {
+                    match self.env.skills.iter().find(|s| s.name == name) {
+                        Some(skill) => crate::skills::invocation(skill, &args),
+                        None => {
+                            self.events.send(Event::Warning {
+                                message: format!("no skill named `{name}`; sent as text"),
+                            });
+                            format!("/{name} {args}").trim_end().to_string()
+                        }
+                    }
+                }
+            };
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&piece);
+        }
+        (text, images)
+    }
+
+    /// Input the user added while the turn ran joins the history before the next request.
+    fn take_steer(&mut self) {
+        let items = std::mem::take(&mut *self.steer.lock().unwrap_or_else(|e| e.into_inner()));
+        if items.is_empty() {
+            return;
+        }
+        let (text, images) = self.user_message(items);
+        self.push_history(HistoryItem::User {
+            text,
+            images,
+            synthetic: false,
         });
-        (last != Some(reminder.as_str())).then(|| HistoryItem::User {
-            text: reminder,
-            images: vec![],
-            synthetic: true,
-        })
     }
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
@@ -104,109 +164,22 @@ impl Session {
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
             }
+            self.take_steer();
             self.compact_if_needed(cancel).await;
-            let message_id = uuid::Uuid::now_v7().to_string();
-            let events = self.events.clone();
-            let mid = message_id.clone();
-            let mut on_delta = move |d: StreamDelta| {
-                events.send(match d {
-                    StreamDelta::Text(delta) => Event::AgentMessageDelta {
-                        message_id: mid.clone(),
-                        delta,
-                    },
-                    StreamDelta::Reasoning(delta) => Event::ReasoningDelta {
-                        message_id: mid.clone(),
-                        delta,
-                    },
-                })
-            };
-            let events = self.events.clone();
-            let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
-            let result = {
-                let req = self.model_request(&self.history);
-                self.client
-                    .stream(&req, &mut on_delta, &mut on_retry, cancel)
-                    .await
-            };
-            let resp = match result {
+            let resp = match self.request(cancel).await {
                 Ok(r) => r,
-                Err(ModelError::Cancelled) => return TurnEndReason::Cancelled,
-                Err(e) => {
-                    tracing::debug!("model request failed: {e}");
-                    return TurnEndReason::Failed {
-                        message: e.to_string(),
-                    };
-                }
+                Err(reason) => return reason,
             };
-            if let Some(u) = &resp.usage {
-                self.account(u);
-            }
-            if let Some(r) = resp.reasoning.as_ref().filter(|r| !r.trim().is_empty()) {
-                self.events.send(Event::Reasoning {
-                    message_id: message_id.clone(),
-                    text: r.clone(),
-                });
-            }
-            if !resp.text.is_empty() {
-                self.events.send(Event::AgentMessage {
-                    message_id: message_id.clone(),
-                    text: resp.text.clone(),
-                });
-            }
-            // Check arguments before anything reaches history: broken JSON never does.
-            let mut calls = Vec::new();
-            let mut arg_errors = Vec::new();
-            for raw in &resp.tool_calls {
-                match parse_arguments(&raw.arguments) {
-                    Ok(v) => {
-                        calls.push(ToolCall {
-                            id: raw.id.clone(),
-                            name: raw.name.clone(),
-                            arguments: v.to_string(),
-                        });
-                        arg_errors.push(None);
-                    }
-                    Err(e) => {
-                        calls.push(ToolCall {
-                            id: raw.id.clone(),
-                            name: raw.name.clone(),
-                            arguments: "{}".into(),
-                        });
-                        arg_errors.push(Some(format!(
-                            "Error parsing JSON arguments for `{}`: {e}. Send the arguments again as one valid JSON object.",
-                            raw.name
-                        )));
-                    }
-                }
-            }
-            self.push_history(HistoryItem::Assistant {
-                text: resp.text.clone(),
-                reasoning: resp.reasoning.clone(),
-                tool_calls: calls.clone(),
-            });
+            let finish = resp.finish_reason;
+            let calls = self.record_response(resp);
             if calls.is_empty() {
-                return match resp.finish_reason {
+                return match finish {
                     FinishReason::Length => TurnEndReason::MaxTokens,
                     FinishReason::ContentFilter => TurnEndReason::Refusal,
                     _ => TurnEndReason::Completed,
                 };
             }
-            for (call, arg_error) in calls.iter().zip(arg_errors) {
-                if cancel.is_cancelled() {
-                    self.push_history(HistoryItem::ToolResult {
-                        call_id: call.id.clone(),
-                        output: "The user cancelled the turn before this tool call ran.".into(),
-                        is_error: true,
-                    });
-                    continue;
-                }
-                let outcome = self.run_call(call, arg_error, cancel).await;
-                self.push_history(HistoryItem::ToolResult {
-                    call_id: call.id.clone(),
-                    output: outcome.model_output.clone(),
-                    is_error: outcome.is_error(),
-                });
-            }
+            self.run_calls(calls, cancel).await;
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
             }
@@ -214,57 +187,178 @@ impl Session {
         TurnEndReason::MaxTurnRequests
     }
 
+    /// One model request, streamed to the front end as deltas.
+    async fn request(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, TurnEndReason> {
+        let message_id = uuid::Uuid::now_v7().to_string();
+        let events = self.events.clone();
+        let mid = message_id.clone();
+        let mut on_delta = move |d: StreamDelta| {
+            events.send(match d {
+                StreamDelta::Text(delta) => Event::AgentMessageDelta {
+                    message_id: mid.clone(),
+                    delta,
+                },
+                StreamDelta::Reasoning(delta) => Event::ReasoningDelta {
+                    message_id: mid.clone(),
+                    delta,
+                },
+            })
+        };
+        let events = self.events.clone();
+        let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
+        let result = {
+            let req = self.model_request(&self.history);
+            self.client
+                .stream(&req, &mut on_delta, &mut on_retry, cancel)
+                .await
+        };
+        let resp = match result {
+            Ok(r) => r,
+            Err(ModelError::Cancelled) => return Err(TurnEndReason::Cancelled),
+            Err(e) => {
+                tracing::debug!("model request failed: {e}");
+                return Err(TurnEndReason::Failed {
+                    message: e.to_string(),
+                });
+            }
+        };
+        if let Some(u) = &resp.usage {
+            self.account(u);
+        }
+        if let Some(r) = resp.reasoning.as_ref().filter(|r| !r.trim().is_empty()) {
+            self.events.send(Event::Reasoning {
+                message_id: message_id.clone(),
+                text: r.clone(),
+            });
+        }
+        if !resp.text.is_empty() {
+            self.events.send(Event::AgentMessage {
+                message_id,
+                text: resp.text.clone(),
+            });
+        }
+        Ok(resp)
+    }
+
+    /// Puts the response in history. Arguments are checked first: broken JSON never
+    /// reaches history (it is stored as `{}` and answered with an error).
+    fn record_response(&mut self, resp: ModelResponse) -> Vec<CheckedCall> {
+        let calls: Vec<CheckedCall> = resp
+            .tool_calls
+            .iter()
+            .map(|raw| match parse_arguments(&raw.arguments) {
+                Ok(v) => (
+                    ToolCall {
+                        id: raw.id.clone(),
+                        name: raw.name.clone(),
+                        arguments: v.to_string(),
+                    },
+                    Ok(()),
+                ),
+                Err(e) => (
+                    ToolCall {
+                        id: raw.id.clone(),
+                        name: raw.name.clone(),
+                        arguments: "{}".into(),
+                    },
+                    Err(format!(
+                        "Error parsing JSON arguments for `{}`: {e}. Send the arguments again as one valid JSON object.",
+                        raw.name
+                    )),
+                ),
+            })
+            .collect();
+        self.push_history(HistoryItem::Assistant {
+            text: resp.text,
+            reasoning: resp.reasoning,
+            tool_calls: calls.iter().map(|(c, _)| c.clone()).collect(),
+        });
+        calls
+    }
+
+    async fn run_calls(&mut self, calls: Vec<CheckedCall>, cancel: &CancellationToken) {
+        for (call, checked) in calls {
+            if cancel.is_cancelled() {
+                self.push_history(HistoryItem::ToolResult {
+                    call_id: call.id.clone(),
+                    output: "The user cancelled the turn before this tool call ran.".into(),
+                    is_error: true,
+                });
+                continue;
+            }
+            let outcome = self.run_call(&call, checked, cancel).await;
+            self.push_history(HistoryItem::ToolResult {
+                call_id: call.id.clone(),
+                output: outcome.model_output.clone(),
+                is_error: outcome.is_error(),
+            });
+        }
+    }
+
+    /// How a call shows up: the tool's own description, or a plain one for unknown tools.
+    pub(super) fn describe_call(&self, name: &str, args: &Value) -> CallDescription {
+        match self.tools.get(name) {
+            Some(t) => t.describe(args, &self.workspace),
+            None => CallDescription {
+                kind: ToolKind::Other,
+                title: name.to_string(),
+                locations: vec![],
+                command: None,
+            },
+        }
+    }
+
     async fn run_call(
         &mut self,
         call: &ToolCall,
-        arg_error: Option<String>,
+        checked: Result<(), String>,
         cancel: &CancellationToken,
     ) -> ToolOutcome {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-        let ctx = self.tool_context(cancel.child_token(), call.id.clone());
-        let mut external = None;
-        let described = match self.harness.describe(&call.name, &args, &ctx) {
-            Some(d) => Some(d),
-            None => self.external.as_ref().and_then(|ext| {
-                let d = ext.describe(&call.name, &args)?;
-                external = Some(ext.clone());
-                Some(d)
-            }),
-        };
-        let (kind, title, locations, command) = match &described {
-            Some(d) => (
-                d.kind,
-                d.title.clone(),
-                d.locations.clone(),
-                d.command.clone(),
-            ),
-            None => (ToolKind::Other, call.name.clone(), vec![], None),
-        };
+        let d = self.describe_call(&call.name, &args);
         self.events.send(Event::ToolCallBegin(ToolCallBegin {
             call_id: call.id.clone(),
             tool: call.name.clone(),
-            kind,
-            title,
+            kind: d.kind,
+            title: d.title,
             input: args.clone(),
-            locations,
-            command,
+            locations: d.locations,
+            command: d.command,
         }));
-        let outcome = if let Some(e) = arg_error {
-            ToolOutcome::error(e)
-        } else if self.harness.subagent_tool() == Some(call.name.as_str()) {
-            self.run_subagent(&args, cancel).await
-        } else if described.is_none() {
-            let names: Vec<String> = self.tools.iter().map(|t| t.name.clone()).collect();
-            ToolOutcome::error(format!(
+        let tool = self.tools.get(&call.name).cloned();
+        // Only a tool that starts subagents gets a runner (it copies the session's parts).
+        let subagents = (self.parent_id.is_none()
+            && tool.as_ref().is_some_and(|t| t.starts_subagent()))
+        .then(|| Arc::new(SubagentRunner::new(self)));
+        let outcome = match (checked, tool) {
+            (Err(e), _) => ToolOutcome::error(e),
+            (Ok(()), None) => ToolOutcome::error(format!(
                 "Tool `{}` does not exist. Available tools: {}.",
                 call.name,
-                names.join(", ")
-            ))
-        } else if let Some(ext) = external {
-            ext.call(&call.name, args, &ctx).await
-        } else {
-            self.harness.run(&call.name, args, &ctx).await
+                self.tools.names().join(", ")
+            )),
+            (Ok(()), Some(tool)) => {
+                let ctx =
+                    self.tool_context(cancel.child_token(), call.id.clone(), subagents.clone());
+                // A tool that panics fails its call; the session goes on.
+                AssertUnwindSafe(tool.run(args, &ctx))
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|_| {
+                        tracing::error!(tool = %call.name, "tool panicked");
+                        ToolOutcome::error(format!(
+                            "The tool `{}` failed with an internal error.",
+                            call.name
+                        ))
+                    })
+            }
         };
+        if let Some(runner) = subagents {
+            self.add_subagent_usage(runner.usage());
+        }
         if let Some(plan) = &outcome.plan {
             self.events.send(Event::PlanUpdated(plan.clone()));
         }
@@ -282,9 +376,28 @@ impl Session {
         outcome
     }
 
+    pub(super) fn tool_context(
+        &self,
+        cancel: CancellationToken,
+        call_id: String,
+        subagents: Option<Arc<SubagentRunner>>,
+    ) -> ToolContext {
+        ToolContext {
+            workspace: self.workspace.clone(),
+            policy: self.policy.clone(),
+            approver: self.approver.clone(),
+            runner: self.runner.clone(),
+            events: self.events.clone(),
+            cancel,
+            call_id,
+            output_token_limit: self.config.tool_output_token_limit,
+            subagents: subagents.map(|s| s as Arc<dyn crate::tools::Subagents>),
+        }
+    }
+
     /// Logs what a call changed so a later load can show its diff and plan.
     fn remember_detail(&mut self, call_id: &str, outcome: &ToolOutcome) {
-        if self.subagent_depth > 0 || (outcome.changes.is_empty() && outcome.plan.is_none()) {
+        if self.parent_id.is_some() || (outcome.changes.is_empty() && outcome.plan.is_none()) {
             return;
         }
         // Whole-file texts make exact diffs but must not bloat the log.
@@ -325,7 +438,21 @@ impl Session {
     }
 
     pub(super) fn account(&mut self, u: &interpreter_protocol::TokenUsage) {
+        self.context_used = u.input_tokens + u.output_tokens;
         self.total_usage.add(u);
+        self.send_token_count(*u);
+    }
+
+    /// A subagent's tokens count for the session (its context does not).
+    fn add_subagent_usage(&mut self, u: interpreter_protocol::TokenUsage) {
+        if u == Default::default() {
+            return;
+        }
+        self.total_usage.add(&u);
+        self.send_token_count(u);
+    }
+
+    fn send_token_count(&self, last: interpreter_protocol::TokenUsage) {
         let info = catalog::model_info(&self.config.model);
         let cost = info.price.map(|(input, cached, output)| {
             let t = &self.total_usage;
@@ -336,10 +463,10 @@ impl Session {
                 / 1_000_000.0
         });
         self.events.send(Event::TokenCount(TokenCount {
-            last: *u,
+            last,
             total: self.total_usage,
-            context_used: u.input_tokens + u.output_tokens,
-            context_window: self.config.context_window.or(info.context_window),
+            context_used: self.context_used,
+            context_window: self.context_window(),
             cost_usd: cost,
         }));
     }

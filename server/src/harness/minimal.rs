@@ -1,14 +1,13 @@
 //! The minimal harness: one shell tool and apply_patch with a short prompt, for small local
 //! models (llama.cpp, Ollama) that do worse with many tools and long instructions.
 
-use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{Harness, PromptEnv, native};
-use crate::model::{HistoryItem, ToolSpec};
-use crate::tools::{CallDescription, ToolContext, ToolOutcome, patch_runner};
+use crate::model::HistoryItem;
+use crate::tools::table::{FnTool, ToolTable, spec};
 
-pub struct Minimal;
+pub(crate) struct Minimal;
 
 impl Harness for Minimal {
     fn name(&self) -> &'static str {
@@ -37,45 +36,36 @@ impl Harness for Minimal {
         Vec::new()
     }
 
-    fn tools(&self) -> Vec<ToolSpec> {
-        vec![
-            ToolSpec {
-                name: "shell".into(),
-                description: "Run a bash command.".into(),
-                parameters: json!({"type": "object", "properties": {
-                    "command": {"type": "string"}}, "required": ["command"]}),
-            },
-            ToolSpec {
-                name: "apply_patch".into(),
-                description: "Edit files with a patch.".into(),
-                parameters: json!({"type": "object", "properties": {
-                    "input": {"type": "string"}}, "required": ["input"]}),
-            },
-        ]
-    }
-
-    fn describe(&self, tool: &str, args: &Value, ctx: &ToolContext) -> Option<CallDescription> {
-        match tool {
-            "shell" | "apply_patch" => native::Native.describe(tool, args, ctx),
-            _ => None,
-        }
-    }
-
-    fn run<'a>(
-        &'a self,
-        tool: &'a str,
-        args: Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(async move {
-            match tool {
-                "shell" => native::run_shell(ctx, &args).await,
-                "apply_patch" => match args.get("input").and_then(Value::as_str) {
-                    Some(p) => patch_runner::apply(ctx, tool, p, ctx.workspace.cwd()).await,
-                    None => ToolOutcome::error("apply_patch needs `input`: the patch text"),
+    fn tools(&self) -> ToolTable {
+        ToolTable::new(vec![
+            FnTool::plain(
+                native::WORDING,
+                spec(
+                    "shell",
+                    "Run a bash command.",
+                    json!({"type": "object", "properties": {
+                        "command": {"type": "string"}}, "required": ["command"]}),
+                ),
+                native::describe_shell,
+                |a, c| Box::pin(native::run_shell(c, a)),
+            ),
+            FnTool::plain(
+                native::WORDING,
+                spec(
+                    "apply_patch",
+                    "Edit files with a patch.",
+                    json!({"type": "object", "properties": {
+                        "input": {"type": "string"}}, "required": ["input"]}),
+                ),
+                native::describe_patch,
+                |a, c| {
+                    Box::pin(native::apply_patch_tool(
+                        c,
+                        a,
+                        "apply_patch needs `input`: the patch text",
+                    ))
                 },
-                other => ToolOutcome::error(format!("unknown tool `{other}`")),
-            }
-        })
+            ),
+        ])
     }
 }

@@ -5,41 +5,42 @@
 //! Facts that change (date, permission mode) go in reminder messages after the user's
 //! message, never in the system prompt, so the prompt prefix stays cacheable.
 
-pub mod kimi_code;
-pub mod minimal;
-pub mod native;
+mod kimi_code;
+mod minimal;
+mod native;
 mod tree;
 
-use futures::future::BoxFuture;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use crate::model::{HistoryItem, ToolSpec};
+use crate::config::{ApprovalPolicy, SandboxMode};
+use crate::model::HistoryItem;
 use crate::skills::Skill;
-use crate::tools::{CallDescription, ToolContext, ToolOutcome};
+use crate::tools::table::ToolTable;
 
 /// Facts the prompt is built from. Fixed for a session so the prompt prefix stays cacheable.
 #[derive(Debug, Clone)]
-pub struct PromptEnv {
+pub(crate) struct PromptEnv {
     pub cwd: PathBuf,
     pub roots: Vec<PathBuf>,
     pub os: String,
     pub shell: String,
     /// Merged AGENTS.md text, if any.
     pub agents_md: Option<String>,
-    pub sandbox: String,
-    pub approval: String,
+    pub sandbox: SandboxMode,
+    pub approval: ApprovalPolicy,
     /// Two levels of the working directory, directories first.
     pub tree: String,
     pub skills: Vec<Skill>,
 }
 
 impl PromptEnv {
-    pub fn detect(
+    pub(crate) fn detect(
         cwd: PathBuf,
         roots: Vec<PathBuf>,
         agents_md: Option<String>,
-        sandbox: &str,
-        approval: &str,
+        sandbox: SandboxMode,
+        approval: ApprovalPolicy,
         skills: Vec<Skill>,
     ) -> Self {
         PromptEnv {
@@ -53,17 +54,20 @@ impl PromptEnv {
                 "sh (/bin/sh)".into()
             },
             agents_md,
-            sandbox: sandbox.into(),
-            approval: approval.into(),
+            sandbox,
+            approval,
             skills,
         }
     }
 }
 
-pub trait Harness: Send + Sync {
+/// The model-facing surface of a session: its prompt and its table of tools.
+pub(crate) trait Harness: Send + Sync {
     fn name(&self) -> &'static str;
     fn system_prompt(&self, env: &PromptEnv) -> String;
-    fn tools(&self) -> Vec<ToolSpec>;
+    /// The tools, in the order the model sees them. Built once per session (and on a
+    /// harness switch); a tool may keep per-session state (Kimi Code's TodoList).
+    fn tools(&self) -> ToolTable;
     /// Context sent once at the start of a session, as history (e.g. AGENTS.md).
     fn initial_context(&self, env: &PromptEnv) -> Vec<HistoryItem>;
     /// A reminder to add after the user's message. The session sends it only when its text
@@ -71,29 +75,17 @@ pub trait Harness: Send + Sync {
     fn reminder(&self, _env: &PromptEnv, _today: &str) -> Option<String> {
         None
     }
-    /// The tool that starts a subagent with a fresh context, if this harness has one.
-    fn subagent_tool(&self) -> Option<&'static str> {
-        None
+    /// How this harness's reminders begin, so the session finds the last one in history
+    /// (for native, the environment context of the initial context counts).
+    fn reminder_prefix(&self) -> &'static str {
+        "<system-reminder>"
     }
-    /// How a call shows up before it runs; None when the tool does not exist here.
-    fn describe(
-        &self,
-        tool: &str,
-        args: &serde_json::Value,
-        ctx: &ToolContext,
-    ) -> Option<CallDescription>;
-    fn run<'a>(
-        &'a self,
-        tool: &'a str,
-        args: serde_json::Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, ToolOutcome>;
 }
 
-pub const HARNESSES: &[&str] = &["kimi-code", "native", "minimal"];
+pub(crate) const HARNESSES: &[&str] = &["kimi-code", "native", "minimal"];
 
 /// The harness a model performs best in: Kimi models were trained against Kimi Code.
-pub fn default_for_model(model: &str) -> &'static str {
+pub(crate) fn default_for_model(model: &str) -> &'static str {
     if crate::model::catalog::model_info(model).kimi {
         "kimi-code"
     } else {
@@ -101,17 +93,17 @@ pub fn default_for_model(model: &str) -> &'static str {
     }
 }
 
-pub fn by_name(name: &str) -> Option<Box<dyn Harness>> {
+pub(crate) fn by_name(name: &str) -> Option<Arc<dyn Harness>> {
     match name {
-        "native" => Some(Box::new(native::Native)),
-        "kimi-code" => Some(Box::new(kimi_code::KimiCode::default())),
-        "minimal" => Some(Box::new(minimal::Minimal)),
+        "native" => Some(Arc::new(native::Native)),
+        "kimi-code" => Some(Arc::new(kimi_code::KimiCode)),
+        "minimal" => Some(Arc::new(minimal::Minimal)),
         _ => None,
     }
 }
 
 /// The skills list as Codex shows it, for harnesses that put it in a user message.
-pub fn codex_skills_block(skills: &[Skill]) -> Option<String> {
+pub(crate) fn codex_skills_block(skills: &[Skill]) -> Option<String> {
     if skills.is_empty() {
         return None;
     }

@@ -6,14 +6,18 @@ use interpreter_protocol::{Plan, ToolKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Harness, PromptEnv};
-use crate::model::{HistoryItem, ToolSpec};
+use crate::model::HistoryItem;
 use crate::tools::files::{self, GrepOptions};
+use crate::tools::table::{
+    FnTool, Tool, ToolError, ToolResult, ToolTable, Wording, location, spec, str_or_empty,
+};
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, ToolContext, ToolOutcome, apply_patch, patch_runner, plan};
-use crate::workspace::window;
+use crate::workspace::{Workspace, window};
 
 pub struct Native;
 
@@ -73,20 +77,8 @@ impl Harness for Native {
                 synthetic: true,
             });
         }
-        let mut ctx = format!(
-            "<environment_context>\n  <cwd>{}</cwd>\n  <shell>{}</shell>\n  <os>{}</os>\n  <sandbox_mode>{}</sandbox_mode>\n  <approval_policy>{}</approval_policy>\n",
-            env.cwd.display(),
-            env.shell,
-            env.os,
-            env.sandbox,
-            env.approval
-        );
-        for r in env.roots.iter().skip(1) {
-            let _ = writeln!(ctx, "  <writable_root>{}</writable_root>", r.display());
-        }
-        ctx.push_str("</environment_context>");
         items.push(HistoryItem::User {
-            text: ctx,
+            text: environment_context(env),
             images: vec![],
             synthetic: true,
         });
@@ -100,14 +92,19 @@ impl Harness for Native {
         items
     }
 
-    fn tools(&self) -> Vec<ToolSpec> {
-        let t = |name: &str, description: &str, parameters: Value| ToolSpec {
-            name: name.into(),
-            description: description.into(),
-            parameters,
-        };
-        vec![
-            t(
+    /// Codex repeats the environment context when it changes (a mode switch); the first
+    /// one is in the initial context, so an unchanged session sends none.
+    fn reminder(&self, env: &PromptEnv, _today: &str) -> Option<String> {
+        Some(environment_context(env))
+    }
+
+    fn reminder_prefix(&self) -> &'static str {
+        "<environment_context>"
+    }
+
+    fn tools(&self) -> ToolTable {
+        ToolTable::new(vec![
+            tool(
                 "shell",
                 "Runs a shell command (bash -c) and returns its exit code and combined output.",
                 json!({"type": "object", "properties": {
@@ -115,15 +112,25 @@ impl Harness for Native {
                     "workdir": {"type": "string", "description": "Working directory; defaults to the session's."},
                     "timeout_ms": {"type": "integer", "description": "Timeout in milliseconds (default 60000)."}
                 }, "required": ["command"], "additionalProperties": false}),
+                describe_shell,
+                |a, c| Box::pin(run_shell(c, a)),
             ),
-            t(
+            tool(
                 "apply_patch",
                 "Edits files with a patch in the apply_patch format described in the instructions.",
                 json!({"type": "object", "properties": {
                     "input": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}
                 }, "required": ["input"], "additionalProperties": false}),
+                describe_patch,
+                |a, c| {
+                    Box::pin(apply_patch_tool(
+                        c,
+                        a,
+                        "apply_patch needs an `input` string holding the patch",
+                    ))
+                },
             ),
-            t(
+            tool(
                 "update_plan",
                 "Records the task plan. At most one step may be in_progress.",
                 json!({"type": "object", "properties": {
@@ -133,8 +140,10 @@ impl Harness for Native {
                         "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}
                     }, "required": ["step", "status"], "additionalProperties": false}}
                 }, "required": ["plan"], "additionalProperties": false}),
+                |_, _| describe(ToolKind::Think, "Update plan".into(), vec![]),
+                |a, _| Box::pin(async move { update_plan(&a) }),
             ),
-            t(
+            tool(
                 "read_file",
                 "Reads a text file with line numbers. Use offset/limit to page through big files.",
                 json!({"type": "object", "properties": {
@@ -142,16 +151,32 @@ impl Harness for Native {
                     "offset": {"type": "integer", "description": "First line, 1-based (default 1)."},
                     "limit": {"type": "integer", "description": "Number of lines (default 2000)."}
                 }, "required": ["path"], "additionalProperties": false}),
+                |a, ws| {
+                    describe(
+                        ToolKind::Read,
+                        format!("Read {}", str_or_empty(a, "path")),
+                        location(ws, a, "path"),
+                    )
+                },
+                |a, c| Box::pin(read_file(c, a)),
             ),
-            t(
+            tool(
                 "list_dir",
                 "Lists a directory as an indented tree, honouring .gitignore.",
                 json!({"type": "object", "properties": {
                     "path": {"type": "string"},
                     "depth": {"type": "integer", "description": "Levels to descend (default 2)."}
                 }, "required": ["path"], "additionalProperties": false}),
+                |a, ws| {
+                    describe(
+                        ToolKind::Read,
+                        format!("List {}", str_or_empty(a, "path")),
+                        location(ws, a, "path"),
+                    )
+                },
+                |a, c| Box::pin(async move { list_dir(c, &a) }),
             ),
-            t(
+            tool(
                 "grep_files",
                 "Searches file contents with a regular expression, honouring .gitignore. Returns path:line: text.",
                 json!({"type": "object", "properties": {
@@ -160,119 +185,108 @@ impl Harness for Native {
                     "include": {"type": "string", "description": "Glob of files to search, e.g. *.rs"},
                     "limit": {"type": "integer", "description": "Maximum matches (default 100)."}
                 }, "required": ["pattern"], "additionalProperties": false}),
+                |a, _| {
+                    describe(
+                        ToolKind::Search,
+                        format!("Search `{}`", str_or_empty(a, "pattern")),
+                        vec![],
+                    )
+                },
+                |a, c| Box::pin(grep_files(c, a)),
             ),
-            t(
+            tool(
                 "glob",
                 "Finds files by glob pattern (e.g. src/**/*.ts), honouring .gitignore.",
                 json!({"type": "object", "properties": {
                     "pattern": {"type": "string"},
                     "path": {"type": "string", "description": "Folder to search (default: the working directory)."}
                 }, "required": ["pattern"], "additionalProperties": false}),
-            ),
-        ]
-    }
-
-    fn describe(&self, tool: &str, args: &Value, ctx: &ToolContext) -> Option<CallDescription> {
-        let s = |k: &str| {
-            args.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let ws = &ctx.workspace;
-        let loc = |p: &str| ws.resolve(p).ok().into_iter().collect::<Vec<PathBuf>>();
-        Some(match tool {
-            "shell" => {
-                let command = shell_command(args);
-                if let Some((cd, _)) = apply_patch::parse_shell_invocation(&command) {
-                    let _ = cd;
-                    return Some(CallDescription {
-                        kind: ToolKind::Edit,
-                        title: "apply_patch".into(),
-                        locations: vec![],
-                        command: None,
-                    });
-                }
-                CallDescription {
-                    kind: ToolKind::Execute,
-                    title: command.clone(),
-                    locations: vec![],
-                    command: Some(command),
-                }
-            }
-            "apply_patch" => {
-                let paths = patch_runner::patch_paths(ws.cwd(), &s("input"));
-                CallDescription {
-                    kind: ToolKind::Edit,
-                    title: format!(
-                        "Edit {}",
-                        paths
-                            .iter()
-                            .map(|p| ws.display_path(p))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    locations: paths,
-                    command: None,
-                }
-            }
-            "update_plan" => CallDescription {
-                kind: ToolKind::Think,
-                title: "Update plan".into(),
-                locations: vec![],
-                command: None,
-            },
-            "read_file" => CallDescription {
-                kind: ToolKind::Read,
-                title: format!("Read {}", s("path")),
-                locations: loc(&s("path")),
-                command: None,
-            },
-            "list_dir" => CallDescription {
-                kind: ToolKind::Read,
-                title: format!("List {}", s("path")),
-                locations: loc(&s("path")),
-                command: None,
-            },
-            "grep_files" => CallDescription {
-                kind: ToolKind::Search,
-                title: format!("Search `{}`", s("pattern")),
-                locations: vec![],
-                command: None,
-            },
-            "glob" => CallDescription {
-                kind: ToolKind::Search,
-                title: format!("Find `{}`", s("pattern")),
-                locations: vec![],
-                command: None,
-            },
-            _ => return None,
-        })
-    }
-
-    fn run<'a>(
-        &'a self,
-        tool: &'a str,
-        args: Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(async move {
-            match tool {
-                "shell" => run_shell(ctx, &args).await,
-                "apply_patch" => match args.get("input").and_then(Value::as_str) {
-                    Some(p) => patch_runner::apply(ctx, tool, p, ctx.workspace.cwd()).await,
-                    None => {
-                        ToolOutcome::error("apply_patch needs an `input` string holding the patch")
-                    }
+                |a, _| {
+                    describe(
+                        ToolKind::Search,
+                        format!("Find `{}`", str_or_empty(a, "pattern")),
+                        vec![],
+                    )
                 },
-                "update_plan" => update_plan(&args),
-                "read_file" => read_file(ctx, &args).await,
-                "list_dir" => list_dir(ctx, &args),
-                "grep_files" => grep_files(ctx, &args).await,
-                "glob" => glob(ctx, &args).await,
-                other => ToolOutcome::error(format!("unknown tool `{other}`")),
-            }
-        })
+                |a, c| Box::pin(glob(c, a)),
+            ),
+        ])
+    }
+}
+
+fn environment_context(env: &PromptEnv) -> String {
+    let mut ctx = format!(
+        "<environment_context>\n  <cwd>{}</cwd>\n  <shell>{}</shell>\n  <os>{}</os>\n  <sandbox_mode>{}</sandbox_mode>\n  <approval_policy>{}</approval_policy>\n",
+        env.cwd.display(),
+        env.shell,
+        env.os,
+        env.sandbox.as_str(),
+        env.approval.as_str()
+    );
+    for r in env.roots.iter().skip(1) {
+        let _ = writeln!(ctx, "  <writable_root>{}</writable_root>", r.display());
+    }
+    ctx.push_str("</environment_context>");
+    ctx
+}
+
+/// Codex's tools word errors without a prefix.
+pub(super) const WORDING: Wording = Wording { prefix: "" };
+
+fn tool(
+    name: &str,
+    description: &str,
+    parameters: Value,
+    describe: fn(&Value, &Workspace) -> CallDescription,
+    run: for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, ToolResult>,
+) -> Arc<dyn Tool> {
+    FnTool::plain(WORDING, spec(name, description, parameters), describe, run)
+}
+
+pub(super) fn describe(kind: ToolKind, title: String, locations: Vec<PathBuf>) -> CallDescription {
+    CallDescription {
+        kind,
+        title,
+        locations,
+        command: None,
+    }
+}
+
+pub(super) fn describe_shell(args: &Value, _ws: &Workspace) -> CallDescription {
+    let command = shell_command(args);
+    if apply_patch::parse_shell_invocation(&command).is_some() {
+        return describe(ToolKind::Edit, "apply_patch".into(), vec![]);
+    }
+    CallDescription {
+        kind: ToolKind::Execute,
+        title: command.clone(),
+        locations: vec![],
+        command: Some(command),
+    }
+}
+
+pub(super) fn describe_patch(args: &Value, ws: &Workspace) -> CallDescription {
+    let paths = patch_runner::patch_paths(ws.cwd(), &str_or_empty(args, "input"));
+    let title = format!(
+        "Edit {}",
+        paths
+            .iter()
+            .map(|p| ws.display_path(p))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    describe(ToolKind::Edit, title, paths)
+}
+
+/// `apply_patch` with its `input`; `missing` is the harness's words for a call without it.
+pub(super) async fn apply_patch_tool(
+    ctx: &ToolContext,
+    args: Value,
+    missing: &'static str,
+) -> ToolResult {
+    match args.get("input").and_then(Value::as_str) {
+        Some(p) => Ok(patch_runner::apply(ctx, "apply_patch", p, ctx.workspace.cwd()).await),
+        None => Err(ToolError::message(missing)),
     }
 }
 
@@ -312,10 +326,12 @@ fn shell_quote(w: &str) -> String {
     }
 }
 
-pub(super) async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
-    let command = shell_command(args);
+pub(super) async fn run_shell(ctx: &ToolContext, args: Value) -> ToolResult {
+    let command = shell_command(&args);
     if command.trim().is_empty() {
-        return ToolOutcome::error("shell needs a non-empty `command` string");
+        return Err(ToolError::message(
+            "shell needs a non-empty `command` string",
+        ));
     }
     let ws = &ctx.workspace;
     let cwd = match args
@@ -323,35 +339,29 @@ pub(super) async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
     {
-        Some(w) => match ws.resolve(w) {
-            Ok(p) => p,
-            Err(e) => return ToolOutcome::error(format!("workdir refused: {e}")),
-        },
+        Some(w) => ws
+            .resolve(w)
+            .map_err(|e| ToolError::message(format!("workdir refused: {e}")))?,
         None => ws.cwd().to_path_buf(),
     };
     // A patch sent through the shell goes to the patch machinery, not a subprocess.
     if let Some((cd, patch)) = apply_patch::parse_shell_invocation(&command) {
         let base = match cd {
-            Some(d) => match ws.resolve_from(&cwd, &d) {
-                Ok(p) => p,
-                Err(e) => return ToolOutcome::error(format!("apply_patch refused: {e}")),
-            },
+            Some(d) => ws
+                .resolve_from(&cwd, &d)
+                .map_err(|e| ToolError::message(format!("apply_patch refused: {e}")))?,
             None => cwd,
         };
-        return patch_runner::apply(ctx, "apply_patch", &patch, &base).await;
+        return Ok(patch_runner::apply(ctx, "apply_patch", &patch, &base).await);
     }
-    if let Err(refused) = ctx
-        .authorize(
-            ctx.command_intent(&command),
-            "shell",
-            ToolKind::Execute,
-            &command,
-            vec![],
-        )
-        .await
-    {
-        return refused;
-    }
+    ctx.authorize(
+        ctx.command_intent(&command),
+        "shell",
+        ToolKind::Execute,
+        &command,
+        vec![],
+    )
+    .await?;
     let timeout_ms = args
         .get("timeout_ms")
         .and_then(Value::as_u64)
@@ -368,10 +378,7 @@ pub(super) async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let result = ctx
         .run_command(&command, &cwd, Duration::from_millis(timeout_ms), on_chunk)
         .await;
-    let r = match result {
-        Ok(r) => r,
-        Err(e) => return ToolOutcome::error(format!("could not run the command: {e}")),
-    };
+    let r = result.map_err(|e| ToolError::message(format!("could not run the command: {e}")))?;
     let mut head = String::new();
     if r.timed_out {
         let _ = writeln!(head, "command timed out after {timeout_ms} milliseconds");
@@ -385,7 +392,7 @@ pub(super) async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         r.duration.as_secs_f64(),
         truncate_middle(&r.output, ctx.output_token_limit)
     );
-    ToolOutcome {
+    Ok(ToolOutcome {
         model_output,
         user_output: r.output,
         status: if code == 0 && !r.timed_out && !r.cancelled {
@@ -396,28 +403,27 @@ pub(super) async fn run_shell(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         exit_code: r.exit_code,
         changes: vec![],
         plan: None,
-    }
+    })
 }
 
-fn update_plan(args: &Value) -> ToolOutcome {
+fn update_plan(args: &Value) -> ToolResult {
     let Some(steps) = args.get("plan").and_then(Value::as_array) else {
-        return ToolOutcome::error("update_plan needs `plan`: an array of {step, status}");
+        return Err(ToolError::message(
+            "update_plan needs `plan`: an array of {step, status}",
+        ));
     };
     let dialect = plan::Dialect {
         text_field: "step",
         completed: "completed",
     };
-    let items = match plan::parse_items(steps, &dialect) {
-        Ok(items) => items,
-        Err(plan::PlanError::EmptyText) => {
-            return ToolOutcome::error("every plan item needs a non-empty `step`");
+    let items = plan::parse_items(steps, &dialect).map_err(|e| match e {
+        plan::PlanError::EmptyText => {
+            ToolError::message("every plan item needs a non-empty `step`")
         }
-        Err(plan::PlanError::UnknownStatus(other)) => {
-            return ToolOutcome::error(format!(
-                "unknown plan status `{other}` (pending, in_progress or completed)"
-            ));
-        }
-    };
+        plan::PlanError::UnknownStatus(other) => ToolError::message(format!(
+            "unknown plan status `{other}` (pending, in_progress or completed)"
+        )),
+    })?;
     let mut o = ToolOutcome::ok("Plan updated");
     o.plan = Some(Plan {
         explanation: args
@@ -426,12 +432,12 @@ fn update_plan(args: &Value) -> ToolOutcome {
             .map(String::from),
         items,
     });
-    o
+    Ok(o)
 }
 
-async fn read_file(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+async fn read_file(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(raw) = args.get("path").and_then(Value::as_str) else {
-        return ToolOutcome::error("read_file needs a `path`");
+        return Err(ToolError::message("read_file needs a `path`"));
     };
     let offset = args.get("offset").and_then(Value::as_i64).unwrap_or(1);
     let limit = args
@@ -443,18 +449,14 @@ async fn read_file(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let w = match crate::skills::read_builtin(raw) {
         Some(t) => window::from_text(t, offset, limit),
         None => {
-            let path = match ctx.workspace.resolve(raw) {
-                Ok(p) => p,
-                Err(e) => return ToolOutcome::error(e.to_string()),
-            };
-            match ctx
-                .workspace
+            let path = ctx.workspace.resolve(raw)?;
+            ctx.workspace
                 .read_lines(&path, offset, limit, MAX_LINE_BYTES)
                 .await
-            {
-                Ok(w) => w,
-                Err(e) => return ToolOutcome::error(format!("could not read {raw}: {e}")),
-            }
+                .map_err(|source| ToolError::Read {
+                    path: raw.to_string(),
+                    source,
+                })?
         }
     };
     let mut out = String::new();
@@ -471,17 +473,17 @@ async fn read_file(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     } else if w.total_lines == 0 {
         out.push_str("(empty file)\n");
     }
-    ToolOutcome::ok(truncate_middle(&out, ctx.output_token_limit))
+    Ok(ToolOutcome::ok(truncate_middle(
+        &out,
+        ctx.output_token_limit,
+    )))
 }
 
-fn list_dir(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+fn list_dir(ctx: &ToolContext, args: &Value) -> ToolResult {
     let raw = args.get("path").and_then(Value::as_str).unwrap_or(".");
-    let path = match ctx.workspace.resolve(raw) {
-        Ok(p) => p,
-        Err(e) => return ToolOutcome::error(e.to_string()),
-    };
+    let path = ctx.workspace.resolve(raw)?;
     if !path.is_dir() {
-        return ToolOutcome::error(format!("{raw} is not a directory"));
+        return Err(ToolError::message(format!("{raw} is not a directory")));
     }
     let depth = args
         .get("depth")
@@ -497,20 +499,16 @@ fn list_dir(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     if truncated {
         out.push_str("… more entries not shown (limit 500); list a subfolder\n");
     }
-    ToolOutcome::ok(out)
+    Ok(ToolOutcome::ok(out))
 }
 
-async fn grep_files(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+async fn grep_files(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(pattern) = args.get("pattern").and_then(Value::as_str) else {
-        return ToolOutcome::error("grep_files needs a `pattern`");
+        return Err(ToolError::message("grep_files needs a `pattern`"));
     };
-    let root = match ctx
+    let root = ctx
         .workspace
-        .resolve(args.get("path").and_then(Value::as_str).unwrap_or("."))
-    {
-        Ok(p) => p,
-        Err(e) => return ToolOutcome::error(e.to_string()),
-    };
+        .resolve(args.get("path").and_then(Value::as_str).unwrap_or("."))?;
     let opts = GrepOptions {
         glob: args
             .get("include")
@@ -530,7 +528,7 @@ async fn grep_files(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     match found {
         Ok(Ok((matches, truncated))) => {
             if matches.is_empty() {
-                return ToolOutcome::ok("No matches found.");
+                return Ok(ToolOutcome::ok("No matches found."));
             }
             let mut out = String::new();
             for m in &matches {
@@ -545,24 +543,23 @@ async fn grep_files(ctx: &ToolContext, args: &Value) -> ToolOutcome {
             if truncated {
                 out.push_str("… more matches not shown; narrow the pattern or path\n");
             }
-            ToolOutcome::ok(truncate_middle(&out, ctx.output_token_limit))
+            Ok(ToolOutcome::ok(truncate_middle(
+                &out,
+                ctx.output_token_limit,
+            )))
         }
-        Ok(Err(e)) => ToolOutcome::error(e),
-        Err(e) => ToolOutcome::error(format!("search failed: {e}")),
+        Ok(Err(e)) => Err(ToolError::Message(e)),
+        Err(e) => Err(ToolError::message(format!("search failed: {e}"))),
     }
 }
 
-async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+async fn glob(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(pattern) = args.get("pattern").and_then(Value::as_str) else {
-        return ToolOutcome::error("glob needs a `pattern`");
+        return Err(ToolError::message("glob needs a `pattern`"));
     };
-    let root = match ctx
+    let root = ctx
         .workspace
-        .resolve(args.get("path").and_then(Value::as_str).unwrap_or("."))
-    {
-        Ok(p) => p,
-        Err(e) => return ToolOutcome::error(e.to_string()),
-    };
+        .resolve(args.get("path").and_then(Value::as_str).unwrap_or("."))?;
     let pattern = pattern.to_string();
     let root2 = root.clone();
     let buffers = ctx.workspace.buffers();
@@ -572,7 +569,7 @@ async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     match found {
         Ok(Ok((paths, truncated))) => {
             if paths.is_empty() {
-                return ToolOutcome::ok("No files found.");
+                return Ok(ToolOutcome::ok("No files found."));
             }
             let mut out: String = paths
                 .iter()
@@ -581,9 +578,9 @@ async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
             if truncated {
                 out.push_str("… more files not shown (limit 1000)\n");
             }
-            ToolOutcome::ok(out)
+            Ok(ToolOutcome::ok(out))
         }
-        Ok(Err(e)) => ToolOutcome::error(e),
-        Err(e) => ToolOutcome::error(format!("glob failed: {e}")),
+        Ok(Err(e)) => Err(ToolError::Message(e)),
+        Err(e) => Err(ToolError::message(format!("glob failed: {e}"))),
     }
 }

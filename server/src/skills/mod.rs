@@ -170,16 +170,6 @@ pub fn invocation(skill: &Skill, args: &str) -> String {
     out
 }
 
-/// `/<name> args` when `name` is a skill: the expanded prompt.
-pub fn expand_command(skills: &Discovered, prompt: &str) -> Option<String> {
-    let rest = prompt.trim_start().strip_prefix('/')?;
-    let (name, args) = match rest.split_once(char::is_whitespace) {
-        Some((n, a)) => (n, a.trim()),
-        None => (rest.trim(), ""),
-    };
-    skills.get(name).map(|s| invocation(s, args))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,9 +226,9 @@ mod tests {
                 .iter()
                 .any(|w| w.contains("description is required"))
         );
-        let expanded = expand_command(&d, "/deploy staging").unwrap();
+        let expanded = invocation(d.get("deploy").unwrap(), "staging");
         assert!(expanded.contains("Deploy to staging."), "{expanded}");
-        assert!(expand_command(&d, "/nope x").is_none());
+        assert!(d.get("nope").is_none());
     }
 
     #[test]

@@ -229,6 +229,20 @@ impl SessionStore {
         out
     }
 
+    /// A session's title, read from its title line without loading the history.
+    pub fn title(&self, id: &str) -> Option<String> {
+        let file = File::open(self.path_for(id).ok()?).ok()?;
+        BufReader::new(file)
+            .lines()
+            .map_while(std::io::Result::ok)
+            .filter(|l| l.starts_with(r#"{"type":"title""#))
+            .filter_map(|l| match serde_json::from_str::<LogLine>(&l) {
+                Ok(LogLine::Title { title }) => Some(title),
+                _ => None,
+            })
+            .last()
+    }
+
     pub fn delete(&self, id: &str) -> Result<()> {
         let path = self.path_for(id)?;
         std::fs::remove_file(&path).with_context(|| format!("deleting {}", path.display()))

@@ -7,6 +7,7 @@ pub mod exec;
 pub mod files;
 pub mod patch_runner;
 pub mod plan;
+pub(crate) mod table;
 pub mod truncate;
 
 use interpreter_protocol::{
@@ -26,15 +27,6 @@ pub trait Approver: Send + Sync {
         &self,
         req: ApprovalRequest,
     ) -> futures::future::BoxFuture<'static, ApprovalDecision>;
-}
-
-/// Refuses everything that asks: for drivers that cannot ask anyone (exec, tests).
-pub struct NoApprover;
-
-impl Approver for NoApprover {
-    fn request(&self, _: ApprovalRequest) -> futures::future::BoxFuture<'static, ApprovalDecision> {
-        Box::pin(async { ApprovalDecision::Reject })
-    }
 }
 
 /// Runs shell commands: locally by default, or in the client's terminals (ACP `terminal/*`).
@@ -128,16 +120,77 @@ impl CommandRunner for LocalRunner {
 }
 
 /// What a tool call has to work with.
-pub struct ToolContext {
-    pub workspace: Arc<Workspace>,
-    pub policy: Arc<Policy>,
-    pub approver: Arc<dyn Approver>,
-    pub runner: Arc<dyn CommandRunner>,
-    pub events: EventSink,
-    pub cancel: CancellationToken,
-    pub call_id: String,
+pub(crate) struct ToolContext {
+    pub(crate) workspace: Arc<Workspace>,
+    pub(crate) policy: Arc<Policy>,
+    pub(crate) approver: Arc<dyn Approver>,
+    pub(crate) runner: Arc<dyn CommandRunner>,
+    pub(crate) events: EventSink,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) call_id: String,
     /// Budget for what the model sees of one output.
-    pub output_token_limit: usize,
+    pub(crate) output_token_limit: usize,
+    /// Starts subagents; None inside a subagent (they do not nest).
+    pub(crate) subagents: Option<Arc<dyn Subagents>>,
+}
+
+/// A self-contained task for a subagent.
+pub(crate) struct SubagentTask {
+    /// Everything the subagent needs to know.
+    pub prompt: String,
+    /// Explore and plan subagents only read.
+    pub read_only: bool,
+}
+
+/// Runs subagents: sessions of their own, with a fresh history, linked to the caller.
+pub(crate) trait Subagents: Send + Sync {
+    fn run<'a>(
+        &'a self,
+        task: SubagentTask,
+        cancel: &'a CancellationToken,
+    ) -> futures::future::BoxFuture<'a, ToolOutcome>;
+}
+
+/// An external tool (one of an MCP server's) as an entry of the session's table.
+struct External {
+    set: Arc<dyn ExternalTools>,
+    spec: crate::model::ToolSpec,
+}
+
+impl table::Tool for External {
+    fn spec(&self) -> &crate::model::ToolSpec {
+        &self.spec
+    }
+    fn describe(&self, args: &serde_json::Value, _ws: &Workspace) -> CallDescription {
+        self.set
+            .describe(&self.spec.name, args)
+            .unwrap_or_else(|| CallDescription {
+                kind: ToolKind::Other,
+                title: self.spec.name.clone(),
+                locations: vec![],
+                command: None,
+            })
+    }
+    fn run<'a>(
+        &'a self,
+        args: serde_json::Value,
+        ctx: &'a ToolContext,
+    ) -> futures::future::BoxFuture<'a, ToolOutcome> {
+        self.set.call(&self.spec.name, args, ctx)
+    }
+}
+
+/// The table entries of a set of external tools.
+pub(crate) fn external_entries(set: Arc<dyn ExternalTools>) -> Vec<Arc<dyn table::Tool>> {
+    set.specs()
+        .into_iter()
+        .map(|spec| {
+            Arc::new(External {
+                set: set.clone(),
+                spec,
+            }) as Arc<dyn table::Tool>
+        })
+        .collect()
 }
 
 /// How a tool call ended, for both the model and the user.
@@ -187,7 +240,7 @@ impl ToolOutcome {
 
 /// Tools from outside the harness (MCP servers), listed after the harness's own so the
 /// cached prompt prefix stays the same when they change.
-pub trait ExternalTools: Send + Sync {
+pub(crate) trait ExternalTools: Send + Sync {
     fn specs(&self) -> Vec<crate::model::ToolSpec>;
     /// None when the tool is not one of these.
     fn describe(&self, tool: &str, args: &serde_json::Value) -> Option<CallDescription>;
@@ -272,8 +325,12 @@ impl ToolContext {
         }
     }
 
-    pub fn emit(&self, e: Event) {
-        self.events.send(e);
+    /// Runs a subagent, or explains that none can run here.
+    pub(crate) async fn run_subagent(&self, task: SubagentTask) -> ToolOutcome {
+        match &self.subagents {
+            Some(s) => s.run(task, &self.cancel).await,
+            None => ToolOutcome::error("Subagents cannot start subagents of their own."),
+        }
     }
 
     /// The intent of running `command` through this context's runner: `Shell` when the

@@ -29,7 +29,7 @@ pub fn patch_paths(ctx_base: &Path, patch_text: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-pub async fn apply(ctx: &ToolContext, tool: &str, patch_text: &str, base: &Path) -> ToolOutcome {
+pub(crate) async fn apply(ctx: &ToolContext, tool: &str, patch_text: &str, base: &Path) -> ToolOutcome {
     let patch = match apply_patch::parse_patch(patch_text) {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(format!("apply_patch verification failed: {e}")),
@@ -191,7 +191,7 @@ fn to_change(c: &PlannedChange, resolved: &HashMap<String, PathBuf>) -> FileChan
 
 /// Writes one file's new text after the policy allows it; the change, for the tool's report.
 /// Used by whole-file tools (Write, Edit).
-pub async fn write_one(
+pub(crate) async fn write_one(
     ctx: &ToolContext,
     tool: &str,
     path: &Path,

@@ -18,8 +18,8 @@ use std::io;
 use std::path::Path;
 
 use super::updates::{acp_kind, diff_contents};
+use crate::tools::CommandRunner;
 use crate::tools::exec::ExecResult;
-use crate::tools::{Approver, CommandRunner};
 use crate::workspace::{DiskBackend, FileBackend, MAX_READ_BYTES};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -179,57 +179,51 @@ impl CommandRunner for ClientTerminals {
     }
 }
 
-pub struct ClientApprover {
-    pub cx: ConnectionTo<Client>,
-    pub session_id: String,
-}
-
-impl Approver for ClientApprover {
-    fn request(&self, req: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
-        let cx = self.cx.clone();
-        let sid = SessionId::new(self.session_id.clone());
-        Box::pin(async move {
-            let mut fields = ToolCallUpdateFields::new()
-                .title(req.title.clone())
-                .kind(acp_kind(req.kind));
-            if !req.changes.is_empty() {
-                fields = fields.content(diff_contents(&req.changes));
-            }
-            if let Some(c) = &req.command {
-                fields = fields.raw_input(json!({"command": c}));
-            }
-            let always = match req.command.as_deref() {
-                Some(_) => format!(
-                    "Always allow `{}` in this session",
-                    req.remember_key.trim_start_matches("exec:")
-                ),
-                None => "Always allow edits to these files in this session".to_string(),
-            };
-            let options = vec![
-                PermissionOption::new("allow_once", "Allow once", PermissionOptionKind::AllowOnce),
-                PermissionOption::new("allow_always", always, PermissionOptionKind::AllowAlways),
-                PermissionOption::new("reject_once", "Reject", PermissionOptionKind::RejectOnce),
-            ];
-            let request = RequestPermissionRequest::new(
-                sid,
-                ToolCallUpdate::new(req.call_id.clone(), fields),
-                options,
-            );
-            match cx.send_request(request).block_task().await {
-                Ok(resp) => match resp.outcome {
-                    RequestPermissionOutcome::Selected(s) => match &*s.option_id.0 {
-                        "allow_once" => ApprovalDecision::AllowOnce,
-                        "allow_always" => ApprovalDecision::AllowAlways,
-                        _ => ApprovalDecision::Reject,
-                    },
-                    RequestPermissionOutcome::Cancelled => ApprovalDecision::Cancelled,
-                    _ => ApprovalDecision::Reject,
-                },
-                Err(e) => {
-                    tracing::warn!("permission request failed: {}", e.message);
-                    ApprovalDecision::Reject
-                }
-            }
-        })
+/// Asks the client with `session/request_permission`; a failed request is a rejection.
+pub(super) async fn ask_permission(
+    cx: &ConnectionTo<Client>,
+    sid: SessionId,
+    req: ApprovalRequest,
+) -> ApprovalDecision {
+    let mut fields = ToolCallUpdateFields::new()
+        .title(req.title.clone())
+        .kind(acp_kind(req.kind));
+    if !req.changes.is_empty() {
+        fields = fields.content(diff_contents(&req.changes));
+    }
+    if let Some(c) = &req.command {
+        fields = fields.raw_input(json!({"command": c}));
+    }
+    let always = match req.command.as_deref() {
+        Some(_) => format!(
+            "Always allow `{}` in this session",
+            req.remember_key.trim_start_matches("exec:")
+        ),
+        None => "Always allow edits to these files in this session".to_string(),
+    };
+    let options = vec![
+        PermissionOption::new("allow_once", "Allow once", PermissionOptionKind::AllowOnce),
+        PermissionOption::new("allow_always", always, PermissionOptionKind::AllowAlways),
+        PermissionOption::new("reject_once", "Reject", PermissionOptionKind::RejectOnce),
+    ];
+    let request = RequestPermissionRequest::new(
+        sid,
+        ToolCallUpdate::new(req.call_id.clone(), fields),
+        options,
+    );
+    match cx.send_request(request).block_task().await {
+        Ok(resp) => match resp.outcome {
+            RequestPermissionOutcome::Selected(s) => match &*s.option_id.0 {
+                "allow_once" => ApprovalDecision::AllowOnce,
+                "allow_always" => ApprovalDecision::AllowAlways,
+                _ => ApprovalDecision::Reject,
+            },
+            RequestPermissionOutcome::Cancelled => ApprovalDecision::Cancelled,
+            _ => ApprovalDecision::Reject,
+        },
+        Err(e) => {
+            tracing::warn!("permission request failed: {}", e.message);
+            ApprovalDecision::Reject
+        }
     }
 }

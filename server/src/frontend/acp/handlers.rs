@@ -17,18 +17,17 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
-use interpreter_protocol::{InputItem, TurnEndReason};
+use interpreter_protocol::{InputItem, Op, PermissionMode, TurnEndReason};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tokio_util::sync::CancellationToken;
 
-use super::client::{ClientApprover, ClientFs, ClientTerminals};
-use super::settings::{self, Settings};
+use super::client::{ClientFs, ClientTerminals};
+use super::settings::Settings;
 use super::updates::Translator;
-use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, commands, replay};
-use crate::agent::{EventSink, Session, SessionOptions};
+use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, commands};
+use crate::agent::{self, EventSink, OpResult, SessionError, SessionOptions, SessionStart};
 use crate::config::{Config, MissingKey};
-use crate::mcp::{McpServerConfig, McpTools, McpTransport};
+use crate::mcp::{McpServerConfig, McpTransport};
 use crate::store::SessionStore;
 
 type R = Result<(), Error>;
@@ -123,15 +122,29 @@ fn auth_error(missing: &MissingKey) -> Error {
     err(-32000, format!("Authentication required: {missing}"))
 }
 
-/// Builds an agent session wired to this client.
-fn open_session(
+/// What `session/new`, `load` and `resume` have in common.
+struct OpenRequest {
+    id: String,
+    cwd: PathBuf,
+    extra_roots: Vec<PathBuf>,
+    mcp_servers: Vec<McpServer>,
+    resume: bool,
+}
+
+/// Opens an agent session wired to this client and registers it. Runs in a spawned task:
+/// session set-up reads the disk.
+async fn open_session(
     state: &AcpState,
     cx: &ConnectionTo<Client>,
-    id: String,
-    cwd: &Path,
-    extra_roots: Vec<PathBuf>,
-    resume: bool,
+    req: OpenRequest,
 ) -> Result<Arc<AcpSession>, Error> {
+    let OpenRequest {
+        id,
+        cwd,
+        extra_roots,
+        mcp_servers,
+        resume,
+    } = req;
     if !cwd.is_absolute() || !cwd.is_dir() {
         return Err(err(
             -32602,
@@ -141,7 +154,7 @@ fn open_session(
             ),
         ));
     }
-    let config = load_config(state)?;
+    let mut config = load_config(state)?;
     let caps = state.caps();
     let terminal_output = caps
         .meta
@@ -159,18 +172,18 @@ fn open_session(
             .as_ref()
             .is_some_and(|s| s.compaction.is_some()),
         caps.session.as_ref().is_some_and(|s| s.notices.is_some()),
-        cwd.to_path_buf(),
+        cwd.clone(),
     ));
-    let t = translator.clone();
-    let mode = settings::mode_for(config.sandbox_mode).to_string();
+    let mode = PermissionMode::for_sandbox(config.sandbox_mode);
     let base_approval = config.approval_policy;
-    let (sandbox, approval) = settings::mode_policy(&mode, base_approval);
-    let mut config = config;
-    config.sandbox_mode = sandbox;
-    config.approval_policy = approval;
+    let permissions = mode.permissions(base_approval);
+    config.sandbox_mode = permissions.sandbox;
+    config.approval_policy = permissions.approval;
+    let (mcp_servers, mcp_warnings) = mcp_configs(mcp_servers, &cwd);
+    let t = translator.clone();
     let opts = SessionOptions {
         config,
-        cwd: cwd.to_path_buf(),
+        cwd: cwd.clone(),
         extra_roots,
         backend: Arc::new(ClientFs {
             cx: cx.clone(),
@@ -178,110 +191,70 @@ fn open_session(
             read: caps.fs.read_text_file,
             write: caps.fs.write_text_file,
         }),
-        approver: Arc::new(ClientApprover {
-            cx: cx.clone(),
-            session_id: id.clone(),
+        runner: client_terminals.then(|| {
+            Arc::new(ClientTerminals {
+                cx: cx.clone(),
+                session_id: id.clone(),
+                translator: translator.clone(),
+            }) as Arc<dyn crate::tools::CommandRunner>
         }),
         events: EventSink::from_fn(move |e| t.event(e)),
         persist: true,
         output_schema: None,
+        mcp_servers,
     };
-    let session = if resume {
-        Session::resume(opts, &id)
+    let start = if resume {
+        SessionStart::Resume { id: id.clone() }
     } else {
-        Session::create_with_id(opts, id.clone())
+        SessionStart::New {
+            id: Some(id.clone()),
+        }
     };
-    let mut session = session.map_err(|e| match e.downcast_ref::<MissingKey>() {
-        Some(m) => auth_error(m),
-        None if resume => err(-32002, format!("{e:#}")),
-        None => err(-32603, format!("{e:#}")),
+    let handle = agent::spawn(opts, start).await.map_err(|e| match e {
+        SessionError::MissingKey(m) => auth_error(&m),
+        SessionError::NotFound(e) => err(-32002, format!("{e:#}")),
+        other if resume => err(-32002, other.to_string()),
+        other => err(-32603, other.to_string()),
     })?;
-    if client_terminals {
-        session.set_command_runner(Arc::new(ClientTerminals {
-            cx: cx.clone(),
-            session_id: id.clone(),
-            translator: translator.clone(),
-        }));
+    let _ = translator.session.set(handle.downgrade());
+    for w in mcp_warnings {
+        translator.warning(&w);
     }
+    // `auto` also asks for sandboxed commands: that is not in config, so it is an op.
+    let _ = handle.submit(Op::SetPermissions(permissions));
+    let view = translator.view.lock().map(|v| v.clone()).ok().flatten();
+    let (model, provider, harness, effort, skills) = match view {
+        Some(v) => (
+            v.settings.model,
+            v.settings.provider,
+            v.settings.harness,
+            v.settings.effort,
+            v.skills,
+        ),
+        None => return Err(err(-32603, "the session ended while opening")),
+    };
     let settings = Settings {
         mode,
-        model: session.config.model.clone(),
-        provider: session.config.provider.id.clone(),
-        effort: session
-            .config
-            .reasoning_effort
-            .clone()
-            .unwrap_or_else(|| "default".into()),
-        harness: session.harness_name().to_string(),
+        model,
+        provider,
+        effort,
+        harness,
         base_approval,
     };
-    let commands_list = commands::available(session.skills());
     let s = Arc::new(AcpSession {
         id,
-        cwd: cwd.to_path_buf(),
-        agent: tokio::sync::Mutex::new(session),
-        turn: Mutex::new(None),
+        cwd,
+        handle,
         settings: Mutex::new(settings),
         translator,
-        commands: commands_list,
+        commands: commands::available(&skills),
     });
     state.insert(s.clone());
     Ok(s)
 }
 
-/// After the session/new, load or resume response: the commands, then any warnings held back.
-fn announce_commands(s: &AcpSession) {
-    s.translator.send(SessionUpdate::AvailableCommandsUpdate(
-        AvailableCommandsUpdate::new(s.commands.clone()),
-    ));
-    s.translator.release_warnings();
-}
-
-pub fn new_session(
-    state: &Arc<AcpState>,
-    req: NewSessionRequest,
-    responder: Responder<NewSessionResponse>,
-    cx: ConnectionTo<Client>,
-) -> R {
-    let id = uuid::Uuid::now_v7().to_string();
-    let s = match open_session(
-        state,
-        &cx,
-        id.clone(),
-        &req.cwd,
-        req.additional_directories.clone(),
-        false,
-    ) {
-        Ok(s) => s,
-        Err(e) => return responder.respond_with_error(e),
-    };
-    let st = s.settings();
-    let response = NewSessionResponse::new(SessionId::new(id))
-        .modes(st.mode_state())
-        .config_options(st.config_options());
-    if !req.mcp_servers.is_empty() {
-        return cx.spawn(async move {
-            attach_mcp(&s, req.mcp_servers, || {
-                let _ = responder.respond(response);
-                announce_commands(&s);
-            })
-            .await;
-            Ok(())
-        });
-    }
-    responder.respond(response)?;
-    // After the response: Zed drops updates for sessions it does not know yet.
-    announce_commands(&s);
-    Ok(())
-}
-
-/// Connects the session's MCP servers with the agent lock held: `respond` runs once the lock
-/// is held, so a prompt sent after the response waits for the tools instead of running without
-/// them. Servers that failed are told to the user as agent text (after the response: Zed
-/// drops updates for sessions it does not know yet).
-async fn attach_mcp(s: &AcpSession, servers: Vec<McpServer>, respond: impl FnOnce()) {
-    let mut agent = s.agent.lock().await;
-    respond();
+/// ACP's MCP servers as the core's; the ones we cannot start become warnings.
+fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Vec<String>) {
     let mut warnings = Vec::new();
     let mut configs = Vec::new();
     for server in servers {
@@ -292,7 +265,7 @@ async fn attach_mcp(s: &AcpSession, servers: Vec<McpServer>, respond: impl FnOnc
                     command: m.command,
                     args: m.args,
                     env: m.env.into_iter().map(|e| (e.name, e.value)).collect(),
-                    cwd: Some(s.cwd.clone()),
+                    cwd: Some(cwd.to_path_buf()),
                 },
             }),
             McpServer::Http(m) => configs.push(McpServerConfig {
@@ -309,18 +282,47 @@ async fn attach_mcp(s: &AcpSession, servers: Vec<McpServer>, respond: impl FnOnc
             _ => warnings.push("An MCP server with an unsupported transport was not started".into()),
         }
     }
-    if !configs.is_empty() {
-        let (tools, failed) = McpTools::connect(configs).await;
-        warnings.extend(failed);
-        if !tools.is_empty() {
-            agent.set_external_tools(Some(Arc::new(tools)));
-        }
-    }
-    // Still under the lock: the warnings come before the first prompt's output.
-    for w in warnings {
-        s.translator.warning(&w);
-    }
-    drop(agent);
+    (configs, warnings)
+}
+
+/// After the session/new, load or resume response: the commands, then any warnings held back.
+fn announce_commands(s: &AcpSession) {
+    s.translator.send(SessionUpdate::AvailableCommandsUpdate(
+        AvailableCommandsUpdate::new(s.commands.clone()),
+    ));
+    s.translator.release_warnings();
+}
+
+pub fn new_session(
+    state: &Arc<AcpState>,
+    req: NewSessionRequest,
+    responder: Responder<NewSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> R {
+    let state = state.clone();
+    cx.clone().spawn(async move {
+        let id = uuid::Uuid::now_v7().to_string();
+        let open = OpenRequest {
+            id: id.clone(),
+            cwd: req.cwd,
+            extra_roots: req.additional_directories,
+            mcp_servers: req.mcp_servers,
+            resume: false,
+        };
+        let s = match open_session(&state, &cx, open).await {
+            Ok(s) => s,
+            Err(e) => return ok(responder.respond_with_error(e)),
+        };
+        let st = s.settings();
+        let r = responder.respond(
+            NewSessionResponse::new(SessionId::new(id))
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        );
+        // After the response: Zed drops updates for sessions it does not know yet.
+        announce_commands(&s);
+        ok(r)
+    })
 }
 
 pub fn load_session(
@@ -335,36 +337,38 @@ pub fn load_session(
         if let Some(old) = state.remove(&id) {
             old.cancel_turn();
         }
-        let s = match open_session(
-            &state,
-            &cx,
+        let open = OpenRequest {
             id,
-            &req.cwd,
-            req.additional_directories.clone(),
-            true,
-        ) {
+            cwd: req.cwd,
+            extra_roots: req.additional_directories,
+            mcp_servers: req.mcp_servers,
+            resume: true,
+        };
+        let s = match open_session(&state, &cx, open).await {
             Ok(s) => s,
             Err(e) => return ok(responder.respond_with_error(e)),
         };
-        {
-            let agent = s.agent.lock().await;
-            replay::replay(&agent, &s.translator);
-            if let Some(t) = &agent.title {
-                s.translator.send(SessionUpdate::SessionInfoUpdate(
-                    SessionInfoUpdate::new().title(t.clone()),
-                ));
-            }
+        // The history goes out as updates before the response.
+        let _ = s.handle.submit(Op::Replay).done().await;
+        let title = s
+            .translator
+            .view
+            .lock()
+            .ok()
+            .and_then(|v| v.as_ref().and_then(|v| v.title.clone()));
+        if let Some(t) = title {
+            s.translator.send(SessionUpdate::SessionInfoUpdate(
+                SessionInfoUpdate::new().title(t),
+            ));
         }
         let st = s.settings();
-        let response = LoadSessionResponse::new()
-            .modes(st.mode_state())
-            .config_options(st.config_options());
-        attach_mcp(&s, req.mcp_servers, || {
-            let _ = responder.respond(response);
-            announce_commands(&s);
-        })
-        .await;
-        Ok(())
+        let r = responder.respond(
+            LoadSessionResponse::new()
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        );
+        announce_commands(&s);
+        ok(r)
     })
 }
 
@@ -385,50 +389,60 @@ pub fn resume_session(
         announce_commands(&existing);
         return Ok(());
     }
-    let s = match open_session(
-        state,
-        &cx,
-        id,
-        &req.cwd,
-        req.additional_directories.clone(),
-        true,
-    ) {
-        Ok(s) => s,
-        Err(e) => return responder.respond_with_error(e),
-    };
-    let st = s.settings();
-    let response = ResumeSessionResponse::new()
-        .modes(st.mode_state())
-        .config_options(st.config_options());
-    if !req.mcp_servers.is_empty() {
-        return cx.spawn(async move {
-            attach_mcp(&s, req.mcp_servers, || {
-                let _ = responder.respond(response);
-                announce_commands(&s);
-            })
-            .await;
-            Ok(())
-        });
-    }
-    responder.respond(response)?;
-    announce_commands(&s);
-    Ok(())
+    let state = state.clone();
+    cx.clone().spawn(async move {
+        let open = OpenRequest {
+            id,
+            cwd: req.cwd,
+            extra_roots: req.additional_directories,
+            mcp_servers: req.mcp_servers,
+            resume: true,
+        };
+        let s = match open_session(&state, &cx, open).await {
+            Ok(s) => s,
+            Err(e) => return ok(responder.respond_with_error(e)),
+        };
+        let st = s.settings();
+        let r = responder.respond(
+            ResumeSessionResponse::new()
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        );
+        announce_commands(&s);
+        ok(r)
+    })
 }
 
 pub fn list_sessions(
     state: &AcpState,
     req: ListSessionsRequest,
     responder: Responder<ListSessionsResponse>,
+    cx: ConnectionTo<Client>,
 ) -> R {
     let config = match load_config(state) {
         Ok(c) => c,
         Err(e) => return responder.respond_with_error(e),
     };
+    // Reading every session's header and title is disk work: off the dispatch loop.
+    cx.spawn(async move {
+        let page = tokio::task::spawn_blocking(move || list_page(&config, &req)).await;
+        match page {
+            Ok(page) => ok(responder.respond(page)),
+            Err(e) => {
+                ok(responder
+                    .respond_with_error(err(-32603, format!("listing sessions failed: {e}"))))
+            }
+        }
+    })
+}
+
+fn list_page(config: &Config, req: &ListSessionsRequest) -> ListSessionsResponse {
     let cwd = req
         .cwd
         .as_ref()
         .map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.clone()));
-    let all = SessionStore::new(&config.home).list(cwd.as_deref());
+    let store = SessionStore::new(&config.home);
+    let all = store.list(cwd.as_deref());
     let start: usize = req
         .cursor
         .as_deref()
@@ -440,18 +454,14 @@ pub fn list_sessions(
         .take(LIST_PAGE)
         .map(|(meta, modified)| {
             let updated: chrono::DateTime<chrono::Utc> = (*modified).into();
-            let title = SessionStore::new(&config.home)
-                .load(&meta.id)
-                .ok()
-                .and_then(|l| l.title);
             SessionInfo::new(SessionId::new(meta.id.clone()), meta.cwd.clone())
                 .additional_directories(meta.additional_directories.clone())
-                .title(title)
+                .title(store.title(&meta.id))
                 .updated_at(updated.to_rfc3339())
         })
         .collect();
     let next = (start + LIST_PAGE < all.len()).then(|| (start + LIST_PAGE).to_string());
-    responder.respond(ListSessionsResponse::new(page).next_cursor(next))
+    ListSessionsResponse::new(page).next_cursor(next)
 }
 
 pub fn close_session(
@@ -499,12 +509,7 @@ pub fn set_mode(
     let Some(s) = state.session(&req.session_id) else {
         return responder.respond_with_error(unknown_session(&req.session_id));
     };
-    let result = s
-        .settings
-        .lock()
-        .map(|mut st| st.set("mode", &req.mode_id.0))
-        .unwrap_or(Ok(()));
-    if let Err(e) = result {
+    if let Err(e) = s.set_option("mode", &req.mode_id.0) {
         return responder.respond_with_error(err(-32602, e));
     }
     responder.respond(SetSessionModeResponse::new())?;
@@ -532,12 +537,7 @@ pub fn set_config_option(
         None => return responder.respond_with_error(err(-32602, "expected a select value")),
     };
     let before = s.settings();
-    let result = s
-        .settings
-        .lock()
-        .map(|mut st| st.set(&req.config_id.0, &value))
-        .unwrap_or(Ok(()));
-    if let Err(e) = result {
+    if let Err(e) = s.set_option(&req.config_id.0, &value) {
         return responder.respond_with_error(err(-32602, e));
     }
     let after = s.settings();
@@ -545,7 +545,7 @@ pub fn set_config_option(
     if before.mode != after.mode {
         s.translator
             .send(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
-                after.mode.clone(),
+                after.mode.as_str(),
             )));
     }
     Ok(())
@@ -645,16 +645,7 @@ async fn run_prompt(
 ) -> R {
     // A new prompt while a turn runs cancels that turn cleanly; it answers `cancelled`.
     s.cancel_turn();
-    let mut agent = s.agent.lock().await;
-    let token = CancellationToken::new();
-    if let Ok(mut t) = s.turn.lock() {
-        *t = Some(token.clone());
-    }
-    let result = run_locked(&s, &mut agent, input, &token).await;
-    if let Ok(mut t) = s.turn.lock() {
-        *t = None;
-    }
-    match result {
+    match run_command_or_turn(&s, input).await {
         Ok(stop) => responder.respond(PromptResponse::new(stop)),
         Err(message) => {
             s.translator
@@ -664,24 +655,22 @@ async fn run_prompt(
     }
 }
 
-async fn run_locked(
-    s: &AcpSession,
-    agent: &mut Session,
-    input: Vec<InputItem>,
-    token: &CancellationToken,
-) -> Result<StopReason, String> {
-    apply_settings(s, agent)?;
-    let input = match commands::handle(s, agent, input, token).await? {
+async fn run_command_or_turn(s: &AcpSession, input: Vec<InputItem>) -> Result<StopReason, String> {
+    let input = match commands::handle(s, input).await? {
         commands::Outcome::Done(stop) => return Ok(stop),
         commands::Outcome::Run(input) => input,
     };
-    let had_title = agent.title.is_some();
-    let ended = agent.run_turn(input, token.clone()).await;
-    if !had_title && let Some(t) = &agent.title {
-        s.translator.send(SessionUpdate::SessionInfoUpdate(
-            SessionInfoUpdate::new().title(t.clone()),
-        ));
-    }
+    let ticket = s.handle.submit(Op::UserInput { items: input });
+    stop_reason(ticket.done().await)
+}
+
+/// How a turn's end answers `session/prompt`.
+pub(super) fn stop_reason(r: OpResult) -> Result<StopReason, String> {
+    let ended = match r {
+        OpResult::Turn(ended) => ended,
+        OpResult::Done => return Ok(StopReason::EndTurn),
+        OpResult::Failed(m) => return Err(m),
+    };
     match ended.reason {
         TurnEndReason::Completed => Ok(StopReason::EndTurn),
         TurnEndReason::Cancelled => Ok(StopReason::Cancelled),
@@ -692,25 +681,17 @@ async fn run_locked(
     }
 }
 
-/// Brings the agent session in line with what the user picked since the last turn.
-pub(super) fn apply_settings(s: &AcpSession, agent: &mut Session) -> Result<(), String> {
-    let st = s.settings();
-    let (sandbox, approval) = st.modes();
-    if agent.config.sandbox_mode != sandbox || agent.config.approval_policy != approval {
-        agent.set_modes(sandbox, approval);
+impl AcpSession {
+    /// Changes one option of the session's settings and tells the session.
+    pub(super) fn set_option(&self, id: &str, value: &str) -> Result<(), String> {
+        let op = {
+            let mut st = self.settings.lock().unwrap_or_else(|e| e.into_inner());
+            st.set(id, value)?;
+            st.op_for(id)
+        };
+        if let Some(op) = op {
+            let _ = self.handle.submit(op);
+        }
+        Ok(())
     }
-    // `auto`: edits inside the workspace run, anything else asks (even sandboxed commands).
-    agent.set_ask_commands(st.mode == "auto");
-    if agent.config.model != st.model {
-        agent.set_model(&st.model);
-    }
-    if agent.config.reasoning_effort != st.effort_value() {
-        agent.set_reasoning_effort(st.effort_value());
-    }
-    if agent.harness_name() != st.harness {
-        agent
-            .set_harness(&st.harness)
-            .map_err(|e| format!("{e:#}"))?;
-    }
-    Ok(())
 }

@@ -17,9 +17,8 @@ use agent_client_protocol::{Agent, ConnectTo, on_receive_notification, on_receiv
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use tokio_util::sync::CancellationToken;
 
-use crate::agent::Session;
+use crate::agent::SessionHandle;
 use crate::cli::CommonArgs;
 use crate::config::Overrides;
 use settings::Settings;
@@ -37,10 +36,8 @@ pub struct AcpState {
 pub struct AcpSession {
     id: String,
     cwd: PathBuf,
-    /// Held for the length of a turn.
-    agent: tokio::sync::Mutex<Session>,
-    /// The running turn's token, if any.
-    turn: Mutex<Option<CancellationToken>>,
+    /// The agent session: ops in, events out (through `translator`).
+    handle: SessionHandle,
     settings: Mutex<Settings>,
     translator: Arc<Translator>,
     commands: Vec<agent_client_protocol::v1::schema::AvailableCommand>,
@@ -77,10 +74,9 @@ impl AcpSession {
             .unwrap_or_else(|e| e.into_inner().clone())
     }
 
+    /// Stops the running prompt (and any queued behind it); they answer `cancelled`.
     fn cancel_turn(&self) {
-        if let Some(t) = self.turn.lock().ok().and_then(|t| t.clone()) {
-            t.cancel();
-        }
+        let _ = self.handle.submit(interpreter_protocol::Op::Interrupt);
     }
 }
 
@@ -136,7 +132,7 @@ pub async fn serve_on(overrides: Overrides, transport: impl ConnectTo<Agent> + '
             on_receive_request!(),
         )
         .on_receive_request(
-            async move |req, responder, _cx| handlers::list_sessions(&s6, req, responder),
+            async move |req, responder, cx| handlers::list_sessions(&s6, req, responder, cx),
             on_receive_request!(),
         )
         .on_receive_request(

@@ -6,64 +6,84 @@ use agent_client_protocol::v1::schema::{
     SessionModeState,
 };
 
-use crate::config::{ApprovalPolicy, SandboxMode};
+use interpreter_protocol::{ApprovalPolicy, Op, PermissionMode, ReasoningEffort};
+
 use crate::harness;
 use crate::model::catalog;
 
-pub const MODES: &[(&str, &str, &str)] = &[
+/// The modes, with the names and descriptions ACP clients show.
+pub(super) const MODES: &[(PermissionMode, &str, &str)] = &[
     (
-        "read-only",
+        PermissionMode::ReadOnly,
         "Read-only",
         "No file changes: edits are refused; commands run in a read-only sandbox (without one, only read-only commands like ls or git status run).",
     ),
     (
-        "auto",
+        PermissionMode::Auto,
         "Auto",
         "Edits inside the workspace are allowed; commands and anything else ask first (read-only ones like ls or git status run).",
     ),
     (
-        "full-access",
+        PermissionMode::FullAccess,
         "Full access",
         "Edits and commands run without asking and without a sandbox (dangerous commands still ask).",
     ),
 ];
 
-pub const EFFORTS: &[(&str, &str)] = &[
-    ("default", "Default"),
-    ("low", "Low"),
-    ("medium", "Medium"),
-    ("high", "High"),
-    ("max", "Max"),
+/// The efforts offered; `None` is the provider's default.
+pub(super) const EFFORTS: &[(Option<ReasoningEffort>, &str)] = &[
+    (None, "Default"),
+    (Some(ReasoningEffort::Low), "Low"),
+    (Some(ReasoningEffort::Medium), "Medium"),
+    (Some(ReasoningEffort::High), "High"),
+    (Some(ReasoningEffort::Max), "Max"),
 ];
 
-/// What the user picked for a session; applied to the agent session at the next turn.
+fn effort_id(e: Option<ReasoningEffort>) -> &'static str {
+    e.map_or("default", ReasoningEffort::as_str)
+}
+
+/// What the user picked for a session, as the client's options show it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    pub mode: String,
+pub(super) struct Settings {
+    pub mode: PermissionMode,
     pub model: String,
     pub provider: String,
-    pub effort: String,
+    pub effort: Option<ReasoningEffort>,
     pub harness: String,
     /// The configured approval policy; `auto` mode uses it (`untrusted` asks for edits too).
     pub base_approval: ApprovalPolicy,
 }
 
 impl Settings {
-    pub fn modes(&self) -> (SandboxMode, ApprovalPolicy) {
-        mode_policy(&self.mode, self.base_approval)
+    /// The op that makes the session match option `id` of these settings.
+    pub(super) fn op_for(&self, id: &str) -> Option<Op> {
+        Some(match id {
+            "mode" => Op::SetPermissions(self.mode.permissions(self.base_approval)),
+            "model" => Op::SetModel {
+                model: self.model.clone(),
+            },
+            "reasoning_effort" => Op::SetEffort {
+                effort: self.effort,
+            },
+            "harness" => Op::SetHarness {
+                harness: self.harness.clone(),
+            },
+            _ => return None,
+        })
     }
 
-    pub fn mode_state(&self) -> SessionModeState {
+    pub(super) fn mode_state(&self) -> SessionModeState {
         SessionModeState::new(
-            self.mode.clone(),
+            self.mode.as_str(),
             MODES
                 .iter()
-                .map(|(id, name, desc)| SessionMode::new(*id, *name).description(*desc))
+                .map(|(id, name, desc)| SessionMode::new(id.as_str(), *name).description(*desc))
                 .collect::<Vec<_>>(),
         )
     }
 
-    pub fn config_options(&self) -> Vec<SessionConfigOption> {
+    pub(super) fn config_options(&self) -> Vec<SessionConfigOption> {
         let select = |values: Vec<(String, String)>| -> Vec<SessionConfigSelectOption> {
             values
                 .into_iter()
@@ -80,11 +100,11 @@ impl Settings {
             SessionConfigOption::select(
                 "mode",
                 "Mode",
-                self.mode.clone(),
+                self.mode.as_str(),
                 select(
                     MODES
                         .iter()
-                        .map(|(i, n, _)| (i.to_string(), n.to_string()))
+                        .map(|(i, n, _)| (i.as_str().to_string(), n.to_string()))
                         .collect(),
                 ),
             )
@@ -100,11 +120,11 @@ impl Settings {
             SessionConfigOption::select(
                 "reasoning_effort",
                 "Reasoning effort",
-                self.effort.clone(),
+                effort_id(self.effort),
                 select(
                     EFFORTS
                         .iter()
-                        .map(|(i, n)| (i.to_string(), n.to_string()))
+                        .map(|(i, n)| (effort_id(*i).to_string(), n.to_string()))
                         .collect(),
                 ),
             )
@@ -125,14 +145,18 @@ impl Settings {
         ]
     }
 
+    /// The effort's option id.
+    pub(super) fn effort_id(&self) -> &'static str {
+        effort_id(self.effort)
+    }
+
     /// Applies one option; Err names what is wrong.
-    pub fn set(&mut self, id: &str, value: &str) -> Result<(), String> {
+    pub(super) fn set(&mut self, id: &str, value: &str) -> Result<(), String> {
         match id {
             "mode" => {
-                if !MODES.iter().any(|(m, _, _)| *m == value) {
-                    return Err(format!("unknown mode `{value}`"));
-                }
-                self.mode = value.into();
+                self.mode = value
+                    .parse()
+                    .map_err(|_| format!("unknown mode `{value}`"))?;
             }
             "model" => {
                 if value.trim().is_empty() {
@@ -141,10 +165,11 @@ impl Settings {
                 self.model = value.into();
             }
             "reasoning_effort" => {
-                if !EFFORTS.iter().any(|(e, _)| *e == value) {
-                    return Err(format!("unknown reasoning effort `{value}`"));
-                }
-                self.effort = value.into();
+                self.effort = EFFORTS
+                    .iter()
+                    .map(|(e, _)| *e)
+                    .find(|e| effort_id(*e) == value)
+                    .ok_or_else(|| format!("unknown reasoning effort `{value}`"))?;
             }
             "harness" => {
                 if !harness::HARNESSES.contains(&value) {
@@ -158,32 +183,5 @@ impl Settings {
             other => return Err(format!("unknown config option `{other}`")),
         }
         Ok(())
-    }
-
-    pub fn effort_value(&self) -> Option<String> {
-        (self.effort != "default").then(|| self.effort.clone())
-    }
-}
-
-pub fn mode_policy(mode: &str, configured: ApprovalPolicy) -> (SandboxMode, ApprovalPolicy) {
-    match mode {
-        "read-only" => (SandboxMode::ReadOnly, ApprovalPolicy::Never),
-        "full-access" => (SandboxMode::DangerFullAccess, ApprovalPolicy::OnRequest),
-        _ => (
-            SandboxMode::WorkspaceWrite,
-            match configured {
-                ApprovalPolicy::Untrusted => ApprovalPolicy::Untrusted,
-                _ => ApprovalPolicy::OnRequest,
-            },
-        ),
-    }
-}
-
-/// The ACP mode matching a configured sandbox mode.
-pub fn mode_for(sandbox: SandboxMode) -> &'static str {
-    match sandbox {
-        SandboxMode::ReadOnly => "read-only",
-        SandboxMode::WorkspaceWrite => "auto",
-        SandboxMode::DangerFullAccess => "full-access",
     }
 }

@@ -16,7 +16,10 @@ use interpreter_protocol::{
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+
+use crate::agent::WeakSessionHandle;
+use crate::frontend::view::SessionView;
 
 /// Output shown in a tool card at most; the model's copy is separate.
 const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
@@ -36,6 +39,10 @@ pub struct Translator {
     cwd: PathBuf,
     calls: Mutex<HashMap<String, ToolKind>>,
     running: Mutex<std::collections::HashSet<String>>,
+    /// The session, for approval answers (weak: the session's own sink must not keep it).
+    pub(super) session: OnceLock<WeakSessionHandle>,
+    /// What the events said about the session (for `/status`).
+    pub(super) view: Mutex<Option<SessionView>>,
 }
 
 impl Translator {
@@ -58,7 +65,33 @@ impl Translator {
             cwd,
             calls: Mutex::new(HashMap::new()),
             running: Mutex::new(Default::default()),
+            session: OnceLock::new(),
+            view: Mutex::new(None),
         }
+    }
+
+    /// Keeps the session's view up to date.
+    fn observe(&self, e: &Event) {
+        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+        match (e, view.as_mut()) {
+            (Event::SessionConfigured(c), _) => *view = Some(SessionView::new(c.clone())),
+            (e, Some(v)) => v.observe(e),
+            _ => {}
+        }
+    }
+
+    /// Asks the client about a tool call and hands the answer to the session.
+    fn ask(&self, req: interpreter_protocol::ApprovalRequest) {
+        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+            return;
+        };
+        let cx = self.cx.clone();
+        let sid = self.session_id.clone();
+        tokio::spawn(async move {
+            let call_id = req.call_id.clone();
+            let decision = super::client::ask_permission(&cx, sid, req).await;
+            let _ = session.submit(interpreter_protocol::Op::Approval { call_id, decision });
+        });
     }
 
     pub fn send(&self, update: SessionUpdate) {
@@ -108,7 +141,14 @@ impl Translator {
     }
 
     pub fn event(&self, e: Event) {
+        self.observe(&e);
         match e {
+            Event::ApprovalRequested(req) => self.ask(req),
+            Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
+                agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),
+            )),
+            Event::Transcript(items) => self.replay(items),
+            Event::Error { message } => self.warning(&message),
             Event::AgentMessageDelta { message_id, delta } => self.send(
                 SessionUpdate::AgentMessageChunk(chunk(&delta, Some(&message_id))),
             ),

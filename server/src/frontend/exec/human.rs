@@ -1,7 +1,9 @@
 //! Human-readable exec transcript, written to stderr. The final answer goes to stdout
 //! separately (or the diff, with `--diff`).
 
-use interpreter_protocol::{Event, PlanStatus, ToolKind, ToolStatus, TurnEndReason};
+use interpreter_protocol::{
+    Event, PlanStatus, SessionSettings, ToolKind, ToolStatus, TurnEndReason,
+};
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -10,6 +12,8 @@ pub struct HumanWriter<W: Write> {
     color: bool,
     commands: HashMap<String, (String, ToolKind)>,
     pub last_message: Option<String>,
+    /// To say what a settings change changed.
+    settings: Option<SessionSettings>,
 }
 
 impl<W: Write> HumanWriter<W> {
@@ -19,6 +23,7 @@ impl<W: Write> HumanWriter<W> {
             color,
             commands: HashMap::new(),
             last_message: None,
+            settings: None,
         }
     }
 
@@ -133,7 +138,16 @@ impl<W: Write> HumanWriter<W> {
                 let w = self.style("33", &format!("warning: {message}"));
                 self.line(&w);
             }
-            Event::HarnessChanged { harness } => self.line(&format!("harness: {harness}")),
+            Event::SessionConfigured(c) => self.settings = Some(c.settings.clone()),
+            Event::SettingsChanged(new) => {
+                let old = self.settings.replace(new.clone());
+                if old.as_ref().is_some_and(|o| o.harness != new.harness) {
+                    self.line(&format!("harness: {}", new.harness));
+                }
+                if old.as_ref().is_some_and(|o| o.model != new.model) {
+                    self.line(&format!("model: {}", new.model));
+                }
+            }
             Event::ContextCompacted {
                 tokens_before,
                 tokens_after,
@@ -141,7 +155,6 @@ impl<W: Write> HumanWriter<W> {
             } => self.line(&format!(
                 "context compacted (about {tokens_before} → {tokens_after} tokens)\n"
             )),
-            Event::ModelChanged { model, .. } => self.line(&format!("model: {model}")),
             _ => {}
         }
     }

@@ -4,21 +4,24 @@
 mod human;
 mod jsonl;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use base64::Engine;
-use interpreter_protocol::{Event, InputItem, TurnEndReason};
+use interpreter_protocol::{ApprovalDecision, Event, InputItem, Op, TurnEndReason, TurnEnded};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
+use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::agent::{EventSink, Session, SessionOptions};
+use super::slash;
+use super::view::SessionView;
+use crate::agent::{
+    self, EventSink, OpResult, SessionError, SessionHandle, SessionOptions, SessionStart,
+};
 use crate::cli::{CommonArgs, ExecArgs, ExecSub};
-use crate::config::{Config, MissingKey, Overrides};
+use crate::config::{Config, Overrides};
 use crate::store::SessionStore;
-use crate::tools::NoApprover;
+use crate::workspace::DiskBackend;
 use crate::workspace::snapshot::Snapshot;
-use crate::workspace::{DiskBackend, Workspace};
 
 use human::HumanWriter;
 use jsonl::JsonlWriter;
@@ -46,10 +49,9 @@ impl Output {
     }
 }
 
-/// Prints a fatal error the way the mode expects and returns the exit code.
-fn fail(json: bool, code: i32, message: &str) -> i32 {
-    // In JSON mode stdout carries events only; errors before a thread exists go to stderr.
-    let _ = json;
+/// Prints a fatal error and returns the exit code. In JSON mode stdout carries events only,
+/// so errors before a thread exists go to stderr in both modes.
+fn fail(code: i32, message: &str) -> i32 {
     eprintln!("Error: {}", crate::secrets::redact(message));
     code
 }
@@ -57,10 +59,7 @@ fn fail(json: bool, code: i32, message: &str) -> i32 {
 pub async fn run(args: ExecArgs) -> i32 {
     match run_inner(args).await {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("Error: {}", crate::secrets::redact(&format!("{e:#}")));
-            1
-        }
+        Err(e) => fail(1, &format!("{e:#}")),
     }
 }
 
@@ -86,118 +85,177 @@ fn load_config(args: &ExecArgs) -> Result<Config, String> {
     Config::load(&o).map_err(|e| format!("{e:#}"))
 }
 
-async fn run_inner(args: ExecArgs) -> Result<i32> {
-    let json = args.json;
+/// What argv and stdin ask for, checked before any session exists.
+struct Request {
+    cwd: PathBuf,
+    config: Config,
+    resume_id: Option<String>,
+    /// Leading `/harness` and `/model` lines.
+    commands: Vec<(String, String)>,
+    prompt: String,
+    images: Vec<InputItem>,
+    output_schema: Option<serde_json::Value>,
+}
+
+/// Reads and checks the request; Err is the exit code, the error already printed.
+fn prepare(args: &ExecArgs) -> Result<Request, i32> {
     let cwd = match &args.cd {
         Some(d) => d.clone(),
-        None => std::env::current_dir().context("reading the current directory")?,
+        None => std::env::current_dir()
+            .map_err(|e| fail(1, &format!("reading the current directory: {e}")))?,
     };
     if !cwd.is_dir() {
-        return Ok(fail(
-            json,
+        return Err(fail(
             1,
             &format!("--cd {}: no such directory", cwd.display()),
         ));
     }
     if !args.skip_git_repo_check && !args.yolo && crate::agent::agents_md::git_root(&cwd).is_none()
     {
-        return Ok(fail(
-            json,
+        return Err(fail(
             1,
             "Not inside a trusted directory and --skip-git-repo-check was not specified.",
         ));
     }
-    let config = match load_config(&args) {
-        Ok(c) => c,
-        Err(e) => return Ok(fail(json, EXIT_CONFIG, &e)),
-    };
-
-    let (resume_id, positional) = match &args.resume {
-        Some(ExecSub::Resume {
-            session_id,
-            prompt,
-            last,
-        }) => {
-            let id = if *last {
-                SessionStore::new(&config.home)
-                    .list(Some(&std::fs::canonicalize(&cwd).unwrap_or(cwd.clone())))
-                    .first()
-                    .map(|(m, _)| m.id.clone())
-            } else {
-                session_id.clone()
-            };
-            match id {
-                Some(id) => (Some(id), prompt.clone()),
-                None => {
-                    return Ok(fail(
-                        json,
-                        1,
-                        "no session to resume: give a session id or use --last in a directory with sessions",
-                    ));
-                }
-            }
-        }
-        None => (None, args.prompt.clone()),
-    };
-    let raw_prompt = match read_prompt(positional) {
-        Ok(p) => p,
-        Err(e) => return Ok(fail(json, 1, &e)),
-    };
+    let config = load_config(args).map_err(|e| fail(EXIT_CONFIG, &e))?;
+    let (resume_id, positional) = resume_target(args, &config, &cwd)?;
+    let raw_prompt = read_prompt(positional).map_err(|e| fail(1, &e))?;
     let (commands, prompt) = split_session_commands(&raw_prompt);
     if prompt.trim().is_empty() && commands.is_empty() {
-        return Ok(fail(json, 1, "No prompt provided via stdin."));
+        return Err(fail(1, "No prompt provided via stdin."));
     }
     let output_schema = match &args.output_schema {
-        Some(p) => match std::fs::read_to_string(p)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string()))
-        {
-            Ok(v) => Some(v),
-            Err(e) => {
-                return Ok(fail(
-                    json,
-                    1,
-                    &format!("--output-schema {}: {e}", p.display()),
-                ));
-            }
-        },
+        Some(p) => Some(
+            std::fs::read_to_string(p)
+                .map_err(|e| e.to_string())
+                .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+                .map_err(|e| fail(1, &format!("--output-schema {}: {e}", p.display())))?,
+        ),
         None => None,
     };
-    let mut input = Vec::new();
-    for img in &args.images {
-        match image_data_url(img) {
-            Ok(url) => input.push(InputItem::Image { url }),
-            Err(e) => return Ok(fail(json, 1, &e)),
-        }
-    }
+    let images = args
+        .images
+        .iter()
+        .map(|img| image_data_url(img).map(|url| InputItem::Image { url }))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| fail(1, &e))?;
+    Ok(Request {
+        cwd,
+        config,
+        resume_id,
+        commands,
+        prompt,
+        images,
+        output_schema,
+    })
+}
 
+/// `exec resume ID|--last`: the session to continue and the prompt given with it.
+fn resume_target(
+    args: &ExecArgs,
+    config: &Config,
+    cwd: &Path,
+) -> Result<(Option<String>, Option<String>), i32> {
+    let Some(ExecSub::Resume {
+        session_id,
+        prompt,
+        last,
+    }) = &args.resume
+    else {
+        return Ok((None, args.prompt.clone()));
+    };
+    let id = if *last {
+        SessionStore::new(&config.home)
+            .list(Some(
+                &std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
+            ))
+            .first()
+            .map(|(m, _)| m.id.clone())
+    } else {
+        session_id.clone()
+    };
+    match id {
+        Some(id) => Ok((Some(id), prompt.clone())),
+        None => Err(fail(
+            1,
+            "no session to resume: give a session id or use --last in a directory with sessions",
+        )),
+    }
+}
+
+/// A session of this run: its handle, its events and what they said so far.
+struct Run {
+    handle: SessionHandle,
+    rx: UnboundedReceiver<Event>,
+    view: SessionView,
+    /// Events from before the header was written, for the output once it is.
+    backlog: Vec<Event>,
+}
+
+async fn open(args: &ExecArgs, req: &Request) -> Result<Run, i32> {
     let (events, mut rx) = EventSink::new();
     let opts = SessionOptions {
-        config,
-        cwd: cwd.clone(),
+        config: req.config.clone(),
+        cwd: req.cwd.clone(),
         extra_roots: args.add_dir.clone(),
         backend: Arc::new(DiskBackend),
-        approver: Arc::new(NoApprover),
+        runner: None,
         events,
         persist: !args.ephemeral,
-        output_schema,
+        output_schema: req.output_schema.clone(),
+        mcp_servers: Vec::new(),
     };
-    let session = match &resume_id {
-        Some(id) => Session::resume(opts, id),
-        None => Session::create(opts),
+    let start = match &req.resume_id {
+        Some(id) => SessionStart::Resume { id: id.clone() },
+        None => SessionStart::New { id: None },
     };
-    let mut session = match session {
-        Ok(s) => s,
-        Err(e) => {
-            let code = if e.downcast_ref::<MissingKey>().is_some() {
-                EXIT_CONFIG
-            } else {
-                1
-            };
-            return Ok(fail(json, code, &format!("{e:#}")));
-        }
-    };
+    let handle = agent::spawn(opts, start).await.map_err(|e| match e {
+        SessionError::MissingKey(k) => fail(EXIT_CONFIG, &k.to_string()),
+        other => fail(1, &other.to_string()),
+    })?;
+    let mut backlog = Vec::new();
+    let view = SessionView::configured(&mut rx, &mut backlog)
+        .await
+        .ok_or_else(|| fail(1, "the session ended before it was ready"))?;
+    Ok(Run {
+        handle,
+        rx,
+        view,
+        backlog,
+    })
+}
 
+async fn run_inner(args: ExecArgs) -> Result<i32> {
+    let json = args.json;
+    let req = match prepare(&args) {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
+    let mut run = match open(&args, &req).await {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
+    // Session commands (/harness, /model) before the prompt.
+    for (cmd, arg) in &req.commands {
+        let op = match cmd.as_str() {
+            "harness" => Op::SetHarness {
+                harness: arg.clone(),
+            },
+            _ => Op::SetModel { model: arg.clone() },
+        };
+        if let OpResult::Failed(e) = run.handle.submit(op).done().await {
+            return Ok(fail(1, &format!("/{cmd} {arg}: {e}")));
+        }
+    }
+    while let Ok(e) = run.rx.try_recv() {
+        run.view.observe(&e);
+        run.backlog.push(e);
+    }
+    let mut input = req.images.clone();
+    if !req.prompt.trim().is_empty() {
+        // `/<skill> args` runs a skill.
+        input.insert(0, slash::input_for(&req.prompt, &run.view.skills));
+    }
     let color = match args.color.as_str() {
         "always" => true,
         "never" => false,
@@ -208,60 +266,18 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
     } else {
         Output::Human(HumanWriter::new(std::io::stderr(), color))
     };
-    // Session commands (/harness, /model) before the prompt.
-    for (cmd, arg) in &commands {
-        let r = match cmd.as_str() {
-            "harness" => session.set_harness(arg),
-            "model" => {
-                session.set_model(arg);
-                Ok(())
-            }
-            _ => Ok(()),
-        };
-        if let Err(e) = r {
-            return Ok(fail(json, 1, &format!("/{cmd} {arg}: {e:#}")));
-        }
-    }
-    // `/<skill> args` runs a skill.
-    let prompt = session.expand_skill(&prompt).unwrap_or(prompt);
-    if !prompt.trim().is_empty() {
-        input.insert(
-            0,
-            InputItem::Text {
-                text: prompt.clone(),
-            },
-        );
-    }
-    match &mut out {
-        Output::Json(w) => w.thread_started(&session.id),
-        Output::Human(w) => {
-            let c = &session.config;
-            w.header(
-                &[
-                    ("workdir", session.workspace().cwd().display().to_string()),
-                    ("model", c.model.clone()),
-                    ("provider", c.provider.id.clone()),
-                    ("harness", session.harness_name().to_string()),
-                    ("approval", c.approval_policy.as_str().to_string()),
-                    ("sandbox", c.sandbox_mode.as_str().to_string()),
-                    ("session id", session.id.clone()),
-                ],
-                &prompt,
-            );
-        }
+    write_header(&mut out, &run.view, &req);
+    for e in std::mem::take(&mut run.backlog) {
+        out.event(&e);
     }
     if input.is_empty() {
         // Only session commands: nothing to ask the model.
-        while let Ok(e) = rx.try_recv() {
-            out.event(&e);
-        }
         return Ok(0);
     }
-
     // With --diff in a git work tree, changes are read off the tree afterwards, so what
     // shell commands changed is in the patch too.
     let snapshot = if args.diff {
-        let cwd = session.workspace().cwd().to_path_buf();
+        let cwd = run.view.cwd.clone();
         tokio::task::spawn_blocking(move || Snapshot::take(&cwd))
             .await
             .ok()
@@ -269,27 +285,82 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
     } else {
         None
     };
-    let cancel = CancellationToken::new();
-    spawn_signal_handler(cancel.clone());
-    let turn = tokio::spawn({
-        let cancel = cancel.clone();
-        async move {
-            let ended = session.run_turn(input, cancel).await;
-            (session, ended)
+    let ended = drive_turn(&mut run, &mut out, input).await;
+    let code = finish(&args, &mut out, &run.view, &ended).await;
+    let diff = match (args.diff, snapshot) {
+        (false, _) => None,
+        (true, Some(snapshot)) => Some(tree_diff(&run.view, snapshot).await),
+        (true, None) => Some(run.view.diff.clone().unwrap_or_default()),
+    };
+    print_result(json, diff, out.last_message(), code == 0);
+    let _ = run.handle.submit(Op::Shutdown).done().await;
+    Ok(code)
+}
+
+fn write_header(out: &mut Output, view: &SessionView, req: &Request) {
+    match out {
+        Output::Json(w) => w.thread_started(&view.id),
+        Output::Human(w) => {
+            let s = &view.settings;
+            w.header(
+                &[
+                    ("workdir", view.cwd.display().to_string()),
+                    ("model", s.model.clone()),
+                    ("provider", s.provider.clone()),
+                    ("harness", s.harness.clone()),
+                    ("approval", s.permissions.approval.as_str().to_string()),
+                    ("sandbox", s.permissions.sandbox.as_str().to_string()),
+                    ("session id", view.id.clone()),
+                ],
+                &req.prompt,
+            );
         }
-    });
-    tokio::pin!(turn);
-    let (session, ended) = loop {
+    }
+}
+
+/// Runs the turn, writing its events as they come. Nobody can be asked in exec: approval
+/// requests are refused. Ctrl+C or SIGTERM interrupts the turn.
+async fn drive_turn(run: &mut Run, out: &mut Output, input: Vec<InputItem>) -> TurnEnded {
+    let ticket = run.handle.submit(Op::UserInput { items: input });
+    spawn_signal_handler(run.handle.clone());
+    let turn_id = ticket.id.clone();
+    let done = ticket.done();
+    tokio::pin!(done);
+    let result = loop {
         tokio::select! {
-            Some(e) = rx.recv() => out.event(&e),
-            r = &mut turn => break r.context("the turn task failed")?,
+            Some(e) = run.rx.recv() => on_event(run, out, &e),
+            r = &mut done => break r,
         }
     };
-    while let Ok(e) = rx.try_recv() {
-        out.event(&e);
+    while let Ok(e) = run.rx.try_recv() {
+        on_event(run, out, &e);
     }
-    let usage = session.total_usage();
-    match &mut out {
+    match result {
+        OpResult::Turn(ended) => ended,
+        OpResult::Done | OpResult::Failed(_) => TurnEnded {
+            turn_id,
+            reason: TurnEndReason::Failed {
+                message: "the session ended before the turn did".into(),
+            },
+        },
+    }
+}
+
+fn on_event(run: &mut Run, out: &mut Output, e: &Event) {
+    run.view.observe(e);
+    if let Event::ApprovalRequested(req) = e {
+        let _ = run.handle.submit(Op::Approval {
+            call_id: req.call_id.clone(),
+            decision: ApprovalDecision::Reject,
+        });
+    }
+    out.event(e);
+}
+
+/// Writes the turn's end and `-o FILE`; the exit code.
+async fn finish(args: &ExecArgs, out: &mut Output, view: &SessionView, ended: &TurnEnded) -> i32 {
+    let usage = view.total_usage();
+    match out {
         Output::Json(w) => w.turn_ended(&ended.reason, usage),
         Output::Human(w) => w.turn_ended(
             &ended.reason,
@@ -305,40 +376,41 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
         if last.is_none() {
             eprintln!("warning: no final message to write to {}", path.display());
         }
-        if let Err(e) = std::fs::write(path, last.clone().unwrap_or_default()) {
+        if let Err(e) = std::fs::write(path, last.unwrap_or_default()) {
             eprintln!("warning: could not write {}: {e}", path.display());
         }
     }
-    let diff = match (args.diff, snapshot) {
-        (false, _) => None,
-        (true, Some(snapshot)) => Some(tree_diff(session.workspace(), snapshot).await),
-        (true, None) => Some(session.workspace().unified_diff()),
-    };
-    if !json {
-        match &diff {
-            // With --diff, stdout carries only the patch so it can be piped to `git apply`.
-            Some(d) => {
-                print!("{d}");
-                if let Some(m) = &last {
-                    eprintln!("{m}");
-                }
-            }
-            None => {
-                let both_tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
-                if let Some(m) = last.as_ref().filter(|_| completed && !both_tty) {
-                    println!("{m}");
-                }
+    if completed { 0 } else { 1 }
+}
+
+/// The final answer on stdout (human mode), or the patch with `--diff`.
+fn print_result(json: bool, diff: Option<String>, last: Option<String>, completed: bool) {
+    if json {
+        if let Some(d) = &diff {
+            eprint!("{d}");
+        }
+        return;
+    }
+    match &diff {
+        // With --diff, stdout carries only the patch so it can be piped to `git apply`.
+        Some(d) => {
+            print!("{d}");
+            if let Some(m) = &last {
+                eprintln!("{m}");
             }
         }
-    } else if let Some(d) = &diff {
-        eprint!("{d}");
+        None => {
+            let both_tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+            if let Some(m) = last.as_ref().filter(|_| completed && !both_tty) {
+                println!("{m}");
+            }
+        }
     }
-    Ok(if completed { 0 } else { 1 })
 }
 
 /// The patch of everything that changed in the work tree since `snapshot` under the cwd.
 /// Changes that cannot be a text patch, or lie outside the cwd, are named on stderr.
-async fn tree_diff(ws: &Workspace, snapshot: Snapshot) -> String {
+async fn tree_diff(view: &SessionView, snapshot: Snapshot) -> String {
     let found = tokio::task::spawn_blocking(move || snapshot.changes())
         .await
         .map_err(std::io::Error::other)
@@ -349,7 +421,7 @@ async fn tree_diff(ws: &Workspace, snapshot: Snapshot) -> String {
             eprintln!(
                 "warning: could not read the work tree's changes ({e}); the patch holds the file tools' edits only"
             );
-            return ws.unified_diff();
+            return view.diff.clone().unwrap_or_default();
         }
     };
     for (path, why) in &found.opaque {
@@ -358,7 +430,7 @@ async fn tree_diff(ws: &Workspace, snapshot: Snapshot) -> String {
             path.display()
         );
     }
-    let cwd = std::fs::canonicalize(ws.cwd()).unwrap_or_else(|_| ws.cwd().to_path_buf());
+    let cwd = std::fs::canonicalize(&view.cwd).unwrap_or_else(|_| view.cwd.clone());
     let mut out = String::new();
     for c in &found.changes {
         match c.path.strip_prefix(&cwd) {
@@ -437,7 +509,7 @@ fn decode_prompt(bytes: &[u8]) -> Result<String, String> {
 }
 
 /// Leading `/harness X` and `/model X` lines are session commands, not model input.
-pub fn split_session_commands(prompt: &str) -> (Vec<(String, String)>, String) {
+fn split_session_commands(prompt: &str) -> (Vec<(String, String)>, String) {
     let mut commands = Vec::new();
     let mut rest = prompt;
     loop {
@@ -446,13 +518,9 @@ pub fn split_session_commands(prompt: &str) -> (Vec<(String, String)>, String) {
             Some((l, a)) => (l, a),
             None => (trimmed, ""),
         };
-        let line = line.trim();
-        let Some(cmd) = line.strip_prefix('/') else {
+        let Some((name, arg)) = slash::split(line) else {
             break;
         };
-        let mut parts = cmd.splitn(2, char::is_whitespace);
-        let name = parts.next().unwrap_or("");
-        let arg = parts.next().unwrap_or("").trim();
         if !matches!(name, "harness" | "model") || arg.is_empty() {
             break;
         }
@@ -487,7 +555,7 @@ fn image_data_url(path: &Path) -> Result<String, String> {
     ))
 }
 
-fn spawn_signal_handler(cancel: CancellationToken) {
+fn spawn_signal_handler(handle: SessionHandle) {
     tokio::spawn(async move {
         use tokio::signal::unix::{SignalKind, signal};
         let (Ok(mut term), Ok(mut int)) = (
@@ -500,7 +568,7 @@ fn spawn_signal_handler(cancel: CancellationToken) {
             _ = term.recv() => {}
             _ = int.recv() => {}
         }
-        cancel.cancel();
+        let _ = handle.submit(Op::Interrupt);
     });
 }
 
@@ -513,46 +581,62 @@ pub async fn debug_prompt(
 ) -> i32 {
     let mut o = common.overrides();
     o.harness = harness;
-    let config = match Config::load(&o) {
+    let mut config = match Config::load(&o) {
         Ok(c) => c,
-        Err(e) => return fail(false, EXIT_CONFIG, &format!("{e:#}")),
+        Err(e) => return fail(EXIT_CONFIG, &format!("{e:#}")),
     };
     let cwd = cd.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
-    let (events, _rx) = EventSink::new();
     // Printing a body needs no key: use a placeholder so a missing key is not an error here.
-    let mut config = config;
     if config.provider.resolve_api_key().is_err() {
         config.provider.api_key = Some("unset".into());
     }
+    let (events, mut rx) = EventSink::new();
     let opts = SessionOptions {
         config,
         cwd,
         extra_roots: vec![],
         backend: Arc::new(DiskBackend),
-        approver: Arc::new(NoApprover),
+        runner: None,
         events,
         persist: false,
         output_schema: None,
+        mcp_servers: Vec::new(),
     };
-    match Session::create(opts) {
-        Ok(s) => {
-            let body = s.preview_request(prompt.as_deref().unwrap_or("hello"));
-            let (prompt_tokens, tool_tokens) = s.prompt_budget();
-            eprintln!(
-                "harness {}: system prompt and initial context ≈ {prompt_tokens} tokens, tool schemas ≈ {tool_tokens} tokens, whole body ≈ {} tokens (4 bytes per token)",
-                s.harness_name(),
-                crate::tools::truncate::approx_tokens(&body.to_string())
-            );
-            match serde_json::to_string_pretty(&body) {
-                Ok(t) => {
-                    println!("{t}");
-                    0
-                }
-                Err(e) => fail(false, 1, &e.to_string()),
+    let handle = match agent::spawn(opts, SessionStart::New { id: None }).await {
+        Ok(h) => h,
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    let _ = handle
+        .submit(Op::PreviewRequest {
+            prompt: prompt.unwrap_or_else(|| "hello".into()),
+        })
+        .done()
+        .await;
+    let mut harness = String::new();
+    while let Ok(e) = rx.try_recv() {
+        match e {
+            Event::SessionConfigured(c) => harness = c.settings.harness,
+            Event::RequestPreview {
+                body,
+                prompt_tokens,
+                tool_tokens,
+            } => {
+                eprintln!(
+                    "harness {harness}: system prompt and initial context ≈ {prompt_tokens} tokens, tool schemas ≈ {tool_tokens} tokens, whole body ≈ {} tokens (4 bytes per token)",
+                    crate::tools::truncate::approx_tokens(&body.to_string())
+                );
+                return match serde_json::to_string_pretty(&body) {
+                    Ok(t) => {
+                        println!("{t}");
+                        0
+                    }
+                    Err(e) => fail(1, &e.to_string()),
+                };
             }
+            _ => {}
         }
-        Err(e) => fail(false, 1, &format!("{e:#}")),
     }
+    fail(1, "the session did not produce a request")
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! executeCommand's id) or shutdown, through [`Jobs`].
 
 use interpreter_protocol::{
-    ApprovalDecision, ApprovalRequest, Event, InputItem, ToolKind, TurnEndReason,
+    ApprovalDecision, ApprovalRequest, Event, InputItem, Op, ToolKind, TurnEndReason,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,10 +19,13 @@ use super::actions::{self, Action, CommandArgs, PromptDoc};
 use super::apply;
 use super::convert;
 use super::server::Shared;
-use crate::agent::{EventSink, Session, SessionOptions};
-use crate::config::{ApprovalPolicy, MissingKey, SandboxMode};
-use crate::tools::Approver;
+use crate::agent::{
+    self, EventSink, OpResult, SessionError, SessionHandle, SessionOptions, SessionStart,
+};
+use crate::config::{ApprovalPolicy, SandboxMode};
+use crate::frontend::view::SessionView;
 use crate::workspace::overlay::OverlayBackend;
+use tokio::sync::mpsc::UnboundedReceiver;
 
 /// How long the client may take to answer `window/workDoneProgress/create` or
 /// `window/showDocument`.
@@ -184,26 +187,14 @@ impl Progress {
     }
 }
 
-/// Approves what the LSP policy allows: buffer edits (they land in the overlay, never on
-/// disk) when the action may edit. The sandbox runs read-only with approvals on request, so
-/// every write asks here and every command that is not known to be read-only is refused.
-struct BufferEditApprover {
-    allow_edits: bool,
-}
-
-impl Approver for BufferEditApprover {
-    fn request(
-        &self,
-        req: ApprovalRequest,
-    ) -> futures::future::BoxFuture<'static, ApprovalDecision> {
-        let allow = self.allow_edits && req.command.is_none() && req.kind == ToolKind::Edit;
-        Box::pin(async move {
-            if allow {
-                ApprovalDecision::AllowOnce
-            } else {
-                ApprovalDecision::Reject
-            }
-        })
+/// What the LSP policy allows: buffer edits (they land in the overlay, never on disk) when
+/// the action may edit. The sandbox runs read-only with approvals on request, so every write
+/// asks here and every command that is not known to be read-only is refused.
+fn approve(allow_edits: bool, req: &ApprovalRequest) -> ApprovalDecision {
+    if allow_edits && req.command.is_none() && req.kind == ToolKind::Edit {
+        ApprovalDecision::AllowOnce
+    } else {
+        ApprovalDecision::Reject
     }
 }
 
@@ -240,6 +231,15 @@ fn session_roots(roots: &[PathBuf], file: Option<&Path>) -> (PathBuf, Vec<PathBu
     (cwd, extra)
 }
 
+/// The agent session of one action, and what it answered.
+struct ActionRun {
+    handle: SessionHandle,
+    rx: UnboundedReceiver<Event>,
+    overlay: Arc<OverlayBackend>,
+    view: SessionView,
+    answer: String,
+}
+
 /// Returns the message that ends the progress.
 async fn run_action(
     shared: &Arc<Shared>,
@@ -253,49 +253,16 @@ async fn run_action(
         shared.show_later(lsp::MessageType::ERROR, message.clone());
         message
     };
-    let mut config = match shared.settings().load_config(&shared.common) {
-        Ok(c) => c,
-        Err(e) => {
-            return fail(format!(
-                "interpreter: cannot run {}: invalid configuration: {e}",
-                action.label()
-            ));
-        }
+    let mut run = match open(shared, action, args).await {
+        Ok(r) => r,
+        Err(message) => return fail(message),
     };
-    // Read-only sandbox, approvals on request: the approver allows buffer edits only.
-    config.sandbox_mode = SandboxMode::ReadOnly;
-    config.approval_policy = ApprovalPolicy::OnRequest;
-
     let file = convert::uri_to_path(&args.uri);
-    let snapshot = shared.documents.snapshot(args.uri.as_str());
-    let (cwd, extra_roots) = session_roots(&shared.roots(), file.as_deref());
-    let overlay = Arc::new(OverlayBackend::new(shared.documents.clone()));
-    let (events, mut rx) = EventSink::new();
-    let session = Session::create(SessionOptions {
-        config,
-        cwd: cwd.clone(),
-        extra_roots,
-        backend: overlay.clone(),
-        approver: Arc::new(BufferEditApprover {
-            allow_edits: action.may_edit(),
-        }),
-        events,
-        persist: true,
-        output_schema: None,
-    });
-    let mut session = match session {
-        Ok(s) => s,
-        Err(e) => {
-            return match e.downcast_ref::<MissingKey>() {
-                Some(k) => fail(format!("interpreter: {k}")),
-                None => fail(format!("interpreter: could not start the agent: {e:#}")),
-            };
-        }
-    };
     let display_path = match &file {
-        Some(f) => session.workspace().display_path(f),
+        Some(f) => run.view.display_path(f),
         None => args.uri.as_str().to_string(),
     };
+    let snapshot = shared.documents.snapshot(args.uri.as_str());
     let prompt = actions::prompt(
         action,
         args,
@@ -305,21 +272,8 @@ async fn run_action(
             encoding: shared.encoding(),
         },
     );
-
-    let mut answer = String::new();
-    let reason = {
-        let turn = session.run_turn(vec![InputItem::Text { text: prompt }], cancel.clone());
-        tokio::pin!(turn);
-        loop {
-            tokio::select! {
-                ended = &mut turn => break ended.reason,
-                Some(ev) = rx.recv() => on_event(ev, &mut answer, progress).await,
-            }
-        }
-    };
-    while let Ok(ev) = rx.try_recv() {
-        on_event(ev, &mut answer, progress).await;
-    }
+    let reason = drive(&mut run, action, prompt, cancel, progress).await;
+    let _ = run.handle.submit(Op::Shutdown);
     if cancel.is_cancelled() || reason == TurnEndReason::Cancelled {
         return "cancelled; no edits applied".into();
     }
@@ -330,16 +284,134 @@ async fn run_action(
         TurnEndReason::Completed => None,
         other => Some(format!("{other:?}")),
     };
+    finish(shared, cancel, action, &run, stopped_early, progress).await
+}
 
+/// Starts the action's session: read-only sandbox, approvals on request, edits in the
+/// overlay. Err is the message for the user.
+async fn open(
+    shared: &Arc<Shared>,
+    action: Action,
+    args: &CommandArgs,
+) -> Result<ActionRun, String> {
+    let mut config = shared.settings().load_config(&shared.common).map_err(|e| {
+        format!(
+            "interpreter: cannot run {}: invalid configuration: {e}",
+            action.label()
+        )
+    })?;
+    config.sandbox_mode = SandboxMode::ReadOnly;
+    config.approval_policy = ApprovalPolicy::OnRequest;
+    let file = convert::uri_to_path(&args.uri);
+    let (cwd, extra_roots) = session_roots(&shared.roots(), file.as_deref());
+    let overlay = Arc::new(OverlayBackend::new(shared.documents.clone()));
+    let (events, mut rx) = EventSink::new();
+    let opts = SessionOptions {
+        config,
+        cwd: cwd.clone(),
+        extra_roots,
+        backend: overlay.clone(),
+        runner: None,
+        events,
+        persist: true,
+        output_schema: None,
+        mcp_servers: Vec::new(),
+    };
+    let handle = agent::spawn(opts, SessionStart::New { id: None })
+        .await
+        .map_err(|e| match e {
+            SessionError::MissingKey(k) => format!("interpreter: {k}"),
+            other => format!("interpreter: could not start the agent: {other}"),
+        })?;
+    let mut early = Vec::new();
+    let view = SessionView::configured(&mut rx, &mut early)
+        .await
+        .ok_or("interpreter: the agent session ended before it was ready")?;
+    for e in early {
+        if let Event::Warning { message } = e {
+            tracing::warn!("{message}");
+        }
+    }
+    Ok(ActionRun {
+        handle,
+        rx,
+        overlay,
+        view,
+        answer: String::new(),
+    })
+}
+
+/// Runs the turn: progress for each tool call, the answer kept, approvals decided here.
+async fn drive(
+    run: &mut ActionRun,
+    action: Action,
+    prompt: String,
+    cancel: &CancellationToken,
+    progress: &Progress,
+) -> TurnEndReason {
+    let done = run
+        .handle
+        .submit(Op::UserInput {
+            items: vec![InputItem::Text { text: prompt }],
+        })
+        .done();
+    tokio::pin!(done);
+    let mut interrupted = false;
+    let result = loop {
+        tokio::select! {
+            r = &mut done => break r,
+            Some(ev) = run.rx.recv() => on_event(run, action, ev, progress).await,
+            _ = cancel.cancelled(), if !interrupted => {
+                interrupted = true;
+                let _ = run.handle.submit(Op::Interrupt);
+            }
+        }
+    };
+    while let Ok(ev) = run.rx.try_recv() {
+        on_event(run, action, ev, progress).await;
+    }
+    match result {
+        OpResult::Turn(ended) => ended.reason,
+        OpResult::Done | OpResult::Failed(_) => TurnEndReason::Failed {
+            message: "the agent session ended before the turn did".into(),
+        },
+    }
+}
+
+async fn on_event(run: &mut ActionRun, action: Action, ev: Event, progress: &Progress) {
+    match ev {
+        Event::ToolCallBegin(b) => progress.report(b.title).await,
+        Event::AgentMessage { text, .. } => run.answer = text,
+        Event::Warning { message } => tracing::warn!("{message}"),
+        Event::ApprovalRequested(req) => {
+            let decision = approve(action.may_edit(), &req);
+            let _ = run.handle.submit(Op::Approval {
+                call_id: req.call_id,
+                decision,
+            });
+        }
+        _ => {}
+    }
+}
+
+/// Applies the overlay's edits and presents the answer; the message that ends the progress.
+async fn finish(
+    shared: &Arc<Shared>,
+    cancel: &CancellationToken,
+    action: Action,
+    run: &ActionRun,
+    stopped_early: Option<String>,
+    progress: &Progress,
+) -> String {
     let mut summary = Vec::new();
     let mut edited = 0;
     if action.may_edit() {
-        let changes = overlay.changes();
+        let changes = run.overlay.changes();
         if !changes.is_empty() {
             progress.report("applying edits".into()).await;
             let label = format!("interpreter: {}", action.label());
             let result = apply::apply_all(shared, changes, &label, cancel, |p| {
-                session.workspace().display_path(p)
+                run.view.display_path(p)
             })
             .await;
             edited = result.applied.len();
@@ -362,10 +434,10 @@ async fn run_action(
             ),
         );
     }
-    let answer = answer.trim();
+    let answer = run.answer.trim();
     match action {
         Action::Explain | Action::Ask if !answer.is_empty() => {
-            present(shared, action, &session.id, answer).await;
+            present(shared, action, run.handle.id(), answer).await;
         }
         Action::Explain | Action::Ask => {}
         _ if edited == 0 && summary.is_empty() => {
@@ -386,15 +458,6 @@ async fn run_action(
         "done".into()
     } else {
         summary.join("; ")
-    }
-}
-
-async fn on_event(ev: Event, answer: &mut String, progress: &Progress) {
-    match ev {
-        Event::ToolCallBegin(b) => progress.report(b.title).await,
-        Event::AgentMessage { text, .. } => *answer = text,
-        Event::Warning { message } => tracing::warn!("{message}"),
-        _ => {}
     }
 }
 
@@ -515,21 +578,16 @@ mod tests {
             changes: vec![],
             remember_key: String::new(),
         };
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let edit = BufferEditApprover { allow_edits: true };
-        let explain = BufferEditApprover { allow_edits: false };
         assert_eq!(
-            rt.block_on(edit.request(req(ToolKind::Edit, None))),
+            approve(true, &req(ToolKind::Edit, None)),
             ApprovalDecision::AllowOnce
         );
         assert_eq!(
-            rt.block_on(edit.request(req(ToolKind::Execute, Some("make")))),
+            approve(true, &req(ToolKind::Execute, Some("make"))),
             ApprovalDecision::Reject
         );
         assert_eq!(
-            rt.block_on(explain.request(req(ToolKind::Edit, None))),
+            approve(false, &req(ToolKind::Edit, None)),
             ApprovalDecision::Reject
         );
     }

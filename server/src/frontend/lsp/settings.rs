@@ -293,7 +293,10 @@ mod tests {
         assert_eq!(c.provider.name, "Mock");
         assert_eq!(c.provider.base_url, "http://127.0.0.1:9/v1");
         assert_eq!(c.model, "mock-model");
-        assert_eq!(c.reasoning_effort.as_deref(), Some("low"));
+        assert_eq!(
+            c.reasoning_effort,
+            Some(interpreter_protocol::ReasoningEffort::Low)
+        );
         // base_url without a provider setting goes to the provider in effect.
         let s = Settings::parse(&json!({"baseUrl": "http://127.0.0.1:8/v1"}))
             .unwrap()

@@ -1,28 +1,141 @@
 //! Kimi Code's tools on our machinery: names, parameters, limits and result texts as the
 //! model was trained to expect them.
 
+use futures::future::BoxFuture;
 use interpreter_protocol::{Plan, PlanItem, PlanStatus, ToolKind, ToolStatus};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
-use std::sync::Mutex;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::*;
+use crate::model::ToolSpec;
 use crate::tools::files::{self, SearchOptions};
+use crate::tools::table::{FnTool, Tool, ToolError, ToolResult, location, spec, str_or_empty};
 use crate::tools::truncate::truncate_head;
-use crate::tools::{ToolContext, ToolOutcome, patch_runner, plan};
-use crate::workspace::window;
+use crate::tools::{CallDescription, SubagentTask, ToolContext, ToolOutcome, patch_runner, plan};
+use crate::workspace::{Workspace, window};
 
-fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: description.into(),
-        parameters,
+fn describe(kind: ToolKind, title: String, locations: Vec<PathBuf>) -> CallDescription {
+    CallDescription {
+        kind,
+        title,
+        locations,
+        command: None,
     }
 }
 
-pub fn specs() -> Vec<ToolSpec> {
-    vec![
+fn tool(
+    spec: ToolSpec,
+    describe: fn(&Value, &Workspace) -> CallDescription,
+    run: for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, ToolResult>,
+) -> Arc<dyn Tool> {
+    FnTool::plain(WORDING, spec, describe, run)
+}
+
+/// Kimi Code's tools, sorted by name as it sends them.
+pub(super) fn table() -> ToolTable {
+    let [
+        agent,
+        bash,
+        edit,
+        glob_spec,
+        grep_spec,
+        read_spec,
+        todo,
+        write_spec,
+    ] = specs();
+    ToolTable::new(vec![
+        FnTool::subagent(
+            WORDING,
+            agent,
+            |a, _| {
+                describe(
+                    ToolKind::Think,
+                    format!("Subagent: {}", str_or_empty(a, "description")),
+                    vec![],
+                )
+            },
+            |a, c| Box::pin(run_agent(c, a)),
+        ),
+        tool(
+            bash,
+            |a, _| {
+                let command = str_or_empty(a, "command");
+                CallDescription {
+                    kind: ToolKind::Execute,
+                    title: command.clone(),
+                    locations: vec![],
+                    command: Some(command),
+                }
+            },
+            |a, c| Box::pin(self::bash(c, a)),
+        ),
+        tool(
+            edit,
+            |a, ws| {
+                describe(
+                    ToolKind::Edit,
+                    format!("Edit {}", str_or_empty(a, "path")),
+                    location(ws, a, "path"),
+                )
+            },
+            |a, c| Box::pin(self::edit(c, a)),
+        ),
+        tool(
+            glob_spec,
+            |a, _| {
+                describe(
+                    ToolKind::Search,
+                    format!("Glob `{}`", str_or_empty(a, "pattern")),
+                    vec![],
+                )
+            },
+            |a, c| Box::pin(glob(c, a)),
+        ),
+        tool(
+            grep_spec,
+            |a, _| {
+                describe(
+                    ToolKind::Search,
+                    format!("Grep `{}`", str_or_empty(a, "pattern")),
+                    vec![],
+                )
+            },
+            |a, c| Box::pin(grep(c, a)),
+        ),
+        tool(
+            read_spec,
+            |a, ws| {
+                describe(
+                    ToolKind::Read,
+                    format!("Read {}", str_or_empty(a, "path")),
+                    location(ws, a, "path"),
+                )
+            },
+            |a, c| Box::pin(read(c, a)),
+        ),
+        Arc::new(TodoList {
+            spec: todo,
+            todos: Mutex::new(Vec::new()),
+        }),
+        tool(
+            write_spec,
+            |a, ws| {
+                describe(
+                    ToolKind::Edit,
+                    format!("Write {}", str_or_empty(a, "path")),
+                    location(ws, a, "path"),
+                )
+            },
+            |a, c| Box::pin(write(c, a)),
+        ),
+    ])
+}
+
+fn specs() -> [ToolSpec; 8] {
+    [
         spec(
             "Agent",
             "Start a subagent with a fresh context for a self-contained task (research, a search across the codebase, a focused change). It has the same tools except Agent and returns only its final message, so give it everything it needs in the prompt.",
@@ -114,6 +227,46 @@ pub fn specs() -> Vec<ToolSpec> {
     ]
 }
 
+/// The todo list, as the model last set it: per session, since the table is.
+struct TodoList {
+    spec: ToolSpec,
+    todos: Mutex<Vec<PlanItem>>,
+}
+
+impl Tool for TodoList {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn describe(&self, _args: &Value, _ws: &Workspace) -> CallDescription {
+        describe(ToolKind::Think, "Update todo list".into(), vec![])
+    }
+    fn run<'a>(&'a self, args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move { WORDING.outcome(todo_list(&self.todos, &args)) })
+    }
+}
+
+async fn run_agent(ctx: &ToolContext, args: Value) -> ToolResult {
+    let Some(prompt) = args
+        .get("prompt")
+        .and_then(Value::as_str)
+        .filter(|p| !p.trim().is_empty())
+    else {
+        return Err(ToolError::message(
+            "`prompt` is required: the whole task for the subagent.",
+        ));
+    };
+    let read_only = matches!(
+        args.get("subagent_type").and_then(Value::as_str),
+        Some("explore" | "plan")
+    );
+    Ok(ctx
+        .run_subagent(SubagentTask {
+            prompt: prompt.to_string(),
+            read_only,
+        })
+        .await)
+}
+
 fn capped(text: &str) -> String {
     truncate_head(text, MAX_OUTPUT_CHARS, MAX_LINE_CHARS)
 }
@@ -126,35 +279,28 @@ fn uint_arg(args: &Value, k: &str) -> Option<u64> {
     args.get(k).and_then(Value::as_u64)
 }
 
-pub async fn bash(ctx: &ToolContext, args: &Value) -> ToolOutcome {
-    let Some(command) = str_arg(args, "command").filter(|c| !c.trim().is_empty()) else {
-        return ToolOutcome::error("ERROR: `command` must be a non-empty string.");
+async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
+    let Some(command) = str_arg(&args, "command").filter(|c| !c.trim().is_empty()) else {
+        return Err(ToolError::message("`command` must be a non-empty string."));
     };
-    let timeout = uint_arg(args, "timeout").unwrap_or(BASH_DEFAULT_TIMEOUT_S);
+    let timeout = uint_arg(&args, "timeout").unwrap_or(BASH_DEFAULT_TIMEOUT_S);
     if timeout == 0 || timeout > BASH_MAX_TIMEOUT_S {
-        return ToolOutcome::error(format!(
-            "ERROR: `timeout` must be between 1 and {BASH_MAX_TIMEOUT_S} seconds."
-        ));
+        return Err(ToolError::message(format!(
+            "`timeout` must be between 1 and {BASH_MAX_TIMEOUT_S} seconds."
+        )));
     }
-    let cwd = match str_arg(args, "cwd").filter(|c| !c.is_empty()) {
-        Some(c) => match ctx.workspace.resolve(c) {
-            Ok(p) => p,
-            Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
-        },
+    let cwd = match str_arg(&args, "cwd").filter(|c| !c.is_empty()) {
+        Some(c) => ctx.workspace.resolve(c)?,
         None => ctx.workspace.cwd().to_path_buf(),
     };
-    if let Err(refused) = ctx
-        .authorize(
-            ctx.command_intent(command),
-            "Bash",
-            ToolKind::Execute,
-            command,
-            vec![],
-        )
-        .await
-    {
-        return refused;
-    }
+    ctx.authorize(
+        ctx.command_intent(command),
+        "Bash",
+        ToolKind::Execute,
+        command,
+        vec![],
+    )
+    .await?;
     let events = ctx.events.clone();
     let call_id = ctx.call_id.clone();
     let on_chunk = Box::new(move |chunk: &str| {
@@ -163,13 +309,10 @@ pub async fn bash(ctx: &ToolContext, args: &Value) -> ToolOutcome {
             chunk: chunk.to_string(),
         })
     });
-    let r = match ctx
+    let r = ctx
         .run_command(command, &cwd, Duration::from_secs(timeout), on_chunk)
         .await
-    {
-        Ok(r) => r,
-        Err(e) => return ToolOutcome::error(format!("ERROR: could not run the command: {e}")),
-    };
+        .map_err(|e| ToolError::message(format!("could not run the command: {e}")))?;
     let mut text = capped(&r.output);
     let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
     if r.timed_out {
@@ -185,7 +328,7 @@ pub async fn bash(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     } else if text.trim().is_empty() {
         text = "Command executed successfully.".into();
     }
-    ToolOutcome {
+    Ok(ToolOutcome {
         model_output: text,
         user_output: r.output,
         status: if ok {
@@ -196,37 +339,33 @@ pub async fn bash(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         exit_code: r.exit_code,
         changes: vec![],
         plan: None,
-    }
+    })
 }
 
-pub async fn read(ctx: &ToolContext, args: &Value) -> ToolOutcome {
-    let Some(raw) = str_arg(args, "path") else {
-        return ToolOutcome::error("ERROR: `path` is required.");
+async fn read(ctx: &ToolContext, args: Value) -> ToolResult {
+    let Some(raw) = str_arg(&args, "path") else {
+        return Err(ToolError::message("`path` is required."));
     };
     let offset = args.get("line_offset").and_then(Value::as_i64).unwrap_or(1);
     if offset == 0 {
-        return ToolOutcome::error(
-            "ERROR: `line_offset` is 1-based (or negative to read from the end).",
-        );
+        return Err(ToolError::message(
+            "`line_offset` is 1-based (or negative to read from the end).",
+        ));
     }
-    let n = uint_arg(args, "n_lines")
+    let n = uint_arg(&args, "n_lines")
         .unwrap_or(READ_MAX_LINES as u64)
         .clamp(1, READ_MAX_LINES as u64) as usize;
     let w = match crate::skills::read_builtin(raw) {
         Some(t) => window::from_text(t, offset, n),
         None => {
-            let path = match ctx.workspace.resolve(raw) {
-                Ok(p) => p,
-                Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
-            };
-            match ctx
-                .workspace
+            let path = ctx.workspace.resolve(raw)?;
+            ctx.workspace
                 .read_lines(&path, offset, n, (MAX_LINE_CHARS + 1) * 4)
                 .await
-            {
-                Ok(w) => w,
-                Err(e) => return ToolOutcome::error(format!("ERROR: could not read {raw}: {e}")),
-            }
+                .map_err(|source| ToolError::Read {
+                    path: raw.to_string(),
+                    source,
+                })?
         }
     };
     let mut out = String::new();
@@ -251,66 +390,65 @@ pub async fn read(ctx: &ToolContext, args: &Value) -> ToolOutcome {
         "<system>{shown} lines read from file starting from line {first}. Total lines in file: {}.{end}</system>",
         w.total_lines
     );
-    ToolOutcome::ok(format!("{status}\n{out}"))
+    Ok(ToolOutcome::ok(format!("{status}\n{out}")))
 }
 
-pub async fn write(ctx: &ToolContext, args: &Value) -> ToolOutcome {
-    let (Some(raw), Some(content)) = (str_arg(args, "path"), str_arg(args, "content")) else {
-        return ToolOutcome::error("ERROR: `path` and `content` are required.");
+async fn write(ctx: &ToolContext, args: Value) -> ToolResult {
+    let (Some(raw), Some(content)) = (str_arg(&args, "path"), str_arg(&args, "content")) else {
+        return Err(ToolError::message("`path` and `content` are required."));
     };
-    let path = match ctx.workspace.resolve(raw) {
-        Ok(p) => p,
-        Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
-    };
-    let old = match ctx.workspace.read_optional(&path).await {
-        Ok(o) => o,
-        Err(e) => return ToolOutcome::error(format!("ERROR: could not read {raw}: {e}")),
-    };
-    let new = match str_arg(args, "mode").unwrap_or("overwrite") {
+    let path = ctx.workspace.resolve(raw)?;
+    let old = ctx
+        .workspace
+        .read_optional(&path)
+        .await
+        .map_err(|source| ToolError::Read {
+            path: raw.to_string(),
+            source,
+        })?;
+    let new = match str_arg(&args, "mode").unwrap_or("overwrite") {
         "append" => format!("{}{content}", old.as_deref().unwrap_or("")),
         "overwrite" => content.to_string(),
         other => {
-            return ToolOutcome::error(format!(
-                "ERROR: unknown mode `{other}` (overwrite or append)."
-            ));
+            return Err(ToolError::message(format!(
+                "unknown mode `{other}` (overwrite or append)."
+            )));
         }
     };
-    match patch_runner::write_one(ctx, "Write", &path, old, new).await {
-        Ok(change) => {
-            let mut o = ToolOutcome::ok(format!("Wrote {} bytes to {raw}", content.len()));
-            o.changes = vec![change];
-            o
-        }
-        Err(refused) => refused,
-    }
+    let change = patch_runner::write_one(ctx, "Write", &path, old, new).await?;
+    let mut o = ToolOutcome::ok(format!("Wrote {} bytes to {raw}", content.len()));
+    o.changes = vec![change];
+    Ok(o)
 }
 
-pub async fn edit(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+async fn edit(ctx: &ToolContext, args: Value) -> ToolResult {
     let (Some(raw), Some(old_s), Some(new_s)) = (
-        str_arg(args, "path"),
-        str_arg(args, "old_string"),
-        str_arg(args, "new_string"),
+        str_arg(&args, "path"),
+        str_arg(&args, "old_string"),
+        str_arg(&args, "new_string"),
     ) else {
-        return ToolOutcome::error("ERROR: `path`, `old_string` and `new_string` are required.");
+        return Err(ToolError::message(
+            "`path`, `old_string` and `new_string` are required.",
+        ));
     };
+    // Edit's own failures are worded "Edit failed: …", not "ERROR: …".
+    let failed = |why: String| ToolError::from(ToolOutcome::error(format!("Edit failed: {why}")));
     if old_s.is_empty() {
-        return ToolOutcome::error("Edit failed: old_string must not be empty.");
+        return Err(failed("old_string must not be empty.".into()));
     }
     if old_s == new_s {
-        return ToolOutcome::error("Edit failed: old_string and new_string are the same.");
+        return Err(failed("old_string and new_string are the same.".into()));
     }
     let replace_all = args
         .get("replace_all")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let path = match ctx.workspace.resolve(raw) {
-        Ok(p) => p,
-        Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
-    };
-    let text = match ctx.workspace.read_text(&path).await {
-        Ok(t) => t,
-        Err(e) => return ToolOutcome::error(format!("Edit failed: could not read {raw}: {e}")),
-    };
+    let path = ctx.workspace.resolve(raw)?;
+    let text = ctx
+        .workspace
+        .read_text(&path)
+        .await
+        .map_err(|e| failed(format!("could not read {raw}: {e}")))?;
     // CRLF files: match and replace with the file's own line ending.
     let crlf = text.contains("\r\n");
     let (old_m, new_m) = if crlf && !old_s.contains("\r\n") {
@@ -320,26 +458,22 @@ pub async fn edit(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     };
     let count = text.matches(&old_m).count();
     if count == 0 {
-        return ToolOutcome::error(format!("Edit failed: old_string not found in {raw}."));
+        return Err(failed(format!("old_string not found in {raw}.")));
     }
     if count > 1 && !replace_all {
-        return ToolOutcome::error(format!(
-            "Edit failed: old_string found {count} times in {raw}; add surrounding text to make it unique, or set replace_all to true."
-        ));
+        return Err(failed(format!(
+            "old_string found {count} times in {raw}; add surrounding text to make it unique, or set replace_all to true."
+        )));
     }
     let new_text = if replace_all {
         text.replace(&old_m, &new_m)
     } else {
         text.replacen(&old_m, &new_m, 1)
     };
-    match patch_runner::write_one(ctx, "Edit", &path, Some(text), new_text).await {
-        Ok(change) => {
-            let mut o = ToolOutcome::ok(format!("Replaced {count} occurrence(s) in {raw}"));
-            o.changes = vec![change];
-            o
-        }
-        Err(refused) => refused,
-    }
+    let change = patch_runner::write_one(ctx, "Edit", &path, Some(text), new_text).await?;
+    let mut o = ToolOutcome::ok(format!("Replaced {count} occurrence(s) in {raw}"));
+    o.changes = vec![change];
+    Ok(o)
 }
 
 fn paged<T>(items: Vec<T>, offset: usize, limit: usize) -> (Vec<T>, usize) {
@@ -348,25 +482,24 @@ fn paged<T>(items: Vec<T>, offset: usize, limit: usize) -> (Vec<T>, usize) {
     (items.into_iter().skip(offset).take(limit).collect(), total)
 }
 
-pub async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
-    let Some(pattern) = str_arg(args, "pattern").map(String::from) else {
-        return ToolOutcome::error("ERROR: `pattern` is required.");
+async fn glob(ctx: &ToolContext, args: Value) -> ToolResult {
+    let Some(pattern) = str_arg(&args, "pattern").map(String::from) else {
+        return Err(ToolError::message("`pattern` is required."));
     };
     if pattern.starts_with("**") && pattern.len() <= 3 {
-        return ToolOutcome::error(
-            "ERROR: the pattern matches everything; narrow it (e.g. `src/**/*.rs`).",
-        );
+        return Err(ToolError::message(
+            "the pattern matches everything; narrow it (e.g. `src/**/*.rs`).",
+        ));
     }
-    let root = match ctx.workspace.resolve(str_arg(args, "path").unwrap_or(".")) {
-        Ok(p) => p,
-        Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
-    };
+    let root = ctx
+        .workspace
+        .resolve(str_arg(&args, "path").unwrap_or("."))?;
     let include_ignored = args
         .get("include_ignored")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let offset = uint_arg(args, "offset").unwrap_or(0) as usize;
-    let limit = uint_arg(args, "head_limit").unwrap_or(GLOB_HEAD_LIMIT as u64) as usize;
+    let offset = uint_arg(&args, "offset").unwrap_or(0) as usize;
+    let limit = uint_arg(&args, "head_limit").unwrap_or(GLOB_HEAD_LIMIT as u64) as usize;
     let buffers = ctx.workspace.buffers();
     let r = tokio::task::spawn_blocking(move || {
         files::glob(&root, &pattern, include_ignored, 100_000, &buffers)
@@ -374,11 +507,11 @@ pub async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     .await;
     let paths = match r {
         Ok(Ok((p, _))) => p,
-        Ok(Err(e)) => return ToolOutcome::error(format!("ERROR: {e}")),
-        Err(e) => return ToolOutcome::error(format!("ERROR: glob failed: {e}")),
+        Ok(Err(e)) => return Err(ToolError::Message(e)),
+        Err(e) => return Err(ToolError::message(format!("glob failed: {e}"))),
     };
     if paths.is_empty() {
-        return ToolOutcome::ok("No files found.");
+        return Ok(ToolOutcome::ok("No files found."));
     }
     let (page, total) = paged(paths, offset, limit);
     let mut out: String = page
@@ -393,17 +526,17 @@ pub async fn glob(ctx: &ToolContext, args: &Value) -> ToolOutcome {
             offset + page.len()
         );
     }
-    ToolOutcome::ok(out)
+    Ok(ToolOutcome::ok(out))
 }
 
-pub async fn grep(ctx: &ToolContext, args: &Value) -> ToolOutcome {
+async fn grep(ctx: &ToolContext, args: Value) -> ToolResult {
+    let args = &args;
     let Some(pattern) = str_arg(args, "pattern").map(String::from) else {
-        return ToolOutcome::error("ERROR: `pattern` is required.");
+        return Err(ToolError::message("`pattern` is required."));
     };
-    let root = match ctx.workspace.resolve(str_arg(args, "path").unwrap_or(".")) {
-        Ok(p) => p,
-        Err(e) => return ToolOutcome::error(format!("ERROR: {e}")),
-    };
+    let root = ctx
+        .workspace
+        .resolve(str_arg(args, "path").unwrap_or("."))?;
     let flag = |k: &str| args.get(k).and_then(Value::as_bool).unwrap_or(false);
     let ctx_lines = uint_arg(args, "-C").unwrap_or(0) as usize;
     let opts = SearchOptions {
@@ -431,11 +564,11 @@ pub async fn grep(ctx: &ToolContext, args: &Value) -> ToolOutcome {
     let hits =
         match tokio::task::spawn_blocking(move || files::search(&root2, &pattern, &opts)).await {
             Ok(Ok(h)) => h,
-            Ok(Err(e)) => return ToolOutcome::error(format!("ERROR: {e}")),
-            Err(e) => return ToolOutcome::error(format!("ERROR: search failed: {e}")),
+            Ok(Err(e)) => return Err(ToolError::Message(e)),
+            Err(e) => return Err(ToolError::message(format!("search failed: {e}"))),
         };
     if hits.is_empty() {
-        return ToolOutcome::ok("No matches found.");
+        return Ok(ToolOutcome::ok("No matches found."));
     }
     let show = |p: &std::path::Path| ctx.workspace.display_path(p);
     let lines: Vec<String> = match mode.as_str() {
@@ -463,9 +596,9 @@ pub async fn grep(ctx: &ToolContext, args: &Value) -> ToolOutcome {
             .collect(),
         "files_with_matches" => hits.iter().map(|f| show(&f.path)).collect(),
         other => {
-            return ToolOutcome::error(format!(
-                "ERROR: unknown output_mode `{other}` (content, files_with_matches or count_matches)."
-            ));
+            return Err(ToolError::message(format!(
+                "unknown output_mode `{other}` (content, files_with_matches or count_matches)."
+            )));
         }
     };
     let (page, total) = paged(lines, offset, limit);
@@ -478,10 +611,10 @@ pub async fn grep(ctx: &ToolContext, args: &Value) -> ToolOutcome {
             offset + page.len()
         );
     }
-    ToolOutcome::ok(capped(&out))
+    Ok(ToolOutcome::ok(capped(&out)))
 }
 
-pub fn todo_list(state: &Mutex<Vec<PlanItem>>, args: &Value) -> ToolOutcome {
+fn todo_list(state: &Mutex<Vec<PlanItem>>, args: &Value) -> ToolResult {
     let mut todos = state.lock().unwrap_or_else(|e| e.into_inner());
     let render = |items: &[PlanItem]| -> String {
         if items.is_empty() {
@@ -499,31 +632,28 @@ pub fn todo_list(state: &Mutex<Vec<PlanItem>>, args: &Value) -> ToolOutcome {
         s
     };
     let Some(list) = args.get("todos").filter(|v| !v.is_null()) else {
-        return ToolOutcome::ok(render(&todos));
+        return Ok(ToolOutcome::ok(render(&todos)));
     };
     let Some(list) = list.as_array() else {
-        return ToolOutcome::error("ERROR: `todos` must be an array of {title, status}.");
+        return Err(ToolError::message(
+            "`todos` must be an array of {title, status}.",
+        ));
     };
     let dialect = plan::Dialect {
         text_field: "title",
         completed: "done",
     };
-    let items = match plan::parse_items(list, &dialect) {
-        Ok(items) => items,
-        Err(plan::PlanError::EmptyText) => {
-            return ToolOutcome::error("ERROR: every todo needs a non-empty `title`.");
-        }
-        Err(plan::PlanError::UnknownStatus(other)) => {
-            return ToolOutcome::error(format!(
-                "ERROR: unknown status `{other}` (pending, in_progress or done)."
-            ));
-        }
-    };
+    let items = plan::parse_items(list, &dialect).map_err(|e| match e {
+        plan::PlanError::EmptyText => ToolError::message("every todo needs a non-empty `title`."),
+        plan::PlanError::UnknownStatus(other) => ToolError::message(format!(
+            "unknown status `{other}` (pending, in_progress or done)."
+        )),
+    })?;
     *todos = items.clone();
     let mut o = ToolOutcome::ok(format!("Todo list updated.\n{}", render(&items)));
     o.plan = Some(Plan {
         explanation: None,
         items,
     });
-    o
+    Ok(o)
 }

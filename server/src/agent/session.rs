@@ -1,0 +1,431 @@
+//! The session's state and how it changes between turns: opening (new or resumed), the
+//! settings ops, and what it tells front ends about itself. Only the session's own task
+//! touches a `Session`; nothing here is visible outside `agent`.
+
+use anyhow::{Context, anyhow};
+use interpreter_protocol::{
+    Event, InputItem, Permissions, ReasoningEffort, SessionConfigured, SessionSettings, SkillInfo,
+    TokenUsage,
+};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::task::{Approvals, EventApprover};
+use super::{EventSink, SessionError, SessionOptions, SessionStart, agents_md};
+use crate::config::Config;
+use crate::harness::{self, Harness, PromptEnv};
+use crate::model::{HistoryItem, ModelClient};
+use crate::sandbox::Policy;
+use crate::store::{LogLine, SessionLog, SessionMeta, SessionStore, ToolDetail};
+use crate::tools::table::ToolTable;
+use crate::tools::{Approver, CommandRunner, ExternalTools, LocalRunner};
+use crate::workspace::Workspace;
+
+pub(super) struct Session {
+    pub(super) id: String,
+    pub(super) config: Config,
+    pub(super) client: ModelClient,
+    pub(super) harness: Arc<dyn Harness>,
+    pub(super) system_prompt: String,
+    /// The harness's tools followed by the external ones.
+    pub(super) tools: ToolTable,
+    pub(super) history: Vec<HistoryItem>,
+    pub(super) workspace: Arc<Workspace>,
+    pub(super) policy: Arc<Policy>,
+    /// Asks the front end through events; answers come back as `Op::Approval`.
+    pub(super) approver: Arc<dyn Approver>,
+    pub(super) approvals: Arc<Approvals>,
+    pub(super) runner: Arc<dyn CommandRunner>,
+    pub(super) events: EventSink,
+    pub(super) log: Option<SessionLog>,
+    pub(super) env: Arc<PromptEnv>,
+    pub(super) output_schema: Option<serde_json::Value>,
+    pub(super) external: Option<Arc<dyn ExternalTools>>,
+    pub(super) permissions: Permissions,
+    pub(super) total_usage: TokenUsage,
+    /// The last request's prompt plus output: what the conversation occupies.
+    pub(super) context_used: u64,
+    pub(super) title: Option<String>,
+    /// Input added to the running turn (`Op::Steer`), for its next request.
+    pub(super) steer: Arc<Mutex<Vec<InputItem>>>,
+    /// Set for a subagent: its parent's id. Subagents keep no log and do not compact.
+    pub(super) parent_id: Option<String>,
+    /// Changes and plans of past tool calls, by call id (for replay).
+    pub(super) details: HashMap<String, ToolDetail>,
+    /// The text before the agent's first change, when a turn's diff was last sent.
+    pub(super) diff_sent: Option<String>,
+}
+
+impl Session {
+    /// Opens the session `start` names. Reads the disk: call it on a blocking thread.
+    pub(super) fn open(opts: SessionOptions, start: SessionStart) -> Result<Session, SessionError> {
+        match start {
+            SessionStart::New { id } => {
+                let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+                let mut s = Self::build(opts, id, None)?;
+                let initial = s.harness.initial_context(&s.env);
+                if let Some(log) = &mut s.log {
+                    for item in &initial {
+                        log.append(&LogLine::Item { item: item.clone() })?;
+                    }
+                    log.sync()?;
+                }
+                s.history = initial;
+                s.announce();
+                Ok(s)
+            }
+            SessionStart::Resume { id } => Self::resume(opts, &id),
+        }
+    }
+
+    fn resume(opts: SessionOptions, id: &str) -> Result<Session, SessionError> {
+        let store = SessionStore::new(&opts.config.home);
+        let loaded = store.load(id).map_err(SessionError::NotFound)?;
+        for w in &loaded.warnings {
+            tracing::warn!("{w}");
+            opts.events.send(Event::Warning { message: w.clone() });
+        }
+        let mut s = Self::build(opts, id.to_string(), Some(loaded.harness.clone()))?;
+        // A `/model` switch is part of the session; it applies while the provider is the same.
+        if loaded.provider == s.config.provider.id {
+            s.config.model = loaded.model.clone();
+        } else if loaded.model != s.config.model {
+            s.events.send(Event::Warning {
+                message: format!(
+                    "this session used model `{}` of provider `{}`; it continues with `{}` of `{}`",
+                    loaded.model, loaded.provider, s.config.model, s.config.provider.id
+                ),
+            });
+        }
+        s.history = loaded.history;
+        s.title = loaded.title;
+        s.details = loaded.details;
+        s.announce();
+        Ok(s)
+    }
+
+    fn build(
+        opts: SessionOptions,
+        id: String,
+        harness_name: Option<String>,
+    ) -> Result<Session, SessionError> {
+        let SessionOptions {
+            config,
+            cwd,
+            extra_roots,
+            backend,
+            runner,
+            events,
+            persist,
+            output_schema,
+            mcp_servers: _,
+        } = opts;
+        let api_key = config.provider.resolve_api_key()?;
+        let client = ModelClient::new(config.provider.clone(), api_key)?;
+        let workspace = Arc::new(
+            Workspace::new(&cwd, &extra_roots, backend)
+                .with_context(|| format!("opening workspace {}", cwd.display()))?,
+        );
+        let harness = harness_by_name(
+            &harness_name
+                .or_else(|| config.harness.clone())
+                .unwrap_or_else(|| harness::default_for_model(&config.model).to_string()),
+        )?;
+        let permissions = Permissions {
+            sandbox: config.sandbox_mode,
+            approval: config.approval_policy,
+            ask_commands: false,
+        };
+        let env = Arc::new(prompt_env(&config, &workspace, &events));
+        let log = open_log(
+            &config,
+            &id,
+            &workspace,
+            &extra_roots,
+            harness.name(),
+            persist,
+        )?;
+        let policy = Arc::new(
+            Policy::new(config.sandbox_mode, config.approval_policy)
+                .with_workspace_write(config.network_access, config.writable_roots.clone()),
+        );
+        for message in crate::sandbox::session_warnings(&policy, &config.home) {
+            events.send(Event::Warning { message });
+        }
+        let approvals = Arc::new(Approvals::default());
+        Ok(Session {
+            system_prompt: harness.system_prompt(&env),
+            tools: harness.tools(),
+            approver: Arc::new(EventApprover {
+                approvals: approvals.clone(),
+                events: events.clone(),
+            }),
+            approvals,
+            runner: runner.unwrap_or_else(|| {
+                Arc::new(LocalRunner {
+                    max_processes: config.max_processes,
+                })
+            }),
+            id,
+            client,
+            harness,
+            history: Vec::new(),
+            workspace,
+            policy,
+            events,
+            log,
+            env,
+            output_schema,
+            external: None,
+            permissions,
+            total_usage: TokenUsage::default(),
+            context_used: 0,
+            title: None,
+            steer: Default::default(),
+            parent_id: None,
+            details: Default::default(),
+            diff_sent: None,
+            config,
+        })
+    }
+
+    pub(super) fn settings(&self) -> SessionSettings {
+        SessionSettings {
+            provider: self.config.provider.id.clone(),
+            model: self.config.model.clone(),
+            harness: self.harness.name().to_string(),
+            permissions: self.permissions,
+            effort: self.config.reasoning_effort,
+            context_window: self.context_window(),
+        }
+    }
+
+    pub(super) fn context_window(&self) -> Option<u64> {
+        self.config
+            .context_window
+            .or(crate::model::catalog::model_info(&self.config.model).context_window)
+    }
+
+    fn announce(&self) {
+        self.events
+            .send(Event::SessionConfigured(SessionConfigured {
+                session_id: self.id.clone(),
+                cwd: self.workspace.cwd().to_path_buf(),
+                roots: self.workspace.roots().to_vec(),
+                settings: self.settings(),
+                skills: self
+                    .env
+                    .skills
+                    .iter()
+                    .map(|s| SkillInfo {
+                        name: s.name.clone(),
+                        description: s.description.clone(),
+                    })
+                    .collect(),
+                title: self.title.clone(),
+            }));
+    }
+
+    fn settings_changed(&self) {
+        self.events.send(Event::SettingsChanged(self.settings()));
+    }
+
+    /// Switches the harness; it takes effect on the next model request and is logged.
+    pub(super) fn set_harness(&mut self, name: &str) -> Result<(), String> {
+        let h = harness_by_name(name).map_err(|e| e.to_string())?;
+        self.system_prompt = h.system_prompt(&self.env);
+        self.harness = h;
+        self.refresh_tools();
+        self.log_line(&LogLine::Harness {
+            harness: name.to_string(),
+        });
+        self.settings_changed();
+        Ok(())
+    }
+
+    /// Adds tools from outside the harness (MCP); they follow the harness's own tools.
+    pub(super) fn set_external_tools(&mut self, tools: Arc<dyn ExternalTools>) {
+        self.external = Some(tools);
+        self.refresh_tools();
+    }
+
+    fn refresh_tools(&mut self) {
+        let mut tools = self.harness.tools();
+        if let Some(ext) = &self.external {
+            tools = tools.extended(crate::tools::external_entries(ext.clone()));
+        }
+        self.tools = tools;
+    }
+
+    /// Changes what runs without asking; remembered "always allow" answers stay. The
+    /// harness tells the model with its next reminder.
+    pub(super) fn set_permissions(&mut self, p: Permissions) {
+        self.permissions = p;
+        self.config.sandbox_mode = p.sandbox;
+        self.config.approval_policy = p.approval;
+        let env = Arc::make_mut(&mut self.env);
+        env.sandbox = p.sandbox;
+        env.approval = p.approval;
+        self.policy = Arc::new(
+            self.policy
+                .with_modes(p.sandbox, p.approval)
+                .with_ask_commands(p.ask_commands),
+        );
+        self.settings_changed();
+    }
+
+    pub(super) fn set_effort(&mut self, effort: Option<ReasoningEffort>) {
+        self.config.reasoning_effort = effort;
+        self.settings_changed();
+    }
+
+    pub(super) fn set_model(&mut self, model: &str) {
+        self.config.model = model.to_string();
+        self.log_line(&LogLine::Model {
+            provider: self.config.provider.id.clone(),
+            model: model.to_string(),
+        });
+        self.settings_changed();
+    }
+
+    /// Emits the exact first request body this session would send for `prompt`.
+    pub(super) fn preview_request(&self, prompt: &str) {
+        use crate::tools::truncate::approx_tokens;
+        let mut history = self.history.clone();
+        history.push(HistoryItem::User {
+            text: prompt.to_string(),
+            images: vec![],
+            synthetic: false,
+        });
+        history.extend(self.pending_reminder());
+        let body = self.client.request_body(&self.model_request(&history));
+        let tools = serde_json::to_string(&self.tools.specs()).unwrap_or_default();
+        let initial: usize = self
+            .harness
+            .initial_context(&self.env)
+            .iter()
+            .map(|h| match h {
+                HistoryItem::User { text, .. } => approx_tokens(text),
+                _ => 0,
+            })
+            .sum();
+        self.events.send(Event::RequestPreview {
+            body,
+            prompt_tokens: (approx_tokens(&self.system_prompt) + initial) as u64,
+            tool_tokens: approx_tokens(&tools) as u64,
+        });
+    }
+
+    pub(super) fn model_request<'a>(
+        &'a self,
+        history: &'a [HistoryItem],
+    ) -> crate::model::ModelRequest<'a> {
+        crate::model::ModelRequest {
+            model: &self.config.model,
+            system: &self.system_prompt,
+            history,
+            tools: self.tool_specs(),
+            prompt_cache_key: &self.id,
+            max_output_tokens: self.config.max_output_tokens,
+            reasoning_effort: self.config.reasoning_effort.map(ReasoningEffort::as_str),
+            output_schema: self.output_schema.as_ref(),
+        }
+    }
+
+    fn tool_specs(&self) -> &[crate::model::ToolSpec] {
+        self.tools.spec_slice()
+    }
+
+    /// Appends to the session log. A failed write is told to the user; the turn's end then
+    /// reports the log as not durable (the sync fails too).
+    pub(super) fn log_line(&mut self, line: &LogLine) {
+        if let Some(log) = &mut self.log
+            && let Err(e) = log.append(line)
+        {
+            tracing::error!("{e:#}");
+            self.events.send(Event::Warning {
+                message: format!("could not write the session log: {e:#}"),
+            });
+        }
+    }
+
+    pub(super) fn push_history(&mut self, mut item: HistoryItem) {
+        crate::secrets::redact_history_item(&mut item);
+        if self.parent_id.is_none() {
+            self.log_line(&LogLine::Item { item: item.clone() });
+        }
+        self.history.push(item);
+    }
+
+    /// The reminder to send now, if it differs from the last one in history.
+    pub(super) fn pending_reminder(&self) -> Option<HistoryItem> {
+        let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+        let reminder = self.harness.reminder(&self.env, &today)?;
+        let prefix = self.harness.reminder_prefix();
+        let last = self.history.iter().rev().find_map(|h| match h {
+            HistoryItem::User {
+                text,
+                synthetic: true,
+                ..
+            } if text.starts_with(prefix) => Some(text.as_str()),
+            _ => None,
+        });
+        (last != Some(reminder.as_str())).then(|| HistoryItem::User {
+            text: reminder,
+            images: vec![],
+            synthetic: true,
+        })
+    }
+}
+
+fn harness_by_name(name: &str) -> anyhow::Result<Arc<dyn Harness>> {
+    harness::by_name(name).ok_or_else(|| {
+        anyhow!(
+            "unknown harness `{name}` (available: {})",
+            harness::HARNESSES.join(", ")
+        )
+    })
+}
+
+/// The facts the prompt is built from: AGENTS.md, skills, the environment.
+fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> PromptEnv {
+    let agents = agents_md::load(&config.home, workspace.cwd(), config.project_doc_max_bytes);
+    let skills = crate::skills::discover(workspace.cwd(), dirs::home_dir().as_deref());
+    for w in &skills.warnings {
+        events.send(Event::Warning { message: w.clone() });
+    }
+    PromptEnv::detect(
+        workspace.cwd().to_path_buf(),
+        workspace.roots().to_vec(),
+        agents,
+        config.sandbox_mode,
+        config.approval_policy,
+        skills.skills,
+    )
+}
+
+fn open_log(
+    config: &Config,
+    id: &str,
+    workspace: &Workspace,
+    extra_roots: &[std::path::PathBuf],
+    harness: &str,
+    persist: bool,
+) -> anyhow::Result<Option<SessionLog>> {
+    if !persist {
+        return Ok(None);
+    }
+    let store = SessionStore::new(&config.home);
+    if store.exists(id) {
+        return Ok(Some(store.reopen(id)?));
+    }
+    Ok(Some(store.create(&SessionMeta {
+        id: id.to_string(),
+        cwd: workspace.cwd().to_path_buf(),
+        created_at: chrono::Utc::now().to_rfc3339(),
+        provider: config.provider.id.clone(),
+        model: config.model.clone(),
+        harness: harness.to_string(),
+        additional_directories: extra_roots.to_vec(),
+    })?))
+}

@@ -1,0 +1,89 @@
+//! The stored conversation as front ends replay it (`Op::Replay`): the user's messages, the
+//! model's answers, and every tool call in its final state with the changes it made.
+
+use interpreter_protocol::{Event, ToolCallBegin, ToolCallEnd, ToolStatus, TranscriptItem};
+use std::collections::HashMap;
+
+use super::session::Session;
+use crate::model::HistoryItem;
+
+impl Session {
+    pub(super) fn replay(&self) {
+        self.events.send(Event::Transcript(self.transcript()));
+    }
+
+    fn transcript(&self) -> Vec<TranscriptItem> {
+        let results: HashMap<&str, (&str, bool)> = self
+            .history
+            .iter()
+            .filter_map(|h| match h {
+                HistoryItem::ToolResult {
+                    call_id,
+                    output,
+                    is_error,
+                } => Some((call_id.as_str(), (output.as_str(), *is_error))),
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        for item in &self.history {
+            match item {
+                HistoryItem::User {
+                    text,
+                    images,
+                    synthetic: false,
+                } => out.push(TranscriptItem::UserMessage {
+                    text: text.clone(),
+                    images: images.clone(),
+                }),
+                HistoryItem::Assistant {
+                    text,
+                    reasoning,
+                    tool_calls,
+                } => {
+                    if let Some(r) = reasoning.as_ref().filter(|r| !r.trim().is_empty()) {
+                        out.push(TranscriptItem::Reasoning { text: r.clone() });
+                    }
+                    if !text.is_empty() {
+                        out.push(TranscriptItem::AgentMessage { text: text.clone() });
+                    }
+                    for call in tool_calls {
+                        let args: serde_json::Value = serde_json::from_str(&call.arguments)
+                            .unwrap_or(serde_json::Value::Null);
+                        let d = self.describe_call(&call.name, &args);
+                        let (output, failed) =
+                            results.get(call.id.as_str()).copied().unwrap_or(("", true));
+                        let detail = self.details.get(&call.id);
+                        out.push(TranscriptItem::ToolCall {
+                            begin: Box::new(ToolCallBegin {
+                                call_id: call.id.clone(),
+                                tool: call.name.clone(),
+                                kind: d.kind,
+                                title: d.title,
+                                input: args,
+                                locations: d.locations,
+                                command: d.command,
+                            }),
+                            end: Box::new(ToolCallEnd {
+                                call_id: call.id.clone(),
+                                status: if failed {
+                                    ToolStatus::Failed
+                                } else {
+                                    ToolStatus::Completed
+                                },
+                                output: output.to_string(),
+                                exit_code: None,
+                                changes: detail.map(|d| d.changes.clone()).unwrap_or_default(),
+                            }),
+                        });
+                        if let Some(plan) = detail.and_then(|d| d.plan.clone()) {
+                            out.push(TranscriptItem::Plan(plan));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
