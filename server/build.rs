@@ -28,10 +28,16 @@ fn main() {
         let file = dir.join("SKILL.md");
         let text =
             std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let dir_name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let dir_name = dir
+            .file_name()
+            .expect("a skill folder has a name")
+            .to_string_lossy()
+            .into_owned();
         let p = front_matter::parse(&text, &dir_name)
             .unwrap_or_else(|e| panic!("bundled skill {}: {e}", file.display()));
-        let path = file.canonicalize().unwrap();
+        let path = file
+            .canonicalize()
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         writeln!(
             out,
             "    Bundled {{ dir: {dir_name:?}, name: {:?}, description: {:?}, text: include_str!({:?}), body_start: {} }},",
@@ -40,7 +46,7 @@ fn main() {
             path.display().to_string(),
             p.body_start
         )
-        .unwrap();
+        .expect("writing to a String");
     }
     out.push_str("];\n");
     let dest =

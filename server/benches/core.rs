@@ -12,6 +12,9 @@
 //! Run: `cargo bench -p interpreter --bench core` (add `-- grep` to run one group).
 //! Nothing here asserts a timing.
 
+// A benchmark stops at its first broken input: unwrapping is its way to say so.
+#![allow(clippy::unwrap_used)]
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use interpreter::model::chat::ChatStream;
 use interpreter::model::sse::SseDecoder;

@@ -9,6 +9,9 @@
 //!
 //! Run: `cargo bench -p interpreter --bench lsp`. Nothing here asserts a timing.
 
+// A benchmark stops at its first broken input: unwrapping is its way to say so.
+#![allow(clippy::unwrap_used)]
+
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use interpreter::workspace::documents::{Document, DocumentStore, TextChange};
 use interpreter::workspace::edits::minimal_edits;

@@ -9,6 +9,8 @@ mod compact;
 mod session;
 mod subagent;
 mod task;
+#[cfg(test)]
+mod tests;
 mod transcript;
 mod turn;
 

@@ -103,115 +103,126 @@ impl Harness for Native {
     }
 
     fn tools(&self) -> ToolTable {
-        ToolTable::new(vec![
-            tool(
-                "shell",
-                "Runs a shell command (bash -c) and returns its exit code and combined output.",
-                json!({"type": "object", "properties": {
-                    "command": {"type": "string", "description": "The command line to run."},
-                    "workdir": {"type": "string", "description": "Working directory; defaults to the session's."},
-                    "timeout_ms": {"type": "integer", "description": "Timeout in milliseconds (default 60000)."}
-                }, "required": ["command"], "additionalProperties": false}),
-                describe_shell,
-                |a, c| Box::pin(run_shell(c, a)),
-            ),
-            tool(
-                "apply_patch",
-                "Edits files with a patch in the apply_patch format described in the instructions.",
-                json!({"type": "object", "properties": {
-                    "input": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}
-                }, "required": ["input"], "additionalProperties": false}),
-                describe_patch,
-                |a, c| {
-                    Box::pin(apply_patch_tool(
-                        c,
-                        a,
-                        "apply_patch needs an `input` string holding the patch",
-                    ))
-                },
-            ),
-            tool(
-                "update_plan",
-                "Records the task plan. At most one step may be in_progress.",
-                json!({"type": "object", "properties": {
-                    "explanation": {"type": "string"},
-                    "plan": {"type": "array", "items": {"type": "object", "properties": {
-                        "step": {"type": "string"},
-                        "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}
-                    }, "required": ["step", "status"], "additionalProperties": false}}
-                }, "required": ["plan"], "additionalProperties": false}),
-                |_, _| describe(ToolKind::Think, "Update plan".into(), vec![]),
-                |a, _| Box::pin(async move { update_plan(&a) }),
-            ),
-            tool(
-                "read_file",
-                "Reads a text file with line numbers. Use offset/limit to page through big files.",
-                json!({"type": "object", "properties": {
-                    "path": {"type": "string"},
-                    "offset": {"type": "integer", "description": "First line, 1-based (default 1)."},
-                    "limit": {"type": "integer", "description": "Number of lines (default 2000)."}
-                }, "required": ["path"], "additionalProperties": false}),
-                |a, ws| {
-                    describe(
-                        ToolKind::Read,
-                        format!("Read {}", str_or_empty(a, "path")),
-                        location(ws, a, "path"),
-                    )
-                },
-                |a, c| Box::pin(read_file(c, a)),
-            ),
-            tool(
-                "list_dir",
-                "Lists a directory as an indented tree, honouring .gitignore.",
-                json!({"type": "object", "properties": {
-                    "path": {"type": "string"},
-                    "depth": {"type": "integer", "description": "Levels to descend (default 2)."}
-                }, "required": ["path"], "additionalProperties": false}),
-                |a, ws| {
-                    describe(
-                        ToolKind::Read,
-                        format!("List {}", str_or_empty(a, "path")),
-                        location(ws, a, "path"),
-                    )
-                },
-                |a, c| Box::pin(async move { list_dir(c, &a) }),
-            ),
-            tool(
-                "grep_files",
-                "Searches file contents with a regular expression, honouring .gitignore. Returns path:line: text.",
-                json!({"type": "object", "properties": {
-                    "pattern": {"type": "string"},
-                    "path": {"type": "string", "description": "File or folder to search (default: the working directory)."},
-                    "include": {"type": "string", "description": "Glob of files to search, e.g. *.rs"},
-                    "limit": {"type": "integer", "description": "Maximum matches (default 100)."}
-                }, "required": ["pattern"], "additionalProperties": false}),
-                |a, _| {
-                    describe(
-                        ToolKind::Search,
-                        format!("Search `{}`", str_or_empty(a, "pattern")),
-                        vec![],
-                    )
-                },
-                |a, c| Box::pin(grep_files(c, a)),
-            ),
-            tool(
-                "glob",
-                "Finds files by glob pattern (e.g. src/**/*.ts), honouring .gitignore.",
-                json!({"type": "object", "properties": {
-                    "pattern": {"type": "string"},
-                    "path": {"type": "string", "description": "Folder to search (default: the working directory)."}
-                }, "required": ["pattern"], "additionalProperties": false}),
-                |a, _| {
-                    describe(
-                        ToolKind::Search,
-                        format!("Find `{}`", str_or_empty(a, "pattern")),
-                        vec![],
-                    )
-                },
-                |a, c| Box::pin(glob(c, a)),
-            ),
-        ])
+        ToolTable::new([editing_tools(), reading_tools()].concat())
     }
+}
+
+/// The shell, patches and the plan: Codex's own tools.
+fn editing_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        tool(
+            "shell",
+            "Runs a shell command (bash -c) and returns its exit code and combined output.",
+            json!({"type": "object", "properties": {
+                "command": {"type": "string", "description": "The command line to run."},
+                "workdir": {"type": "string", "description": "Working directory; defaults to the session's."},
+                "timeout_ms": {"type": "integer", "description": "Timeout in milliseconds (default 60000)."}
+            }, "required": ["command"], "additionalProperties": false}),
+            describe_shell,
+            |a, c| Box::pin(run_shell(c, a)),
+        ),
+        tool(
+            "apply_patch",
+            "Edits files with a patch in the apply_patch format described in the instructions.",
+            json!({"type": "object", "properties": {
+                "input": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}
+            }, "required": ["input"], "additionalProperties": false}),
+            describe_patch,
+            |a, c| {
+                Box::pin(apply_patch_tool(
+                    c,
+                    a,
+                    "apply_patch needs an `input` string holding the patch",
+                ))
+            },
+        ),
+        tool(
+            "update_plan",
+            "Records the task plan. At most one step may be in_progress.",
+            json!({"type": "object", "properties": {
+                "explanation": {"type": "string"},
+                "plan": {"type": "array", "items": {"type": "object", "properties": {
+                    "step": {"type": "string"},
+                    "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}
+                }, "required": ["step", "status"], "additionalProperties": false}}
+            }, "required": ["plan"], "additionalProperties": false}),
+            |_, _| describe(ToolKind::Think, "Update plan".into(), vec![]),
+            |a, _| Box::pin(async move { update_plan(&a) }),
+        ),
+    ]
+}
+
+/// Reading and finding files.
+fn reading_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        tool(
+            "read_file",
+            "Reads a text file with line numbers. Use offset/limit to page through big files.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string"},
+                "offset": {"type": "integer", "description": "First line, 1-based (default 1)."},
+                "limit": {"type": "integer", "description": "Number of lines (default 2000)."}
+            }, "required": ["path"], "additionalProperties": false}),
+            |a, ws| {
+                describe(
+                    ToolKind::Read,
+                    format!("Read {}", str_or_empty(a, "path")),
+                    location(ws, a, "path"),
+                )
+            },
+            |a, c| Box::pin(read_file(c, a)),
+        ),
+        tool(
+            "list_dir",
+            "Lists a directory as an indented tree, honouring .gitignore.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string"},
+                "depth": {"type": "integer", "description": "Levels to descend (default 2)."}
+            }, "required": ["path"], "additionalProperties": false}),
+            |a, ws| {
+                describe(
+                    ToolKind::Read,
+                    format!("List {}", str_or_empty(a, "path")),
+                    location(ws, a, "path"),
+                )
+            },
+            |a, c| Box::pin(async move { list_dir(c, &a) }),
+        ),
+        tool(
+            "grep_files",
+            "Searches file contents with a regular expression, honouring .gitignore. Returns path:line: text.",
+            json!({"type": "object", "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "File or folder to search (default: the working directory)."},
+                "include": {"type": "string", "description": "Glob of files to search, e.g. *.rs"},
+                "limit": {"type": "integer", "description": "Maximum matches (default 100)."}
+            }, "required": ["pattern"], "additionalProperties": false}),
+            |a, _| {
+                describe(
+                    ToolKind::Search,
+                    format!("Search `{}`", str_or_empty(a, "pattern")),
+                    vec![],
+                )
+            },
+            |a, c| Box::pin(grep_files(c, a)),
+        ),
+        tool(
+            "glob",
+            "Finds files by glob pattern (e.g. src/**/*.ts), honouring .gitignore.",
+            json!({"type": "object", "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "Folder to search (default: the working directory)."}
+            }, "required": ["pattern"], "additionalProperties": false}),
+            |a, _| {
+                describe(
+                    ToolKind::Search,
+                    format!("Find `{}`", str_or_empty(a, "pattern")),
+                    vec![],
+                )
+            },
+            |a, c| Box::pin(glob(c, a)),
+        ),
+    ]
 }
 
 fn environment_context(env: &PromptEnv) -> String {

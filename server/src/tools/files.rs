@@ -325,21 +325,78 @@ pub fn search(root: &Path, pattern: &str, opts: &SearchOptions) -> Result<Vec<Fi
         .dot_matches_new_line(opts.multiline)
         .build(pattern)
         .map_err(|e| format!("invalid regex `{pattern}`: {e}"))?;
-    let filter = match &opts.glob {
-        Some(g) => {
-            let pat = if g.contains('/') {
-                g.clone()
-            } else {
-                format!("**/{g}")
-            };
-            Some(
-                Glob::new(&pat)
-                    .map_err(|e| format!("invalid glob `{g}`: {e}"))?
-                    .compile_matcher(),
-            )
-        }
-        None => None,
+    let filter = glob_filter(opts.glob.as_deref())?;
+    let (walk, types) = search_walk(root, opts)?;
+    let wanted = |path: &Path| match &filter {
+        Some(f) => f.is_match(path.strip_prefix(root).unwrap_or(path)),
+        None => true,
     };
+    let mut found = Found {
+        searcher: SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .multi_line(opts.multiline)
+            .before_context(opts.before)
+            .after_context(opts.after)
+            .build(),
+        matcher,
+        out: Vec::new(),
+        total: 0,
+        max_lines: opts.max_lines.max(1),
+    };
+    let mut walked = std::collections::HashSet::new();
+    for entry in walk.build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        let buffer = match opts.buffers.get(path) {
+            Some(None) => continue,
+            Some(Some(text)) => {
+                walked.insert(path.to_path_buf());
+                Some(text.as_str())
+            }
+            None => None,
+        };
+        if wanted(path) && found.search_one(path, buffer) {
+            return Ok(found.out);
+        }
+    }
+    // Files that exist only in the session's buffers.
+    for (path, text) in unwalked(&opts.buffers, root, &walked) {
+        let typed = types
+            .as_ref()
+            .is_none_or(|t| t.matched(path, false).is_whitelist());
+        if typed && wanted(path) && found.search_one(path, Some(text)) {
+            break;
+        }
+    }
+    Ok(found.out)
+}
+
+/// `*.rs` means any such file at any depth; a glob with a `/` is taken as written.
+fn glob_filter(glob: Option<&str>) -> Result<Option<globset::GlobMatcher>, String> {
+    let Some(g) = glob else {
+        return Ok(None);
+    };
+    let pat = if g.contains('/') {
+        g.to_string()
+    } else {
+        format!("**/{g}")
+    };
+    Ok(Some(
+        Glob::new(&pat)
+            .map_err(|e| format!("invalid glob `{g}`: {e}"))?
+            .compile_matcher(),
+    ))
+}
+
+/// The walk a search takes (ignore files unless asked, `.git` never, sorted), and the file
+/// type filter when one is asked for.
+fn search_walk(
+    root: &Path,
+    opts: &SearchOptions,
+) -> Result<(WalkBuilder, Option<ignore::types::Types>), String> {
     let mut walk = WalkBuilder::new(root);
     walk.hidden(false)
         .git_ignore(!opts.include_ignored)
@@ -363,22 +420,22 @@ pub fn search(root: &Path, pattern: &str, opts: &SearchOptions) -> Result<Vec<Fi
         }
         None => None,
     };
-    let wanted = |path: &Path| match &filter {
-        Some(f) => f.is_match(path.strip_prefix(root).unwrap_or(path)),
-        None => true,
-    };
-    let mut searcher = SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(0))
-        .line_number(true)
-        .multi_line(opts.multiline)
-        .before_context(opts.before)
-        .after_context(opts.after)
-        .build();
-    let mut out = Vec::new();
-    let mut total = 0usize;
-    let mut walked = std::collections::HashSet::new();
-    // One file (its text from a buffer when it has one); true once enough lines were found.
-    let mut search_one = |path: &Path, buffer: Option<&str>| -> bool {
+    Ok((walk, types))
+}
+
+/// What a search has found so far.
+struct Found {
+    searcher: grep_searcher::Searcher,
+    matcher: grep_regex::RegexMatcher,
+    out: Vec<FileHits>,
+    total: usize,
+    max_lines: usize,
+}
+
+impl Found {
+    /// Searches one file (its text from a buffer when it has one); true once enough lines
+    /// were found.
+    fn search_one(&mut self, path: &Path, buffer: Option<&str>) -> bool {
         let mut lines = Vec::new();
         let mut matches = 0;
         let sink = Collect {
@@ -386,49 +443,25 @@ pub fn search(root: &Path, pattern: &str, opts: &SearchOptions) -> Result<Vec<Fi
             matches: &mut matches,
         };
         let r = match buffer {
-            Some(text) => searcher.search_slice(&matcher, text.as_bytes(), sink),
-            None => searcher.search_path(&matcher, path, sink),
+            Some(text) => self
+                .searcher
+                .search_slice(&self.matcher, text.as_bytes(), sink),
+            None => self.searcher.search_path(&self.matcher, path, sink),
         };
         if let Err(e) = r {
             tracing::debug!("grep skipped {}: {e}", path.display());
             return false;
         }
         if matches > 0 {
-            total += lines.len();
-            out.push(FileHits {
+            self.total += lines.len();
+            self.out.push(FileHits {
                 path: path.to_path_buf(),
                 lines,
                 matches,
             });
         }
-        total >= opts.max_lines.max(1)
-    };
-    for entry in walk.build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let path = entry.path();
-        let buffer = match opts.buffers.get(path) {
-            Some(None) => continue,
-            Some(Some(text)) => {
-                walked.insert(path.to_path_buf());
-                Some(text.as_str())
-            }
-            None => None,
-        };
-        if wanted(path) && search_one(path, buffer) {
-            return Ok(out);
-        }
+        self.total >= self.max_lines
     }
-    for (path, text) in unwalked(&opts.buffers, root, &walked) {
-        let typed = types
-            .as_ref()
-            .is_none_or(|t| t.matched(path, false).is_whitelist());
-        if typed && wanted(path) && search_one(path, Some(text)) {
-            break;
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -156,24 +156,9 @@ async fn open_session(
     }
     let mut config = load_config(state)?;
     let caps = state.caps();
-    let terminal_output = caps
-        .meta
-        .as_ref()
-        .and_then(|m| m.get("terminal_output"))
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
     // Client terminals (opt-in) replace the display terminal: the client shows its own.
     let client_terminals = config.acp_client_terminals && caps.terminal;
-    let translator = Arc::new(Translator::new(
-        cx.clone(),
-        &id,
-        terminal_output && !client_terminals,
-        caps.session
-            .as_ref()
-            .is_some_and(|s| s.compaction.is_some()),
-        caps.session.as_ref().is_some_and(|s| s.notices.is_some()),
-        cwd.clone(),
-    ));
+    let translator = Arc::new(translator_for(&caps, cx, &id, &cwd, client_terminals));
     let mode = PermissionMode::for_sandbox(config.sandbox_mode);
     let base_approval = config.approval_policy;
     let permissions = mode.permissions(base_approval);
@@ -251,6 +236,31 @@ async fn open_session(
     });
     state.insert(s.clone());
     Ok(s)
+}
+
+/// The session's event translator, for what this client supports.
+fn translator_for(
+    caps: &agent_client_protocol::v1::schema::ClientCapabilities,
+    cx: &ConnectionTo<Client>,
+    id: &str,
+    cwd: &Path,
+    client_terminals: bool,
+) -> Translator {
+    let terminal_output = caps
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("terminal_output"))
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let session = caps.session.as_ref();
+    Translator::new(
+        cx.clone(),
+        id,
+        terminal_output && !client_terminals,
+        session.is_some_and(|s| s.compaction.is_some()),
+        session.is_some_and(|s| s.notices.is_some()),
+        cwd.to_path_buf(),
+    )
 }
 
 /// ACP's MCP servers as the core's; the ones we cannot start become warnings.

@@ -1,0 +1,191 @@
+//! Sessions against the scripted mock model: subagents leave their parent as it was.
+
+use futures::future::BoxFuture;
+use interpreter_protocol::{InputItem, TurnEndReason};
+use mock_llm::{MockServer, Reply, Script};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+use super::session::Session;
+use super::task::TurnKind;
+use super::{EventSink, SessionOptions, SessionStart};
+use crate::config::{Config, Overrides};
+use crate::model::{HistoryItem, ToolSpec};
+use crate::tools::table::Tool;
+use crate::tools::{CallDescription, ToolContext, ToolOutcome};
+use crate::workspace::{DiskBackend, Workspace};
+
+/// A tool whose run panics, as a buggy tool would.
+struct Panics(ToolSpec);
+
+impl Tool for Panics {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    fn describe(&self, _: &Value, _: &Workspace) -> CallDescription {
+        CallDescription {
+            kind: interpreter_protocol::ToolKind::Other,
+            title: "boom".into(),
+            locations: vec![],
+            command: None,
+        }
+    }
+    fn run<'a>(&'a self, _: Value, _: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async { panic!("the tool broke") })
+    }
+}
+
+fn session(mock: &MockServer, home: &std::path::Path, cwd: &std::path::Path) -> Session {
+    let overrides = Overrides {
+        config: vec![
+            "model_provider=\"mock\"".into(),
+            format!(
+                "model_providers.mock={{name=\"mock\", base_url=\"{}\", wire_api=\"chat\", retry_base_delay_ms=10}}",
+                mock.url()
+            ),
+            "model=\"kimi-k3\"".into(),
+            "harness=\"kimi-code\"".into(),
+        ],
+        ..Default::default()
+    };
+    let config = Config::from_layers(home.to_path_buf(), None, None, &[], &overrides).unwrap();
+    let (events, _rx) = EventSink::new();
+    let opts = SessionOptions {
+        config,
+        cwd: cwd.to_path_buf(),
+        extra_roots: vec![],
+        backend: Arc::new(DiskBackend),
+        runner: None,
+        events,
+        persist: false,
+        output_schema: None,
+        mcp_servers: vec![],
+    };
+    let mut s = Session::open(opts, SessionStart::New { id: None }).unwrap();
+    let boom = Arc::new(Panics(ToolSpec {
+        name: "Boom".into(),
+        description: "Breaks.".into(),
+        parameters: json!({"type": "object"}),
+    }));
+    s.tools = s.tools.extended([boom as Arc<dyn Tool>]);
+    s
+}
+
+/// What must not change when a subagent runs: the parent's own history so far, its tools,
+/// its policy and its event sink.
+fn parent_state(s: &Session) -> (Vec<HistoryItem>, Vec<String>, usize) {
+    (
+        s.history.clone(),
+        s.tools.names().iter().map(|n| n.to_string()).collect(),
+        Arc::as_ptr(&s.policy) as *const u8 as usize,
+    )
+}
+
+fn user(text: &str) -> TurnKind {
+    TurnKind::User(vec![InputItem::Text { text: text.into() }])
+}
+
+#[tokio::test]
+async fn a_subagent_whose_tool_panics_leaves_the_parent_as_it_was() {
+    let (home, cwd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call(
+            "a1",
+            "Agent",
+            json!({"description": "explore", "prompt": "look around"}),
+        ),
+        Reply::tool_call("b1", "Boom", json!({})),
+        Reply::text("The child is done."),
+        Reply::text("The parent is done."),
+    ]))
+    .await
+    .unwrap();
+    let mut s = session(&mock, home.path(), cwd.path());
+    let (_, tools_before, policy_before) = parent_state(&s);
+    let ended = s
+        .run_turn("t1".into(), user("delegate"), CancellationToken::new())
+        .await;
+    assert_eq!(ended.reason, TurnEndReason::Completed);
+    let (history, tools, policy) = parent_state(&s);
+    assert_eq!((tools, policy), (tools_before, policy_before));
+    // The parent saw only its own call and the subagent's answer; the child's panic stayed
+    // inside the child (a failed call it read and went past).
+    let results: Vec<&str> = history
+        .iter()
+        .filter_map(|h| match h {
+            HistoryItem::ToolResult { output, .. } => Some(output.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, vec!["The child is done."]);
+    let child_request = &mock.model_requests()[2].body;
+    let child_tool_result = child_request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert!(
+        child_tool_result["content"]
+            .as_str()
+            .unwrap()
+            .contains("internal error"),
+        "{child_tool_result}"
+    );
+    assert!(
+        !history
+            .iter()
+            .any(|h| matches!(h, HistoryItem::User { text, .. } if text == "look around")),
+        "the child's prompt leaked into the parent"
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_subagent_leaves_the_parent_as_it_was_and_it_goes_on() {
+    let (home, cwd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call(
+            "a1",
+            "Agent",
+            json!({"description": "slow", "prompt": "take your time"}),
+        ),
+        Reply::text("never seen").with_delay(10_000),
+    ]))
+    .await
+    .unwrap();
+    let mut s = session(&mock, home.path(), cwd.path());
+    let (_, tools_before, policy_before) = parent_state(&s);
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        stop.cancel();
+    });
+    let ended = s.run_turn("t1".into(), user("delegate"), cancel).await;
+    assert_eq!(ended.reason, TurnEndReason::Cancelled);
+    let (history, tools, policy) = parent_state(&s);
+    assert_eq!((tools, policy), (tools_before, policy_before));
+    // Every call in the parent's history has its result, so the next request is valid.
+    let calls = history
+        .iter()
+        .filter(
+            |h| matches!(h, HistoryItem::Assistant { tool_calls, .. } if !tool_calls.is_empty()),
+        )
+        .count();
+    let results = history
+        .iter()
+        .filter(|h| matches!(h, HistoryItem::ToolResult { .. }))
+        .count();
+    assert_eq!(calls, results);
+
+    mock.set_script(Script::new([Reply::text("Back again.")]));
+    let ended = s
+        .run_turn("t2".into(), user("go on"), CancellationToken::new())
+        .await;
+    assert_eq!(ended.reason, TurnEndReason::Completed);
+    assert!(matches!(
+        s.history.last(),
+        Some(HistoryItem::Assistant { text, .. }) if text == "Back again."
+    ));
+}
