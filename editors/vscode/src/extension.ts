@@ -4,6 +4,7 @@
 
 import * as vscode from "vscode";
 
+import { resolveBinary } from "./binary";
 import { ServerManager } from "./client";
 import { registerCommands } from "./commands";
 import { RESTART_KEYS, Settings, readSettings } from "./settings";
@@ -30,6 +31,11 @@ function workspaceFolder(): string | undefined {
   return folder?.uri.scheme === "file" ? folder.uri.fsPath : undefined;
 }
 
+/** The binary both faces run (binary.ts): the setting, the bundled one, or PATH. */
+export function binary(context: vscode.ExtensionContext) {
+  return resolveBinary({ setting: settings().path, extensionPath: context.extensionPath, workspaceFolder: workspaceFolder() });
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<Api> {
   const output = vscode.window.createOutputChannel("interpreter", { log: true });
   const status = new Status(
@@ -42,6 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Api> {
     settings,
     workspaceFolder,
     env: process.env,
+    binary: () => binary(context),
   });
   manager = m;
   context.subscriptions.push(output, status, m);
