@@ -37,6 +37,9 @@ const state = {
   messageAnswers: [],
   // When set, the next LanguageClient.start() rejects with this error.
   failNextStart: undefined,
+  webviewProviders: new Map(),
+  opened: [],
+  textDocuments: [],
 };
 
 const onDidChangeConfiguration = emitter();
@@ -70,9 +73,29 @@ class Uri {
   static file(p) {
     return new Uri("file", p);
   }
+  static parse(s) {
+    const m = /^([a-z][\w+.-]*):(?:\/\/)?(.*)$/i.exec(s);
+    return m ? new Uri(m[1], m[2]) : new Uri("file", s);
+  }
+  static joinPath(base, ...parts) {
+    return new Uri(base.scheme, [base.fsPath, ...parts].join("/"));
+  }
+  get path() {
+    return this.fsPath;
+  }
   toString() {
     return `${this.scheme}://${this.fsPath}`;
   }
+}
+
+class EventEmitter {
+  constructor() {
+    this.event = emitter();
+  }
+  fire(v) {
+    this.event.fire(v);
+  }
+  dispose() {}
 }
 
 class ThemeColor {
@@ -117,6 +140,13 @@ const vscode = {
   Selection,
   Uri,
   ThemeColor,
+  EventEmitter,
+  env: {
+    openExternal(uri) {
+      state.opened.push(uri.toString());
+      return Promise.resolve(true);
+    },
+  },
   StatusBarAlignment: { Left: 1, Right: 2 },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
@@ -137,6 +167,10 @@ const vscode = {
       return state.activeTextEditor;
     },
     createOutputChannel: outputChannel,
+    registerWebviewViewProvider(id, provider) {
+      state.webviewProviders.set(id, provider);
+      return { dispose: () => state.webviewProviders.delete(id) };
+    },
     createStatusBarItem(id, alignment, priority) {
       const item = { id, alignment, priority, text: "", tooltip: "", shown: false, disposed: false };
       item.show = () => {
@@ -187,6 +221,14 @@ const vscode = {
       };
     },
     onDidChangeConfiguration,
+    onDidChangeTextDocument: emitter(),
+    onDidSaveTextDocument: emitter(),
+    get textDocuments() {
+      return state.textDocuments;
+    },
+    registerTextDocumentContentProvider() {
+      return { dispose() {} };
+    },
   },
   languages: {
     getDiagnostics(uri) {
@@ -293,12 +335,18 @@ Module._load = function load(request, ...rest) {
   return originalLoad.call(this, request, ...rest);
 };
 
+// An extension folder without bin/: the binary comes from the setting or PATH.
+const emptyExtensionDir = require("node:fs").mkdtempSync(require("node:path").join(require("node:os").tmpdir(), "interp-ext-"));
+
 /** A fresh ExtensionContext with an in-memory SecretStorage (`secrets.values`). */
 function context() {
   const values = new Map();
   const changed = emitter();
   return {
     subscriptions: [],
+    extensionPath: emptyExtensionDir,
+    extensionUri: Uri.file(emptyExtensionDir),
+    extension: { packageJSON: { version: "0.0.0-test" } },
     secrets: {
       values,
       get: async (key) => values.get(key),
@@ -331,6 +379,7 @@ function reset(config = {}) {
     "inputAnswers",
     "pickAnswers",
     "messageAnswers",
+    "opened",
   ]) {
     state[key].length = 0;
   }

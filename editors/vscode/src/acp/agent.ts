@@ -83,6 +83,7 @@ function asAgentError(e: unknown): Error {
 const STDERR_KEPT = 4000;
 
 interface Running {
+  spec: string;
   child: ChildProcess;
   conn: acp.ClientConnection;
   init: InitializeResponse;
@@ -190,6 +191,7 @@ export class AgentClient {
     }
     const initializeMs = performance.now() - t0;
     const running: Running = {
+      spec: JSON.stringify(spec),
       child,
       conn,
       init,
@@ -299,9 +301,15 @@ export class AgentClient {
 
   /** Loads a stored session; its replay arrives through `host.update` before this resolves. */
   async loadSession(sessionId: string, cwd: string): Promise<LoadSessionResponse> {
-    const res = await this.call((a) => a.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }));
+    // Current before the request: the replay arrives before the answer.
+    const previous = this.current;
     this.current = { sessionId, cwd };
-    return res ?? {};
+    try {
+      return (await this.call((a) => a.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }))) ?? {};
+    } catch (e) {
+      this.current = previous;
+      throw e;
+    }
   }
 
   async listSessions(cwd: string): Promise<ListSessionsResponse> {
@@ -349,6 +357,15 @@ export class AgentClient {
       this.host.event({ type: "reloading", sessionId: cur.sessionId });
       await this.loadSession(cur.sessionId, cur.cwd);
     }
+  }
+
+  /** Restarts only when the spec (settings, keys) changed; a stopped agent just uses it next time. */
+  async refresh(): Promise<boolean> {
+    const r = await this.running?.catch(() => undefined);
+    if (!r) return false;
+    if (JSON.stringify(await this.spec()) === r.spec) return false;
+    await this.restart();
+    return true;
   }
 
   /** Forgets the current session (New chat). */
