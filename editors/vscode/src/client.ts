@@ -83,13 +83,16 @@ export async function storedKeys(
   const ids = Object.keys(PROVIDERS).filter((p) => PROVIDERS[p].envKey);
   if (s.provider && !isBuiltIn(s.provider)) ids.push(s.provider);
   const keys: Record<string, string | undefined> = {};
-  for (const id of ids) {
-    try {
-      keys[id] = await secrets.get(secretName(id));
-    } catch (e) {
-      output.warn(`reading the API key for ${id} from VS Code's secret storage: ${messageOf(e)}`);
-    }
-  }
+  // In parallel: in a remote or web window each read is a round trip.
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        keys[id] = await secrets.get(secretName(id));
+      } catch (e) {
+        output.warn(`reading the API key for ${id} from VS Code's secret storage: ${messageOf(e)}`);
+      }
+    }),
+  );
   return keys;
 }
 

@@ -56,7 +56,7 @@ test("no workspace folder: the panel says to open one instead of starting a sess
   provider.resolveWebviewView(view);
   await send({ type: "ready" });
   await stub.tick(5);
-  assert.equal(posted[0].type, "replay");
+  assert.ok(posted.some((m) => m.type === "replay"));
   const err = posted.find((m) => m.type === "error");
   assert.match(err.message, /Open a folder/);
 });

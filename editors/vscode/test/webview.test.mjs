@@ -138,7 +138,8 @@ test("the plan is a checklist", () => {
 test("permission buttons: the agent's options, focused, answerable by click or digit key", () => {
   const p = page();
   load(p, { upTo: (m) => m.type === "permissionDone" });
-  const card = p.q('[data-permission="perm-1"]');
+  // Inside the tool card of its call.
+  const card = p.q('[data-tool-call="call_check"] [data-permission="perm-1"]');
   assert.equal(card.getAttribute("role"), "alertdialog");
   assert.equal(card.querySelector(".command").textContent, "$ touch checked.txt");
   const buttons = [...card.querySelectorAll("button")];

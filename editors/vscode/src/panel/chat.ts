@@ -63,6 +63,8 @@ export class ChatController implements vscode.Disposable {
   attach(webview: vscode.Webview): void {
     this.view = webview;
     if (this.openedAt === undefined) this.openedAt = performance.now();
+    // The agent starts while the page loads; the page gets the session in its replay.
+    void this.ensureSession();
   }
 
   detach(webview: vscode.Webview): void {

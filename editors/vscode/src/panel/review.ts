@@ -37,10 +37,6 @@ export class ReviewManager implements DocumentStore, EditSink, vscode.Disposable
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (this.pending.has(e.document.uri.fsPath)) this.fire();
       }),
-      // Saved by the user (Ctrl+S): that is a Keep.
-      vscode.workspace.onDidSaveTextDocument((doc) => {
-        if (this.pending.delete(doc.uri.fsPath)) this.fire();
-      }),
       this.changed,
     );
   }
@@ -137,6 +133,7 @@ export class ReviewManager implements DocumentStore, EditSink, vscode.Disposable
       edit.replace(e.uri, fullRange(doc), e.original);
       await vscode.workspace.applyEdit(edit);
       // The disk still holds the original: a document the user had not touched is clean again.
+      // (Also after an auto save put the agent's text on disk.)
       if (!e.wasDirty) await doc.save();
     }
     this.fire();

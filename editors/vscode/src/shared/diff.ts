@@ -48,12 +48,13 @@ export function diffLines(oldText: string | null | undefined, newText: string): 
         out.push({ op: " ", text: am[i], oldNo: pre + i + 1, newNo: pre + j + 1 });
         i++;
         j++;
-      } else if (j < m && (i === n || lcs[i * w + j + 1] >= lcs[(i + 1) * w + j])) {
-        out.push({ op: "+", text: bm[j], newNo: pre + j + 1 });
-        j++;
-      } else {
+      } else if (i < n && (j === m || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])) {
+        // Removals before additions, as in a unified diff.
         out.push({ op: "-", text: am[i], oldNo: pre + i + 1 });
         i++;
+      } else {
+        out.push({ op: "+", text: bm[j], newNo: pre + j + 1 });
+        j++;
       }
     }
   }

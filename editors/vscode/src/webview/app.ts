@@ -114,9 +114,10 @@ export class App {
       if (old) old.replaceWith(el);
       else this.transcript.append(el);
       this.nodes.set(it.key, el);
-      if (it.kind === "permission" && !it.done && this.focusedPermission !== it.id) {
-        this.focusedPermission = it.id;
-        (el.querySelector("button") as HTMLButtonElement | null)?.focus();
+      const p = it.kind === "permission" ? it : it.kind === "tool" ? it.permission : undefined;
+      if (p && !p.done && this.focusedPermission !== p.id) {
+        this.focusedPermission = p.id;
+        (el.querySelector(".perm-options button") as HTMLButtonElement | null)?.focus();
       }
     }
     if (c.plan) {

@@ -4,7 +4,7 @@
 import type { WebviewMessage } from "../shared/protocol";
 import { diffLines, hunks } from "../shared/diff";
 import type { RenderMarkdown } from "./markdown";
-import type { Item, PlanEntry, ToolCall, ToolCallContent } from "./model";
+import type { Item, Permission, PlanEntry, ToolCall, ToolCallContent } from "./model";
 
 export type Post = (m: WebviewMessage) => void;
 
@@ -143,7 +143,7 @@ function contentBlocks(ctx: Ctx, call: Pick<ToolCall, "kind" | "content">, conta
   }
 }
 
-function renderTool(ctx: Ctx, call: ToolCall): HTMLElement {
+function renderTool(ctx: Ctx, call: ToolCall, permission?: Permission): HTMLElement {
   const status = STATUS_LABELS[call.status] ?? call.status;
   const el = h(ctx.doc, "div", {
     class: `tool status-${call.status}`,
@@ -162,13 +162,15 @@ function renderTool(ctx: Ctx, call: ToolCall): HTMLElement {
     ),
   );
   const command = call.kind === "execute" ? commandOf(call) : undefined;
-  if (command && command !== call.title) el.append(h(ctx.doc, "pre", { class: "command" }, `$ ${command}`));
+  const showCommand = Boolean(command && command !== call.title);
+  if (showCommand) el.append(h(ctx.doc, "pre", { class: "command" }, `$ ${command}`));
   if (call.locations.length) {
     const locs = h(ctx.doc, "div", { class: "locations" });
     for (const l of call.locations) locs.append(locationLink(ctx, l.path, l.line));
     el.append(locs);
   }
   contentBlocks(ctx, call, el);
+  if (permission) el.append(renderPermission(ctx, permission, { inline: true, shown: call.content.length > 0 || showCommand }));
   return el;
 }
 
@@ -179,19 +181,29 @@ const OPTION_LABEL_DONE: Record<string, string> = {
   reject_always: "Always rejected",
 };
 
-function renderPermission(ctx: Ctx, item: Extract<Item, { kind: "permission" }>): HTMLElement {
+/**
+ * The question and the agent's options. `inline`: inside the call's tool card, which already
+ * has the title; `shown`: the card already shows the command or the diff.
+ */
+function renderPermission(ctx: Ctx, item: Permission, opts: { inline?: boolean; shown?: boolean } = {}): HTMLElement {
   const tc = item.request.toolCall;
   const title = tc.title ?? "The agent asks for permission";
   const el = h(ctx.doc, "div", {
-    class: `permission${item.done ? " done" : ""}`,
+    class: `permission${item.done ? " done" : ""}${opts.inline ? " inline" : ""}`,
     role: item.done ? "group" : "alertdialog",
     "aria-label": `Permission: ${title}`,
     "data-permission": item.id,
   });
-  el.append(h(ctx.doc, "div", { class: "perm-title" }, h(ctx.doc, "span", { class: "icon", "aria-hidden": "true" }, "?"), title));
-  const command = commandOf(tc);
-  if (command) el.append(h(ctx.doc, "pre", { class: "command" }, `$ ${command}`));
-  contentBlocks(ctx, { kind: tc.kind ?? "other", content: tc.content ?? [] }, el);
+  if (!item.done) {
+    el.append(
+      h(ctx.doc, "div", { class: "perm-title" }, h(ctx.doc, "span", { class: "icon", "aria-hidden": "true" }, "?"), opts.inline ? "Allow this?" : title),
+    );
+  }
+  if (!opts.shown && !item.done) {
+    const command = commandOf(tc);
+    if (command) el.append(h(ctx.doc, "pre", { class: "command" }, `$ ${command}`));
+    contentBlocks(ctx, { kind: tc.kind ?? "other", content: tc.content ?? [] }, el);
+  }
   if (item.done) {
     const opt = item.request.options.find((o) => o.optionId === item.answered);
     el.append(h(ctx.doc, "div", { class: "perm-answer" }, opt ? (OPTION_LABEL_DONE[opt.kind] ?? opt.name) : "Cancelled"));
@@ -292,7 +304,7 @@ export function renderItem(ctx: Ctx, item: Item): HTMLElement {
       return h(ctx.doc, "details", { class: "thought" }, h(ctx.doc, "summary", {}, label), markdown(ctx, item.text));
     }
     case "tool":
-      return renderTool(ctx, item.call);
+      return renderTool(ctx, item.call, item.permission);
     case "permission":
       return renderPermission(ctx, item);
     case "notice":

@@ -32,11 +32,19 @@ export type Item =
   | { kind: "user"; key: string; messageId?: string; text: string; attachments: Attachment[] }
   | { kind: "agent"; key: string; messageId?: string; text: string }
   | { kind: "thought"; key: string; messageId?: string; text: string; startedAt: number; endedAt?: number }
-  | { kind: "tool"; key: string; call: ToolCall }
-  | { kind: "permission"; key: string; id: string; request: RequestPermissionRequest; answered?: string; done: boolean }
+  | { kind: "tool"; key: string; call: ToolCall; permission?: Permission }
+  | ({ kind: "permission"; key: string } & Permission)
   | { kind: "notice"; key: string; severity: string; title: string; description?: string }
   | { kind: "error"; key: string; message: string; action?: "setApiKey"; provider?: string }
   | { kind: "stop"; key: string; reason: string };
+
+/** A permission request; shown inside the tool card of its call when there is one. */
+export interface Permission {
+  id: string;
+  request: RequestPermissionRequest;
+  answered?: string;
+  done: boolean;
+}
 
 export interface Usage {
   used: number;
@@ -287,16 +295,24 @@ export function applyMessage(m: Model, c: Changes, msg: HostMessage): void {
       c.composer = true;
       break;
     case "permission": {
-      const key = nextKey("perm");
-      m.items.push({ kind: "permission", key, id: msg.id, request: msg.request, done: false });
-      c.items.add(key);
+      const permission: Permission = { id: msg.id, request: msg.request, done: false };
+      const tool = findTool(m, msg.request.toolCall.toolCallId);
+      if (tool) {
+        tool.permission = permission;
+        c.items.add(tool.key);
+      } else {
+        const key = nextKey("perm");
+        m.items.push({ kind: "permission", key, ...permission });
+        c.items.add(key);
+      }
       break;
     }
     case "permissionDone":
       for (const it of m.items) {
-        if (it.kind === "permission" && it.id === msg.id) {
-          it.done = true;
-          it.answered = msg.optionId;
+        const p = it.kind === "permission" ? it : it.kind === "tool" ? it.permission : undefined;
+        if (p && p.id === msg.id) {
+          p.done = true;
+          p.answered = msg.optionId;
           c.items.add(it.key);
         }
       }
