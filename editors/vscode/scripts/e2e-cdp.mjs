@@ -67,6 +67,13 @@ const openedAt = Date.now();
 await cdp.click("the interpreter activity-bar item", `[...document.querySelectorAll('.activitybar .action-item .action-label')].find((a) => a.getAttribute('aria-label') === 'interpreter')`);
 await inPanel("the chat panel is open with the agent's pickers", `document.querySelectorAll('.pickers select').length === 4`);
 const panelReadyMs = Date.now() - openedAt;
+// A wider side bar for the screenshot: drag the sash between it and the editor.
+const sash = await cdp.evaluate(`(() => { const r = document.querySelector('.part.sidebar').getBoundingClientRect(); return { x: r.right + 1, y: r.y + r.height / 2 }; })()`);
+await cdp.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: sash.x, y: sash.y });
+await cdp.send("Input.dispatchMouseEvent", { type: "mousePressed", x: sash.x, y: sash.y, button: "left", clickCount: 1 });
+for (let dx = 20; dx <= 160; dx += 20) await cdp.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: sash.x + dx, y: sash.y, button: "left" });
+await cdp.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: sash.x + 160, y: sash.y, button: "left", clickCount: 1 });
+await sleep(500);
 
 // Focus the prompt box with a real click (page coordinates: the webview's iframe + the box).
 const frameRect = await cdp.evaluate(`(() => { const f = [...document.querySelectorAll('iframe.webview')].find((x) => x.offsetParent); const r = f.getBoundingClientRect(); return { x: r.x, y: r.y }; })()`);
@@ -95,7 +102,8 @@ console.log(`diff in the tool card:\n${diffText}`);
 if (readFileSync(statsPath, "utf8") !== original) throw new Error("the disk changed before Keep");
 console.log("ok: the disk is unchanged before Keep");
 // The editor shows the unsaved edit.
-await cdp.waitFor("the editor shows the agent's unsaved edit", `[...document.querySelectorAll('.tab.dirty')].some((t) => t.innerText.includes('stats.py'))`);
+const tabs = `[...document.querySelectorAll('.tab')].filter((t) => (t.getAttribute('aria-label') || t.textContent).includes('stats.py'))`;
+await cdp.waitFor("the editor shows the agent's unsaved edit", `${tabs}.some((t) => t.classList.contains('dirty') || !!t.querySelector('.codicon-close-dirty, .codicon-circle-filled'))`);
 
 await sleep(500);
 const sidebar = await cdp.evaluate(`(() => { const r = document.querySelector('.part.sidebar').getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; })()`);

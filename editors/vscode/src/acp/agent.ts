@@ -30,7 +30,7 @@ export interface AgentSpec {
 }
 
 export type AgentEvent =
-  | { type: "starting"; command: string; args: string[] }
+  | { type: "starting"; command: string; args: string[]; specMs: number }
   | { type: "ready"; initialize: InitializeResponse; initializeMs: number; pid: number | undefined }
   | { type: "exited"; code: number | null; signal: string | null; stderr: string; restarting: boolean }
   /** The process was restarted and `sessionId` is being loaded: its replay follows. */
@@ -142,8 +142,9 @@ export class AgentClient {
   }
 
   private async launch(): Promise<Running> {
+    const s0 = performance.now();
     const spec = await this.spec();
-    this.host.event({ type: "starting", command: spec.command, args: spec.args });
+    this.host.event({ type: "starting", command: spec.command, args: spec.args, specMs: performance.now() - s0 });
     const t0 = performance.now();
     const child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,

@@ -269,7 +269,7 @@ export class ChatController implements vscode.Disposable {
     const out = this.deps.output;
     switch (e.type) {
       case "starting":
-        out.info(`starting ${e.command} ${e.args.join(" ")}`);
+        out.info(`starting ${e.command} ${e.args.join(" ")} (settings and keys read in ${e.specMs.toFixed(0)} ms)`);
         this.setStatus({ state: "starting" });
         break;
       case "ready": {
