@@ -169,3 +169,28 @@ test("an agent that keeps dying is given up on, and the next request starts it a
   const { sessionId } = await ctx.agent.newSession(ctx.work);
   assert.equal((await ctx.agent.prompt(sessionId, [{ type: "text", text: "x" }])).stopReason, "end_turn");
 });
+
+test("no API key: session/new fails with auth_required naming the provider; with the key the retry works", TIMEOUT, async (t) => {
+  const { providerFromAuthError } = require("../out/settings.js");
+  let key;
+  const ctx = await setup(t, { replies: [] }, { config: ['model_provider="kimi"'] });
+  // The spec is read at each start: the key "stored" below reaches the new process.
+  const spec = ctx.agent.spec;
+  ctx.agent.spec = async () => {
+    const s = await spec();
+    return key ? { ...s, env: { ...s.env, MOONSHOT_API_KEY: key } } : s;
+  };
+  const err = await ctx.agent.newSession(ctx.work).then(
+    () => assert.fail("session/new without a key must fail"),
+    (e) => e,
+  );
+  assert.equal(err.code, -32000);
+  assert.equal(err.authRequired, true);
+  assert.equal(providerFromAuthError(err.message), "kimi");
+  assert.match(err.message, /MOONSHOT_API_KEY/);
+  key = "sk-test-not-a-real-key";
+  assert.equal(await ctx.agent.refresh(), true, "a changed environment restarts the agent");
+  assert.equal(await ctx.agent.refresh(), false, "an unchanged one does not");
+  const { sessionId } = await ctx.agent.newSession(ctx.work);
+  assert.ok(sessionId);
+});

@@ -43,6 +43,8 @@ export class ChatController implements vscode.Disposable {
   private openedAt?: number;
   /** Selections added before the webview existed: posted once it is ready. */
   private pendingAttach: Attachment[] = [];
+  /** Updates for a session not yet current (they can race the session/new answer). */
+  private early: SessionNotification[] = [];
   /** Measured: panel opened → the agent's `initialize` answer (ms). */
   initializeAfterOpenMs?: number;
   private readonly disposables: vscode.Disposable[] = [];
@@ -177,6 +179,7 @@ export class ChatController implements vscode.Disposable {
       const res = await this.agent.newSession(cwd);
       this.post({ type: "reset", sessionId: res.sessionId });
       this.setConfigOptions(res.configOptions ?? []);
+      for (const n of this.early.splice(0)) if (n.sessionId === res.sessionId) this.onUpdate(n);
       return res.sessionId;
     } catch (e) {
       this.showError(e);
@@ -257,7 +260,10 @@ export class ChatController implements vscode.Disposable {
   }
 
   private onUpdate(n: SessionNotification): void {
-    if (n.sessionId !== this.agent.currentSession?.sessionId) return;
+    if (n.sessionId !== this.agent.currentSession?.sessionId) {
+      if (this.early.length < 100) this.early.push(n);
+      return;
+    }
     if (n.update.sessionUpdate === "config_option_update") {
       this.setConfigOptions(n.update.configOptions);
       return;
