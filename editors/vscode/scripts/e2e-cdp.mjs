@@ -1,18 +1,18 @@
 // Drives the code-server workbench in headless Chromium over the DevTools protocol, for
 // e2e-code-server.sh. Needs Node 22+ (global WebSocket).
 //
-// usage: node e2e-cdp.mjs <cdp-port> <code-server-port> <run-dir> <timeout-seconds>
+// usage: node e2e-cdp.mjs <cdp-port> <code-server-port> <run-dir> <timeout-seconds> [<code-server-pid>]
 //
 // 1. The light bulb: status bar model, Ctrl+. on a line of Python, Explain against the mock.
 // 2. The chat panel: open it from the activity bar, send a prompt whose reply edits stats.py,
 //    approve the permission from the keyboard, see the diff in the tool card and the review
 //    bar, check the disk is untouched, screenshot the panel, Keep, and see the disk change.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 import { connect, frames, sleep } from "./cdp.mjs";
 
-const [cdpPort, serverPort, runDir, timeoutArg] = process.argv.slice(2);
+const [cdpPort, serverPort, runDir, timeoutArg, codeServerPid] = process.argv.slice(2);
 const timeoutMs = Number(timeoutArg || 120) * 1000;
 const cdp = await connect({ cdpPort, serverPort, runDir, timeoutMs });
 
@@ -21,6 +21,24 @@ const CTRL = 2;
 const text = (s) => `document.body.innerText.replace(/\\s+/g, ' ').includes(${JSON.stringify(s)})`;
 const statsPath = `${runDir}/project/stats.py`;
 const original = readFileSync(statsPath, "utf8");
+
+/** RSS (MiB) of code-server's extension host: the process in its session with --type=extensionHost. */
+function extensionHostMiB() {
+  if (!codeServerPid) return undefined;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const sid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3];
+      if (sid !== codeServerPid) continue;
+      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--type=extensionHost")) continue;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      return rss ? Math.round(Number(rss[1]) / 1024) : undefined;
+    } catch {
+      // The process went away.
+    }
+  }
+  return undefined;
+}
 
 // ---- 1. the light bulb ------------------------------------------------------------------
 
@@ -63,6 +81,7 @@ async function panelContext() {
 const inPanel = async (what, expression) => cdp.waitFor(what, expression, panelContext);
 const panelEval = async (expression) => cdp.evaluate(expression, await panelContext());
 
+const extHostBeforeMiB = extensionHostMiB();
 const openedAt = Date.now();
 await cdp.click("the interpreter activity-bar item", `[...document.querySelectorAll('.activitybar .action-item .action-label')].find((a) => a.getAttribute('aria-label') === 'interpreter')`);
 await inPanel("the chat panel is open with the agent's pickers", `document.querySelectorAll('.pickers select').length === 4`);
@@ -121,6 +140,8 @@ while (now === original && Date.now() < until) {
 }
 if (now === original) throw new Error("Keep did not save the edit to disk");
 console.log(`ok: after Keep the disk holds the edit:\n${now}`);
-writeFileSync(`${runDir}/measure.json`, JSON.stringify({ panelReadyMs }));
+const extHostPanelMiB = extensionHostMiB();
+writeFileSync(`${runDir}/measure.json`, JSON.stringify({ panelReadyMs, extHostBeforeMiB, extHostPanelMiB }));
+console.log(`extension host RSS: ${extHostBeforeMiB} MiB before the panel opened, ${extHostPanelMiB} MiB with it open after the turn`);
 console.log(`panel open → pickers shown: ${panelReadyMs} ms`);
 cdp.close();

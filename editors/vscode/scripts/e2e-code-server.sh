@@ -216,7 +216,7 @@ fi
 echo "spawned: $(head -1 "$run/spawned.log")"
 
 say "driving the workbench over CDP (light bulb, then the chat panel)"
-with_node node "$here/scripts/e2e-cdp.mjs" "$cdp_port" "$port" "$run" "$step_timeout"
+with_node node "$here/scripts/e2e-cdp.mjs" "$cdp_port" "$port" "$run" "$step_timeout" "$code_server_pid"
 
 if ! grep -q '^argv: acp ' "$run/spawned.log"; then
   echo "FAIL: the chat agent was not spawned as \`acp …\`" >&2
