@@ -63,7 +63,7 @@ if [ -f tests/acp-python/requirements.txt ]; then
 fi
 
 if [ -f editors/vscode/package.json ]; then
-  echo "== editors: VS Code extension (tsc, esbuild, node:test with a stubbed vscode, vsce package)"
+  echo "== editors: VS Code extension (tsc, esbuild, node:test: stubbed vscode, the ACP client layer against interpreter acp, the chat webview in jsdom; vsce package)"
   (
     cd editors/vscode
     # Optional dependencies stay: TypeScript 7 and esbuild ship their binaries in them.
@@ -71,7 +71,7 @@ if [ -f editors/vscode/package.json ]; then
       npm ci --ignore-scripts --no-audit --no-fund
     fi
     npm run build
-    npm test
+    INTERPRETER_BIN="$target_dir/debug/interpreter" MOCK_LLM_BIN="$target_dir/debug/mock-llm" npm test
     npm run package
   )
 fi

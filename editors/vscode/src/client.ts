@@ -22,6 +22,8 @@ import {
 import type { WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport } from "vscode-languageclient/node";
 
 import type { CommandArgs, ServerCommand } from "./actions";
+import type { Resolved, Unresolved } from "./binary";
+import { reportMissingBinary } from "./notify";
 import { PROVIDERS, Settings, isBuiltIn, modelLabel, secretName, serverSpec } from "./settings";
 import type { Status } from "./status";
 
@@ -51,6 +53,8 @@ export interface ManagerDeps {
   settings: () => Settings;
   workspaceFolder: () => string | undefined;
   env: NodeJS.ProcessEnv;
+  /** The binary to run (binary.ts), resolved at each start. */
+  binary: () => Resolved | Unresolved;
 }
 
 interface Job {
@@ -79,13 +83,16 @@ export async function storedKeys(
   const ids = Object.keys(PROVIDERS).filter((p) => PROVIDERS[p].envKey);
   if (s.provider && !isBuiltIn(s.provider)) ids.push(s.provider);
   const keys: Record<string, string | undefined> = {};
-  for (const id of ids) {
-    try {
-      keys[id] = await secrets.get(secretName(id));
-    } catch (e) {
-      output.warn(`reading the API key for ${id} from VS Code's secret storage: ${messageOf(e)}`);
-    }
-  }
+  // In parallel: in a remote or web window each read is a round trip.
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        keys[id] = await secrets.get(secretName(id));
+      } catch (e) {
+        output.warn(`reading the API key for ${id} from VS Code's secret storage: ${messageOf(e)}`);
+      }
+    }),
+  );
   return keys;
 }
 
@@ -124,11 +131,19 @@ export class ServerManager implements vscode.Disposable {
     const settings = this.deps.settings();
     status.setModel(modelLabel(settings), this.modelDetail(settings));
     status.starting();
+    const binary = this.deps.binary();
+    if (!binary.ok) {
+      this.lastStartError = binary.message;
+      output.error(binary.message);
+      status.stopped(binary.message);
+      reportMissingBinary(binary.message);
+      return;
+    }
     const keys = await storedKeys(this.deps.secrets, settings, output);
-    const spec = serverSpec(settings, keys, this.deps.env, this.deps.workspaceFolder());
+    const spec = serverSpec(settings, keys, this.deps.env, this.deps.workspaceFolder(), binary.command);
     const keyVars = Object.keys(spec.env).filter((k) => this.deps.env[k] !== spec.env[k]);
     output.info(
-      `starting ${spec.command} ${spec.args.join(" ")} --stdio` +
+      `starting ${spec.command} ${spec.args.join(" ")} --stdio (${binary.source})` +
         (keyVars.length ? ` (API keys from VS Code's secret storage in ${keyVars.join(", ")})` : ""),
     );
     const serverOptions: ServerOptions = {

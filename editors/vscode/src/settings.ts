@@ -2,9 +2,6 @@
 // environment and its initializationOptions. Pure functions (no vscode import), so they are
 // unit-tested directly.
 
-import * as os from "node:os";
-import * as path from "node:path";
-
 /** The `interpreter.*` settings. Empty strings mean "not set". */
 export interface Settings {
   path: string;
@@ -70,7 +67,7 @@ export function readSettings(get: (key: string) => unknown): Settings {
   };
   const extra = get("extraArgs");
   return {
-    path: str("path") || "interpreter",
+    path: str("path"),
     provider: str("provider"),
     model: str("model"),
     harness: str("harness"),
@@ -78,24 +75,6 @@ export function readSettings(get: (key: string) => unknown): Settings {
     wireApi: str("wireApi"),
     extraArgs: Array.isArray(extra) ? extra.filter((a): a is string => typeof a === "string") : [],
   };
-}
-
-/**
- * The program to run: a bare name is left for the OS to find on PATH; `~` is expanded; a
- * relative path is taken from the first workspace folder.
- */
-export function resolveServerPath(setting: string, workspaceFolder?: string, home = os.homedir()): string {
-  const p = setting.trim() || "interpreter";
-  if (p === "~") {
-    return home;
-  }
-  if (p.startsWith("~/") || p.startsWith("~\\")) {
-    return path.join(home, p.slice(2));
-  }
-  if (path.isAbsolute(p) || !/[\\/]/.test(p)) {
-    return p;
-  }
-  return workspaceFolder ? path.resolve(workspaceFolder, p) : p;
 }
 
 /**
@@ -141,26 +120,83 @@ export interface ServerSpec {
   initializationOptions: Record<string, string>;
 }
 
-export function serverSpec(
-  s: Settings,
-  keys: Record<string, string | undefined>,
-  baseEnv: NodeJS.ProcessEnv,
-  workspaceFolder?: string,
-): ServerSpec {
-  const keyEnv = keyEnvironment(s, keys);
+function environment(baseEnv: NodeJS.ProcessEnv, keyEnv: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(baseEnv)) {
     if (v !== undefined) env[k] = v;
   }
-  Object.assign(env, keyEnv);
+  return Object.assign(env, keyEnv);
+}
+
+/** `interpreter lsp`; `command` is the binary resolved by binary.ts. */
+export function serverSpec(
+  s: Settings,
+  keys: Record<string, string | undefined>,
+  baseEnv: NodeJS.ProcessEnv,
+  workspaceFolder: string | undefined,
+  command: string,
+): ServerSpec {
+  const keyEnv = keyEnvironment(s, keys);
+  const env = environment(baseEnv, keyEnv);
   return {
-    command: resolveServerPath(s.path, workspaceFolder),
+    command,
     // vscode-languageclient appends `--stdio` (TransportKind.stdio).
     args: ["lsp", ...s.extraArgs],
     env,
     cwd: workspaceFolder,
     initializationOptions: initializationOptions(s, CUSTOM_KEY_ENV in keyEnv),
   };
+}
+
+/** A TOML string literal (what `-c key=value` parses). */
+function tomlString(v: string): string {
+  return JSON.stringify(v);
+}
+
+/**
+ * The `-c` overrides for `interpreter acp` that match what initializationOptions tell
+ * `interpreter lsp` (server/src/frontend/lsp/settings.rs does the same for the LSP).
+ */
+export function acpConfigArgs(s: Settings, customKey: boolean): string[] {
+  const c: string[] = [];
+  if (s.provider) c.push(`model_provider=${tomlString(s.provider)}`);
+  if (s.model) c.push(`model=${tomlString(s.model)}`);
+  if (s.harness) c.push(`harness=${tomlString(s.harness)}`);
+  const provider = s.provider || DEFAULT_PROVIDER;
+  const table = `model_providers.${tomlString(provider)}`;
+  if (s.baseUrl) c.push(`${table}.base_url=${tomlString(s.baseUrl)}`);
+  if (s.wireApi) c.push(`${table}.wire_api=${tomlString(s.wireApi)}`);
+  if (customKey) c.push(`${table}.env_key=${tomlString(CUSTOM_KEY_ENV)}`);
+  return c.flatMap((kv) => ["-c", kv]);
+}
+
+/** How to start `interpreter acp` for the chat panel. */
+export interface AcpSpec {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+export function acpSpec(
+  s: Settings,
+  keys: Record<string, string | undefined>,
+  baseEnv: NodeJS.ProcessEnv,
+  workspaceFolder: string | undefined,
+  command: string,
+): AcpSpec {
+  const keyEnv = keyEnvironment(s, keys);
+  return {
+    command,
+    args: ["acp", ...s.extraArgs, ...acpConfigArgs(s, CUSTOM_KEY_ENV in keyEnv)],
+    env: environment(baseEnv, keyEnv),
+    cwd: workspaceFolder,
+  };
+}
+
+/** The provider an API key is for, from an `auth_required` message ("provider `kimi`"). */
+export function providerFromAuthError(message: string): string | undefined {
+  return /provider `([^`]+)`/.exec(message)?.[1];
 }
 
 /** What the status bar calls the model. */

@@ -2,7 +2,7 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const { stub, deactivate, activate, run } = require("./helpers.cjs");
+const { stub, deactivate, activate, run, FAKE_BIN } = require("./helpers.cjs");
 const { COMMAND_IDS } = require("../out/commands.js");
 
 test.after(() => deactivate());
@@ -10,7 +10,7 @@ test.after(() => deactivate());
 test("activation starts `interpreter lsp` over stdio with the settings and the stored key", async () => {
   const { client } = await activate(
     {
-      "interpreter.path": "/opt/interpreter/bin/interpreter",
+      "interpreter.path": FAKE_BIN,
       "interpreter.provider": "kimi",
       "interpreter.model": "kimi-k3",
       "interpreter.harness": "kimi-code",
@@ -21,7 +21,7 @@ test("activation starts `interpreter lsp` over stdio with the settings and the s
   assert.equal(stub.state.clients.length, 1);
   assert.equal(client.id, "interpreter");
   const so = client.serverOptions;
-  assert.equal(so.command, "/opt/interpreter/bin/interpreter");
+  assert.equal(so.command, FAKE_BIN);
   assert.deepEqual(so.args, ["lsp", "--profile", "fast"]);
   assert.equal(so.transport, stub.languageclient.TransportKind.stdio, "the client appends --stdio");
   assert.equal(so.options.env.MOONSHOT_API_KEY, "sk-test-123");
@@ -35,12 +35,12 @@ test("activation starts `interpreter lsp` over stdio with the settings and the s
   assert.equal(client.state, stub.State.Running);
 });
 
-test("defaults: `interpreter` from PATH, no extra args, empty initializationOptions", async () => {
+test("defaults: `interpreter` from PATH (nothing bundled), no extra args, empty initializationOptions", async () => {
   const saved = process.env.MOONSHOT_API_KEY;
   delete process.env.MOONSHOT_API_KEY;
   try {
     const { client } = await activate();
-    assert.equal(client.serverOptions.command, "interpreter");
+    assert.equal(client.serverOptions.command, FAKE_BIN, "found on PATH");
     assert.deepEqual(client.serverOptions.args, ["lsp"]);
     assert.deepEqual(client.clientOptions.initializationOptions, {});
     assert.equal(client.serverOptions.options.env.MOONSHOT_API_KEY, undefined);
@@ -72,15 +72,11 @@ test("the status bar shows the model once the server runs", async () => {
 });
 
 test("a server that cannot start is reported, and commands say why", async () => {
-  const { item } = await activate(
-    { "interpreter.path": "/nope/interpreter" },
-    {},
-    { failStart: new Error("spawn /nope/interpreter ENOENT") },
-  );
+  const { item } = await activate({}, {}, { failStart: new Error(`spawn ${FAKE_BIN} EACCES`) });
   assert.match(item.text, /^\$\(circle-slash\)/);
-  assert.match(item.tooltip, /ENOENT/);
+  assert.match(item.tooltip, /EACCES/);
   const err = stub.state.messages.find((m) => m.kind === "error");
-  assert.match(err.text, /could not start `\/nope\/interpreter lsp`: spawn \/nope\/interpreter ENOENT/);
+  assert.ok(err.text.includes(`could not start \`${FAKE_BIN} lsp\`: spawn ${FAKE_BIN} EACCES`), err.text);
   assert.deepEqual(err.actions, ["Open Settings", "Show Logs"]);
 
   stub.openEditor("/w/a.py", [0, 0, 0, 3]);
@@ -88,6 +84,26 @@ test("a server that cannot start is reported, and commands say why", async () =>
   const last = stub.state.messages.at(-1);
   assert.equal(last.kind, "error");
   assert.match(last.text, /Explain failed: could not start/);
+});
+
+test("a missing binary is a notification with a button to the install docs, and nothing is spawned", async () => {
+  const { item } = await activate({ "interpreter.path": "/nope/interpreter" }, {}, { messageAnswers: ["Install…"] });
+  assert.equal(stub.state.clients.length, 0, "no language client for a missing binary");
+  assert.match(item.tooltip, /\/nope\/interpreter, which does not exist/);
+  const err = stub.state.messages.find((m) => m.kind === "error");
+  assert.match(err.text, /^interpreter: interpreter.path names \/nope\/interpreter, which does not exist/);
+  assert.deepEqual(err.actions, ["Install…", "Open Settings"]);
+  await stub.tick(1);
+  assert.deepEqual(stub.state.opened, ["https://github.com/openinterpreter/interpreter/blob/main/docs/vscode.md#install"]);
+});
+
+test("a non-executable interpreter.path is named as such", async () => {
+  const fs = require("node:fs");
+  const p = `${FAKE_BIN}-noexec`;
+  fs.writeFileSync(p, "", { mode: 0o644 });
+  await activate({ "interpreter.path": p });
+  const err = stub.state.messages.find((m) => m.kind === "error");
+  assert.match(err.text, /which is not executable/);
 });
 
 test("restartServer replaces the client; deactivate stops it", async () => {
@@ -107,7 +123,7 @@ test("showLogs reveals the output channel the client logs to", async () => {
   assert.equal(client.clientOptions.outputChannel, channel);
   await run("interpreter.showLogs");
   assert.equal(channel.shown, 1);
-  assert.ok(channel.lines.some((l) => l.includes("starting interpreter lsp --stdio")), channel.lines.join("\n"));
+  assert.ok(channel.lines.some((l) => l.includes(`starting ${FAKE_BIN} lsp --stdio (path)`)), channel.lines.join("\n"));
 });
 
 test("a failing secret store does not stop the server from starting", async () => {

@@ -2,8 +2,19 @@
 
 "use strict";
 
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+// A fake `interpreter` on PATH (the default when interpreter.path is empty), and one at a path.
+const fakeBinDir = fs.mkdtempSync(path.join(os.tmpdir(), "interp-bin-"));
+const FAKE_BIN = path.join(fakeBinDir, "interpreter");
+fs.writeFileSync(FAKE_BIN, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+process.env.PATH = `${fakeBinDir}${path.delimiter}${process.env.PATH}`;
+
 const stub = require("./vscode-stub.cjs");
 const extension = require("../out/extension.js");
+const notify = require("../out/notify.js");
 
 extension.timing.restartDelayMs = 0;
 
@@ -17,9 +28,11 @@ async function deactivate() {
 }
 
 /** Activates the extension with these settings and stored secrets; returns its API. */
-async function activate(config = {}, secrets = {}, { failStart, secretsFail } = {}) {
+async function activate(config = {}, secrets = {}, { failStart, secretsFail, messageAnswers = [] } = {}) {
   await deactivate();
   stub.reset(config);
+  notify.resetNotices();
+  stub.state.messageAnswers.push(...messageAnswers);
   stub.state.failNextStart = failStart;
   const ctx = stub.context();
   if (secretsFail) {
@@ -47,4 +60,4 @@ async function settle(api) {
   await stub.tick(1);
 }
 
-module.exports = { stub, extension, activate, deactivate, run, settle };
+module.exports = { stub, extension, activate, deactivate, run, settle, FAKE_BIN, fakeBinDir };

@@ -7,7 +7,9 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { stub, deactivate, activate } = require("./helpers.cjs");
-const { COMMAND_IDS } = require("../out/commands.js");
+const { COMMAND_IDS: LSP_COMMAND_IDS } = require("../out/commands.js");
+const { CHAT_COMMAND_IDS } = require("../out/extension.js");
+const COMMAND_IDS = [...LSP_COMMAND_IDS, ...CHAT_COMMAND_IDS];
 
 const root = path.join(__dirname, "..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
@@ -34,6 +36,20 @@ test("the bundle is the entry point, activated at startup; vsce needs publisher,
   }
   const ignore = fs.readFileSync(path.join(root, ".vscodeignore"), "utf8");
   for (const p of ["src/**", "out/**", "test/**", "node_modules/**"]) assert.ok(ignore.includes(p), p);
+  // A platform VSIX carries the binary in bin/ (issue 14): nothing may exclude it.
+  const rules = ignore.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  assert.ok(!rules.some((r) => /^(\*\*\/)?bin(\/|$)|^\*\*$/.test(r)), `.vscodeignore must keep bin/: ${rules}`);
+  assert.ok(fs.readFileSync(path.join(root, ".gitignore"), "utf8").split("\n").includes("bin/"), "bin/ is not committed");
+});
+
+test("the chat panel: its own activity-bar container holding a webview view, and its commands", () => {
+  const c = pkg.contributes;
+  const container = c.viewsContainers.activitybar.find((v) => v.id === "interpreter");
+  assert.ok(container && fs.existsSync(path.join(root, container.icon)), "activity-bar container with an icon file");
+  assert.deepEqual(c.views.interpreter.map((v) => [v.type, v.id]), [["webview", "interpreter.chat"]]);
+  assert.ok(c.menus["editor/context"].some((m) => m.command === "interpreter.addSelectionToChat"), "Add Selection to Chat in the editor menu");
+  for (const dep of ["@agentclientprotocol/sdk", "markdown-it", "dompurify"]) assert.ok(pkg.devDependencies[dep], `${dep} bundled`);
+  assert.equal(pkg.devDependencies["@agentclientprotocol/sdk"], "2.4.0", "the same SDK as tests/acp-node");
 });
 
 test("the settings the issue asks for exist; the API key is not one of them", () => {

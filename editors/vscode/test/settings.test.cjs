@@ -10,7 +10,7 @@ test.after(() => deactivate());
 test("readSettings trims, defaults the path and drops non-string args", () => {
   const values = { path: "  ", provider: " kimi ", model: 3, extraArgs: ["--profile", 7, "fast"] };
   assert.deepEqual(settings.readSettings((k) => values[k]), {
-    path: "interpreter",
+    path: "",
     provider: "kimi",
     model: "",
     harness: "",
@@ -20,12 +20,23 @@ test("readSettings trims, defaults the path and drops non-string args", () => {
   });
 });
 
-test("resolveServerPath: names stay for PATH, ~ expands, relative paths are from the workspace", () => {
-  assert.equal(settings.resolveServerPath("interpreter", "/w", "/home/u"), "interpreter");
-  assert.equal(settings.resolveServerPath("~/bin/interpreter", "/w", "/home/u"), "/home/u/bin/interpreter");
-  assert.equal(settings.resolveServerPath("target/debug/interpreter", "/w", "/home/u"), "/w/target/debug/interpreter");
-  assert.equal(settings.resolveServerPath("/opt/i", "/w", "/home/u"), "/opt/i");
-  assert.equal(settings.resolveServerPath("./i", undefined, "/home/u"), "./i");
+test("acpSpec: `acp`, the extra args, then -c overrides matching the LSP's initializationOptions", () => {
+  const s = { ...settings.readSettings(() => undefined), provider: "local", model: "m", harness: "native", baseUrl: "http://127.0.0.1:8080/v1", wireApi: "chat", extraArgs: ["--profile", "fast"] };
+  const spec = settings.acpSpec(s, { local: "sk-local" }, { PATH: "/bin" }, "/w", "/opt/interpreter");
+  assert.equal(spec.command, "/opt/interpreter");
+  assert.deepEqual(spec.args, [
+    "acp", "--profile", "fast",
+    "-c", 'model_provider="local"',
+    "-c", 'model="m"',
+    "-c", 'harness="native"',
+    "-c", 'model_providers."local".base_url="http://127.0.0.1:8080/v1"',
+    "-c", 'model_providers."local".wire_api="chat"',
+    "-c", 'model_providers."local".env_key="INTERPRETER_API_KEY"',
+  ]);
+  assert.equal(spec.env.INTERPRETER_API_KEY, "sk-local");
+  assert.equal(spec.cwd, "/w");
+  assert.deepEqual(settings.acpSpec(settings.readSettings(() => undefined), {}, {}, undefined, "i").args, ["acp"]);
+  assert.equal(settings.providerFromAuthError("Authentication required: missing API key for provider `deepseek`: set DEEPSEEK_API_KEY"), "deepseek");
 });
 
 test("keys: each built-in provider's own variable; a custom provider's key travels with envKey", () => {
@@ -35,7 +46,8 @@ test("keys: each built-in provider's own variable; a custom provider's key trave
     DEEPSEEK_API_KEY: "k2",
   });
   const custom = { ...base, provider: "local", baseUrl: "http://127.0.0.1:8080/v1", wireApi: "chat" };
-  const spec = settings.serverSpec(custom, { local: "sk-local", other: "ignored" }, { PATH: "/bin" }, "/w");
+  const spec = settings.serverSpec(custom, { local: "sk-local", other: "ignored" }, { PATH: "/bin" }, "/w", "/x/interpreter");
+  assert.equal(spec.command, "/x/interpreter");
   assert.equal(spec.env.INTERPRETER_API_KEY, "sk-local");
   assert.equal(spec.env.PATH, "/bin");
   assert.deepEqual(spec.initializationOptions, {
@@ -46,7 +58,7 @@ test("keys: each built-in provider's own variable; a custom provider's key trave
   });
   assert.equal(spec.cwd, "/w");
   // No stored key: no envKey, so config.toml's env_key stays in force.
-  assert.equal(settings.serverSpec(custom, {}, {}, "/w").initializationOptions.envKey, undefined);
+  assert.equal(settings.serverSpec(custom, {}, {}, "/w", "i").initializationOptions.envKey, undefined);
 });
 
 test("initializationOptions carry only keys the server knows", () => {

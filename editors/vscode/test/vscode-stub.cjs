@@ -37,6 +37,12 @@ const state = {
   messageAnswers: [],
   // When set, the next LanguageClient.start() rejects with this error.
   failNextStart: undefined,
+  webviewProviders: new Map(),
+  appliedEdits: [],
+  contentProviders: new Map(),
+  shown: [],
+  opened: [],
+  textDocuments: [],
 };
 
 const onDidChangeConfiguration = emitter();
@@ -67,12 +73,37 @@ class Uri {
     this.scheme = scheme;
     this.fsPath = fsPath;
   }
+  static from({ scheme, path, query }) {
+    const u = new Uri(scheme, path);
+    u.query = query;
+    return u;
+  }
   static file(p) {
     return new Uri("file", p);
+  }
+  static parse(s) {
+    const m = /^([a-z][\w+.-]*):(?:\/\/)?(.*)$/i.exec(s);
+    return m ? new Uri(m[1], m[2]) : new Uri("file", s);
+  }
+  static joinPath(base, ...parts) {
+    return new Uri(base.scheme, [base.fsPath, ...parts].join("/"));
+  }
+  get path() {
+    return this.fsPath;
   }
   toString() {
     return `${this.scheme}://${this.fsPath}`;
   }
+}
+
+class EventEmitter {
+  constructor() {
+    this.event = emitter();
+  }
+  fire(v) {
+    this.event.fire(v);
+  }
+  dispose() {}
 }
 
 class ThemeColor {
@@ -111,12 +142,99 @@ function outputChannel(name) {
   return channel;
 }
 
+// ---- documents and WorkspaceEdits (enough for the review manager) ----
+
+const nodeFs = require("node:fs");
+
+class TextDocument {
+  constructor(uri, text) {
+    this.uri = uri;
+    this.text = text;
+    this.isDirty = false;
+    this.saves = 0;
+  }
+  getText() {
+    return this.text;
+  }
+  get lineCount() {
+    return this.text.split("\n").length;
+  }
+  lineAt(n) {
+    const line = this.text.split("\n")[n] ?? "";
+    return { range: { end: new Position(n, line.length) } };
+  }
+  offsetAt(pos) {
+    const lines = this.text.split("\n");
+    let off = 0;
+    for (let i = 0; i < pos.line; i++) off += lines[i].length + 1;
+    return off + pos.character;
+  }
+  async save() {
+    nodeFs.writeFileSync(this.uri.fsPath, this.text);
+    this.isDirty = false;
+    this.saves += 1;
+    return true;
+  }
+}
+
+class WorkspaceEdit {
+  constructor() {
+    this.ops = [];
+  }
+  replace(uri, range, newText) {
+    this.ops.push({ op: "replace", uri, range, newText });
+  }
+  createFile(uri, options) {
+    this.ops.push({ op: "createFile", uri, options });
+  }
+  deleteFile(uri, options) {
+    this.ops.push({ op: "deleteFile", uri, options });
+  }
+}
+
+function openDocument(uri) {
+  let doc = state.textDocuments.find((d) => d.uri.fsPath === uri.fsPath);
+  if (!doc) {
+    doc = new TextDocument(uri, nodeFs.readFileSync(uri.fsPath, "utf8"));
+    state.textDocuments.push(doc);
+  }
+  return doc;
+}
+
+const onDidChangeTextDocument = emitter();
+
+async function applyEdit(edit) {
+  state.appliedEdits.push(edit);
+  for (const o of edit.ops) {
+    if (o.op === "createFile") {
+      if (!nodeFs.existsSync(o.uri.fsPath)) nodeFs.writeFileSync(o.uri.fsPath, "");
+    } else if (o.op === "deleteFile") {
+      nodeFs.rmSync(o.uri.fsPath, { force: true });
+      state.textDocuments = state.textDocuments.filter((d) => d.uri.fsPath !== o.uri.fsPath);
+    } else {
+      const doc = openDocument(o.uri);
+      doc.text = doc.text.slice(0, doc.offsetAt(o.range.start)) + o.newText + doc.text.slice(doc.offsetAt(o.range.end));
+      doc.isDirty = true;
+      onDidChangeTextDocument.fire({ document: doc });
+    }
+  }
+  return true;
+}
+
 const vscode = {
   Position,
+  WorkspaceEdit,
   Range,
   Selection,
   Uri,
   ThemeColor,
+  EventEmitter,
+  env: {
+    openExternal(uri) {
+      state.opened.push(uri.toString());
+      return Promise.resolve(true);
+    },
+  },
   StatusBarAlignment: { Left: 1, Right: 2 },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
@@ -137,6 +255,13 @@ const vscode = {
       return state.activeTextEditor;
     },
     createOutputChannel: outputChannel,
+    async showTextDocument(doc, options) {
+      state.shown.push({ path: doc.uri.fsPath, options });
+    },
+    registerWebviewViewProvider(id, provider) {
+      state.webviewProviders.set(id, provider);
+      return { dispose: () => state.webviewProviders.delete(id) };
+    },
     createStatusBarItem(id, alignment, priority) {
       const item = { id, alignment, priority, text: "", tooltip: "", shown: false, disposed: false };
       item.show = () => {
@@ -187,6 +312,22 @@ const vscode = {
       };
     },
     onDidChangeConfiguration,
+    onDidChangeTextDocument,
+    applyEdit,
+    openTextDocument: async (uri) => openDocument(uri),
+    fs: {
+      async stat(uri) {
+        return nodeFs.statSync(uri.fsPath);
+      },
+    },
+    onDidSaveTextDocument: emitter(),
+    get textDocuments() {
+      return state.textDocuments;
+    },
+    registerTextDocumentContentProvider(scheme, provider) {
+      state.contentProviders.set(scheme, provider);
+      return { dispose: () => state.contentProviders.delete(scheme) };
+    },
   },
   languages: {
     getDiagnostics(uri) {
@@ -293,12 +434,18 @@ Module._load = function load(request, ...rest) {
   return originalLoad.call(this, request, ...rest);
 };
 
+// An extension folder without bin/: the binary comes from the setting or PATH.
+const emptyExtensionDir = require("node:fs").mkdtempSync(require("node:path").join(require("node:os").tmpdir(), "interp-ext-"));
+
 /** A fresh ExtensionContext with an in-memory SecretStorage (`secrets.values`). */
 function context() {
   const values = new Map();
   const changed = emitter();
   return {
     subscriptions: [],
+    extensionPath: emptyExtensionDir,
+    extensionUri: Uri.file(emptyExtensionDir),
+    extension: { packageJSON: { version: "0.0.0-test" } },
     secrets: {
       values,
       get: async (key) => values.get(key),
@@ -331,10 +478,14 @@ function reset(config = {}) {
     "inputAnswers",
     "pickAnswers",
     "messageAnswers",
+    "opened",
+    "appliedEdits",
+    "shown",
   ]) {
     state[key].length = 0;
   }
   state.config = { ...config };
+  state.textDocuments = [];
   state.activeTextEditor = undefined;
   state.workspaceFolders = undefined;
   state.failNextStart = undefined;
@@ -361,4 +512,4 @@ function openEditor(path, selection) {
 
 const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { state, vscode, languageclient, context, reset, changeConfig, openEditor, tick, State };
+module.exports = { TextDocument, state, vscode, languageclient, context, reset, changeConfig, openEditor, tick, State };

@@ -1,0 +1,79 @@
+// Messages between the extension host (src/panel) and the chat webview (src/webview).
+// Types only: both sides import them with `import type`.
+
+import type {
+  AvailableCommand,
+  RequestPermissionRequest,
+  SessionConfigOption,
+  SessionInfo,
+  SessionNotification,
+  StopReason,
+} from "@agentclientprotocol/sdk";
+
+export type { AvailableCommand, RequestPermissionRequest, SessionConfigOption, SessionInfo, SessionNotification, StopReason };
+
+/** The agent process as the panel shows it. */
+export type AgentStatus =
+  | { state: "starting" }
+  | { state: "ready"; initializeMs: number; agent: string }
+  | { state: "restarting"; reason: string }
+  | { state: "stopped"; reason: string };
+
+/** One file the agent edited in this chat, waiting for Keep or Undo. */
+export interface ReviewFile {
+  path: string;
+  /** Relative to the workspace folder, for display. */
+  label: string;
+  added: number;
+  removed: number;
+  created: boolean;
+}
+
+/** Something attached to the next prompt: a file (resource link) or a selection (embedded). */
+export interface Attachment {
+  kind: "file" | "selection";
+  path: string;
+  label: string;
+  /** For a selection: 1-based lines and the selected text. */
+  startLine?: number;
+  endLine?: number;
+  text?: string;
+}
+
+export type HostMessage =
+  /** Clear the transcript: a new chat, a loaded one, or a reload after a restart. */
+  | { type: "reset"; sessionId?: string; title?: string }
+  /** The workspace folders, to show paths relative to them. */
+  | { type: "roots"; roots: string[] }
+  | { type: "update"; notification: SessionNotification }
+  /** A prompt of ours went out (shown at once; the agent does not echo it). */
+  | { type: "userMessage"; text: string; attachments: Attachment[] }
+  | { type: "turn"; running: boolean; stopReason?: StopReason; startedAt?: number }
+  | { type: "status"; status: AgentStatus }
+  | { type: "configOptions"; options: SessionConfigOption[] }
+  | { type: "permission"; id: string; request: RequestPermissionRequest }
+  | { type: "permissionDone"; id: string; optionId?: string }
+  | { type: "review"; files: ReviewFile[] }
+  | { type: "sessions"; sessions: SessionInfo[]; currentId?: string }
+  | { type: "error"; message: string; action?: "setApiKey"; provider?: string }
+  | { type: "files"; query: string; items: { path: string; label: string }[] }
+  | { type: "attach"; attachment: Attachment }
+  /** Everything since the last reset, sent when a (re)created webview says `ready`. */
+  | { type: "replay"; messages: HostMessage[] };
+
+export type WebviewMessage =
+  | { type: "ready" }
+  | { type: "send"; text: string; attachments: Attachment[] }
+  | { type: "cancel" }
+  | { type: "permission"; id: string; optionId: string }
+  | { type: "setConfig"; configId: string; value: string }
+  | { type: "newChat" }
+  | { type: "listSessions" }
+  | { type: "loadSession"; sessionId: string }
+  | { type: "keep"; path?: string }
+  | { type: "undo"; path?: string }
+  | { type: "review"; path: string }
+  | { type: "open"; path: string; line?: number }
+  | { type: "openLink"; href: string }
+  | { type: "setApiKey"; key: string; provider?: string }
+  | { type: "searchFiles"; query: string };

@@ -1,0 +1,343 @@
+// The transcript as data: host messages (ACP updates among them) folded into items. No DOM,
+// so the reducer is tested on its own and the renderer only draws what changed.
+
+import type {
+  AgentStatus,
+  Attachment,
+  AvailableCommand,
+  HostMessage,
+  RequestPermissionRequest,
+  ReviewFile,
+  SessionConfigOption,
+  SessionInfo,
+  SessionNotification,
+} from "../shared/protocol";
+
+type Update = SessionNotification["update"];
+type ToolCallUpdate = Extract<Update, { sessionUpdate: "tool_call_update" }>;
+export type ToolCallContent = NonNullable<ToolCallUpdate["content"]>[number];
+export type PlanEntry = Extract<Update, { sessionUpdate: "plan" }>["entries"][number];
+
+export interface ToolCall {
+  toolCallId: string;
+  title: string;
+  kind: string;
+  status: string;
+  content: ToolCallContent[];
+  locations: { path: string; line?: number | null }[];
+  rawInput?: unknown;
+}
+
+export type Item =
+  | { kind: "user"; key: string; messageId?: string; text: string; attachments: Attachment[] }
+  | { kind: "agent"; key: string; messageId?: string; text: string }
+  | { kind: "thought"; key: string; messageId?: string; text: string; startedAt: number; endedAt?: number }
+  | { kind: "tool"; key: string; call: ToolCall; permission?: Permission }
+  | ({ kind: "permission"; key: string } & Permission)
+  | { kind: "notice"; key: string; severity: string; title: string; description?: string }
+  | { kind: "error"; key: string; message: string; action?: "setApiKey"; provider?: string }
+  | { kind: "stop"; key: string; reason: string };
+
+/** A permission request; shown inside the tool card of its call when there is one. */
+export interface Permission {
+  id: string;
+  request: RequestPermissionRequest;
+  answered?: string;
+  done: boolean;
+}
+
+export interface Usage {
+  used: number;
+  size: number;
+  cost?: { amount: number; currency: string } | null;
+}
+
+export interface Model {
+  sessionId?: string;
+  title?: string;
+  items: Item[];
+  plan: PlanEntry[];
+  usage?: Usage;
+  commands: AvailableCommand[];
+  configOptions: SessionConfigOption[];
+  review: ReviewFile[];
+  sessions?: SessionInfo[];
+  status: AgentStatus;
+  running: boolean;
+  turnStartedAt?: number;
+  files?: { query: string; items: { path: string; label: string }[] };
+  attachments: Attachment[];
+  roots: string[];
+}
+
+/** What changed in one batch, so the renderer redraws only that. */
+export interface Changes {
+  reset: boolean;
+  items: Set<string>;
+  plan: boolean;
+  usage: boolean;
+  header: boolean;
+  review: boolean;
+  composer: boolean;
+  status: boolean;
+  sessions: boolean;
+  files: boolean;
+}
+
+export function emptyChanges(): Changes {
+  return {
+    reset: false,
+    items: new Set(),
+    plan: false,
+    usage: false,
+    header: false,
+    review: false,
+    composer: false,
+    status: false,
+    sessions: false,
+    files: false,
+  };
+}
+
+export function emptyModel(): Model {
+  return {
+    items: [],
+    plan: [],
+    commands: [],
+    configOptions: [],
+    review: [],
+    status: { state: "starting" },
+    running: false,
+    attachments: [],
+    roots: [],
+  };
+}
+
+let seq = 0;
+const nextKey = (prefix: string) => `${prefix}-${++seq}`;
+
+function textOf(content: { type: string; text?: string | null; uri?: string | null; name?: string | null }): string {
+  if (content.type === "text") return content.text ?? "";
+  if (content.type === "resource_link") return `[${content.name ?? content.uri}](${content.uri})`;
+  return "";
+}
+
+function findTool(m: Model, id: string): Extract<Item, { kind: "tool" }> | undefined {
+  for (let i = m.items.length - 1; i >= 0; i--) {
+    const it = m.items[i];
+    if (it.kind === "tool" && it.call.toolCallId === id) return it;
+  }
+  return undefined;
+}
+
+/** Appends a chunk to the last item of `kind` when it continues it, else starts an item. */
+function appendChunk(m: Model, c: Changes, kind: "agent" | "thought" | "user", text: string, messageId?: string): void {
+  const last = m.items.at(-1);
+  if (last && last.kind === kind && last.messageId === messageId) {
+    (last as { text: string }).text += text;
+    c.items.add(last.key);
+    return;
+  }
+  // Agent text after thinking ends the thought.
+  endThought(m, c);
+  const key = nextKey(kind);
+  if (kind === "agent") m.items.push({ kind, key, messageId, text });
+  else if (kind === "thought") m.items.push({ kind, key, messageId, text, startedAt: Date.now() });
+  else m.items.push({ kind, key, messageId, text, attachments: [] });
+  c.items.add(key);
+}
+
+function endThought(m: Model, c: Changes): void {
+  const last = m.items.at(-1);
+  if (last?.kind === "thought" && last.endedAt === undefined) {
+    last.endedAt = Date.now();
+    c.items.add(last.key);
+  }
+}
+
+export function applyUpdate(m: Model, c: Changes, u: Update): void {
+  switch (u.sessionUpdate) {
+    case "agent_message_chunk":
+      appendChunk(m, c, "agent", textOf(u.content), u.messageId ?? undefined);
+      break;
+    case "agent_thought_chunk":
+      appendChunk(m, c, "thought", textOf(u.content), u.messageId ?? undefined);
+      break;
+    case "user_message_chunk":
+      appendChunk(m, c, "user", textOf(u.content), u.messageId ?? undefined);
+      break;
+    case "tool_call": {
+      endThought(m, c);
+      const call: ToolCall = {
+        toolCallId: u.toolCallId,
+        title: u.title,
+        kind: u.kind ?? "other",
+        status: u.status ?? "pending",
+        content: u.content ?? [],
+        locations: u.locations ?? [],
+        rawInput: u.rawInput,
+      };
+      const existing = findTool(m, u.toolCallId);
+      if (existing) {
+        existing.call = call;
+        c.items.add(existing.key);
+      } else {
+        const key = nextKey("tool");
+        m.items.push({ kind: "tool", key, call });
+        c.items.add(key);
+      }
+      break;
+    }
+    case "tool_call_update": {
+      let item = findTool(m, u.toolCallId);
+      if (!item) {
+        // An update for a call not announced: legal; show it.
+        item = {
+          kind: "tool",
+          key: nextKey("tool"),
+          call: { toolCallId: u.toolCallId, title: u.title ?? "Tool call", kind: "other", status: "pending", content: [], locations: [] },
+        };
+        m.items.push(item);
+      }
+      const call = item.call;
+      if (u.title != null) call.title = u.title;
+      if (u.kind != null) call.kind = u.kind;
+      if (u.status != null) call.status = u.status;
+      if (u.content != null) call.content = u.content;
+      if (u.locations != null) call.locations = u.locations;
+      if (u.rawInput !== undefined && u.rawInput !== null) call.rawInput = u.rawInput;
+      c.items.add(item.key);
+      break;
+    }
+    case "plan":
+      m.plan = u.entries;
+      c.plan = true;
+      break;
+    case "available_commands_update":
+      m.commands = u.availableCommands;
+      c.composer = true;
+      break;
+    case "config_option_update":
+      m.configOptions = u.configOptions;
+      c.composer = true;
+      break;
+    case "current_mode_update":
+      m.configOptions = m.configOptions.map((o) =>
+        o.category === "mode" && o.type === "select" ? { ...o, currentValue: u.currentModeId } : o,
+      );
+      c.composer = true;
+      break;
+    case "session_info_update":
+      if (u.title !== undefined) m.title = u.title ?? undefined;
+      c.header = true;
+      break;
+    case "usage_update":
+      m.usage = { used: u.used, size: u.size, cost: u.cost };
+      c.usage = true;
+      break;
+    case "notice": {
+      const key = nextKey("notice");
+      m.items.push({ kind: "notice", key, severity: u.severity, title: u.title, description: u.description ?? undefined });
+      c.items.add(key);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+export function applyMessage(m: Model, c: Changes, msg: HostMessage): void {
+  switch (msg.type) {
+    case "reset": {
+      const keep = { status: m.status, configOptions: m.configOptions, commands: m.commands, review: m.review, sessions: m.sessions };
+      Object.assign(m, emptyModel(), keep, { sessionId: msg.sessionId, title: msg.title, attachments: m.attachments, roots: m.roots });
+      c.reset = true;
+      break;
+    }
+    case "roots":
+      m.roots = msg.roots;
+      c.reset = true;
+      break;
+    case "replay":
+      for (const inner of msg.messages) applyMessage(m, c, inner);
+      break;
+    case "update":
+      if (m.sessionId && msg.notification.sessionId !== m.sessionId) break;
+      applyUpdate(m, c, msg.notification.update);
+      break;
+    case "userMessage": {
+      endThought(m, c);
+      const key = nextKey("user");
+      m.items.push({ kind: "user", key, text: msg.text, attachments: msg.attachments });
+      c.items.add(key);
+      break;
+    }
+    case "turn":
+      m.running = msg.running;
+      m.turnStartedAt = msg.running ? (msg.startedAt ?? Date.now()) : undefined;
+      if (!msg.running) {
+        endThought(m, c);
+        if (msg.stopReason && msg.stopReason !== "end_turn") {
+          const key = nextKey("stop");
+          m.items.push({ kind: "stop", key, reason: msg.stopReason });
+          c.items.add(key);
+        }
+      }
+      c.status = true;
+      c.composer = true;
+      break;
+    case "status":
+      m.status = msg.status;
+      c.status = true;
+      break;
+    case "configOptions":
+      m.configOptions = msg.options;
+      c.composer = true;
+      break;
+    case "permission": {
+      const permission: Permission = { id: msg.id, request: msg.request, done: false };
+      const tool = findTool(m, msg.request.toolCall.toolCallId);
+      if (tool) {
+        tool.permission = permission;
+        c.items.add(tool.key);
+      } else {
+        const key = nextKey("perm");
+        m.items.push({ kind: "permission", key, ...permission });
+        c.items.add(key);
+      }
+      break;
+    }
+    case "permissionDone":
+      for (const it of m.items) {
+        const p = it.kind === "permission" ? it : it.kind === "tool" ? it.permission : undefined;
+        if (p && p.id === msg.id) {
+          p.done = true;
+          p.answered = msg.optionId;
+          c.items.add(it.key);
+        }
+      }
+      break;
+    case "review":
+      m.review = msg.files;
+      c.review = true;
+      break;
+    case "sessions":
+      m.sessions = msg.sessions;
+      c.sessions = true;
+      break;
+    case "error": {
+      const key = nextKey("error");
+      m.items.push({ kind: "error", key, message: msg.message, action: msg.action, provider: msg.provider });
+      c.items.add(key);
+      break;
+    }
+    case "files":
+      m.files = { query: msg.query, items: msg.items };
+      c.files = true;
+      break;
+    case "attach":
+      m.attachments = [...m.attachments, msg.attachment];
+      c.composer = true;
+      break;
+  }
+}

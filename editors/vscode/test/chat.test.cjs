@@ -1,0 +1,114 @@
+"use strict";
+
+// The chat controller in the extension (vscode stubbed) with the real agent and the mock: a
+// turn with a permission answered from the page, the replay a re-created page gets, and the
+// restart of a killed agent with its chat reloaded.
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { stub, activate, deactivate } = require("./helpers.cjs");
+const { INTERPRETER_BIN, MOCK_LLM_BIN, textReply, toolReply, waitUntil } = require("./agent-helpers.cjs");
+const { spawn } = require("node:child_process");
+const readline = require("node:readline");
+
+test.after(() => deactivate());
+
+function fakeView() {
+  const posted = [];
+  const handlers = [];
+  const webview = {
+    cspSource: "vscode-webview://x",
+    html: "",
+    asWebviewUri: (u) => ({ toString: () => u.fsPath }),
+    postMessage: async (m) => posted.push(m),
+    onDidReceiveMessage: (fn) => {
+      handlers.push(fn);
+      return { dispose() {} };
+    },
+  };
+  return { view: { webview, onDidDispose() {}, show() {} }, posted, send: (m) => Promise.all(handlers.map((h) => h(m))) };
+}
+
+async function mock(t, script, dir) {
+  const file = path.join(dir, "script.json");
+  fs.writeFileSync(file, JSON.stringify(script));
+  const child = spawn(MOCK_LLM_BIN, ["--script", file, "--port", "0", "--exit-on-stdin-eof"], { stdio: ["pipe", "pipe", "ignore"] });
+  t.after(() => child.stdin.end());
+  return new Promise((resolve) =>
+    readline.createInterface({ input: child.stdout }).on("line", (l) => {
+      const m = /^MOCK_LISTENING (\S+)/.exec(l);
+      if (m) resolve(m[1]);
+    }),
+  );
+}
+
+test("a chat turn through the controller: permission from the page, replay for a new page, restart after a crash", { timeout: 60_000 }, async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-chat-")));
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  const saved = process.env.OPENINTERPRETER_HOME;
+  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
+  t.after(() => {
+    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
+    else process.env.OPENINTERPRETER_HOME = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const baseUrl = await mock(t, { replies: [toolReply("call_t", "shell", { command: "touch made.txt" }), textReply("Made it."), textReply("Still here.")] }, dir);
+  const { api } = await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const provider = stub.state.webviewProviders.get("interpreter.chat");
+  const page = fakeView();
+  provider.resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  const reset = await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
+  await waitUntil(() => page.posted.some((m) => m.type === "status" && m.status.state === "ready"), "the agent's initialize");
+  assert.ok(api.chat.initializeAfterOpenMs > 0);
+  t.diagnostic(`panel opened → initialize answered: ${api.chat.initializeAfterOpenMs.toFixed(0)} ms (stubbed VS Code, real agent)`);
+  const options = await waitUntil(() => page.posted.find((m) => m.type === "configOptions" && m.options.length), "the pickers");
+  assert.deepEqual(options.options.map((o) => o.id), ["mode", "model", "reasoning_effort", "harness"]);
+
+  const turnEnded = (p) => waitUntil(() => p.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
+  await page.send({ type: "send", text: "make a file", attachments: [] });
+  const perm = await waitUntil(() => page.posted.find((m) => m.type === "permission"), "the permission request");
+  assert.equal(perm.request.toolCall.toolCallId, "call_t");
+  await page.send({ type: "permission", id: perm.id, optionId: "allow_once" });
+  await turnEnded(page);
+  const tool = page.posted.filter((m) => m.type === "update" && m.notification.update.toolCallId === "call_t").map((m) => m.notification.update);
+  assert.ok(fs.existsSync(path.join(work, "made.txt")), JSON.stringify(tool));
+  assert.deepEqual(page.posted.find((m) => m.type === "permissionDone"), { type: "permissionDone", id: perm.id, optionId: "allow_once" });
+  assert.deepEqual(page.posted.filter((m) => m.type === "turn").at(-1), { type: "turn", running: false, stopReason: "end_turn" });
+
+  // The view was hidden and shown: a new page gets the whole chat, chunks merged.
+  const again = fakeView();
+  provider.resolveWebviewView(again.view);
+  await again.send({ type: "ready" });
+  const replay = again.posted.find((m) => m.type === "replay");
+  const kinds = replay.messages.map((m) => (m.type === "update" ? m.notification.update.sessionUpdate : m.type));
+  assert.deepEqual(kinds.slice(0, 2), ["roots", "reset"]);
+  assert.ok(kinds.includes("userMessage") && kinds.includes("permission") && kinds.includes("permissionDone"));
+  const texts = replay.messages.filter((m) => m.type === "update" && m.notification.update.sessionUpdate === "agent_message_chunk");
+  assert.deepEqual(texts.map((m) => m.notification.update.content.text), ["Made it."], "one merged chunk");
+
+  // A crash: the page is told, the agent restarts, the chat is reloaded.
+  const pid = await api.chat.agent.pid();
+  process.kill(pid, "SIGKILL");
+  await waitUntil(() => again.posted.some((m) => m.type === "status" && m.status.state === "restarting"), "the restarting status");
+  await waitUntil(() => again.posted.some((m) => m.type === "update" && m.notification.update.sessionUpdate === "notice"), "the restart notice", 20_000);
+  const resets = again.posted.filter((m) => m.type === "reset");
+  assert.equal(resets.at(-1).sessionId, reset.sessionId, "the same chat, reloaded");
+  const reloaded = again.posted.slice(again.posted.lastIndexOf(resets.at(-1)));
+  assert.ok(reloaded.some((m) => m.type === "update" && m.notification.update.sessionUpdate === "user_message_chunk" && m.notification.update.content.text === "make a file"));
+  const before = again.posted.length;
+  await again.send({ type: "send", text: "still there?", attachments: [] });
+  await waitUntil(() => again.posted.slice(before).some((m) => m.type === "turn" && !m.running), "the second turn");
+  assert.deepEqual(again.posted.filter((m) => m.type === "turn").at(-1), { type: "turn", running: false, stopReason: "end_turn" });
+});

@@ -1,0 +1,283 @@
+// The chat webview rendered in jsdom from a recorded ACP update stream
+// (fixtures/transcript.json, recorded from the real agent by record-transcript.cjs).
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const { JSDOM } = require("jsdom");
+const { App } = require("../out/webview/app.js");
+const recorded = JSON.parse(readFileSync(new URL("./fixtures/transcript.json", import.meta.url), "utf8"));
+
+/** A page with the app; `frames` holds the scheduled flushes (one per animation frame). */
+function page() {
+  const win = new JSDOM('<!doctype html><div id="app"></div>', { url: "https://webview.invalid/", pretendToBeVisual: true }).window;
+  const posted = [];
+  const frames = [];
+  const app = new App(win, win.document.getElementById("app"), (m) => posted.push(m), { schedule: (fn) => frames.push(fn) });
+  const run = () => {
+    while (frames.length) frames.shift()();
+  };
+  const q = (sel) => win.document.querySelector(sel);
+  const qa = (sel) => [...win.document.querySelectorAll(sel)];
+  return { win, app, posted, frames, run, q, qa };
+}
+
+function load(p, { upTo } = {}) {
+  p.app.receive({ type: "roots", roots: recorded.roots });
+  p.app.receive({ type: "reset", sessionId: recorded.sessionId });
+  for (const m of recorded.messages) {
+    if (upTo && upTo(m)) break;
+    p.app.receive(m);
+  }
+  p.run();
+}
+
+test("updates are batched: one frame for the whole stream, nothing drawn before it", () => {
+  const p = page();
+  p.app.receive({ type: "reset", sessionId: recorded.sessionId });
+  for (const m of recorded.messages) p.app.receive(m);
+  assert.equal(p.frames.length, 1);
+  assert.equal(p.qa(".msg").length, 0);
+  p.run();
+  assert.ok(p.qa(".msg").length > 0);
+  p.app.dispose();
+});
+
+test("agent text is Markdown; a hostile <img onerror> stays text", () => {
+  const p = page();
+  load(p);
+  const agent = p.qa(".msg.agent");
+  assert.equal(agent.length, 2);
+  assert.equal(agent[0].querySelector("h1").textContent, "Plan");
+  assert.equal(agent[0].querySelector("strong").textContent, "edit");
+  assert.equal(agent[0].querySelector("code").textContent, "a.txt");
+  assert.equal(p.qa("img").length, 0, "no <img> element");
+  assert.equal(p.qa("[onerror]").length, 0, "no onerror attribute");
+  assert.match(agent[0].textContent, /<img src=x onerror="alert\(1\)">/);
+  // Links go through the host, not the webview.
+  const link = agent[1].querySelector("a");
+  assert.equal(link.textContent, "a.txt");
+  link.click();
+  assert.deepEqual(p.posted.at(-1), { type: "openLink", href: "a.txt" });
+  assert.equal(p.q(".msg.user .user-text").textContent, "Change two to TWO in a.txt");
+  assert.match(p.q("details.thought summary").textContent, /^Thought for \d+s$/);
+  assert.equal(p.q(".title").textContent, "Change two to TWO in a.txt");
+  p.app.dispose();
+});
+
+test("hostile text in a user message, a tool title and a permission is escaped too", () => {
+  const p = page();
+  const evil = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
+  p.app.receive({ type: "reset", sessionId: "s" });
+  p.app.receive({ type: "userMessage", text: evil, attachments: [] });
+  p.app.receive({ type: "update", notification: { sessionId: "s", update: { sessionUpdate: "tool_call", toolCallId: "t", title: evil, kind: "execute", rawInput: { command: evil } } } });
+  p.app.receive({ type: "permission", id: "p", request: { sessionId: "s", toolCall: { toolCallId: "t", title: evil, content: [{ type: "content", content: { type: "text", text: evil } }] }, options: [{ optionId: "a", name: evil, kind: "allow_once" }] } });
+  p.app.receive({ type: "error", message: evil });
+  p.run();
+  assert.equal(p.qa("img").length + p.qa("script").length, 0);
+  assert.equal(p.qa("[onerror]").length, 0);
+  assert.ok(p.q(".msg.user").textContent.includes(evil));
+  assert.ok(p.q(".tool-title").textContent.includes(evil));
+  p.app.dispose();
+});
+
+test("tool cards: title, kind icon, status, locations as links, folded output, diffs", () => {
+  const p = page();
+  load(p);
+  const edit = p.q('[data-tool-call="call_edit"]');
+  assert.match(edit.className, /status-completed/);
+  assert.equal(edit.getAttribute("role"), "article");
+  assert.equal(edit.querySelector(".tool-title").textContent, "Edit a.txt");
+  assert.equal(edit.querySelector(".icon").getAttribute("title"), "edit");
+  assert.equal(edit.querySelector(".badge").textContent, "done");
+  const loc = edit.querySelector(".locations a");
+  assert.equal(loc.textContent, "a.txt");
+  loc.click();
+  assert.deepEqual(p.posted.at(-1), { type: "open", path: "/work/project/a.txt", line: undefined });
+  // The diff: one line removed, one added, context around them.
+  const del = edit.querySelectorAll(".diff .line.del");
+  const add = edit.querySelectorAll(".diff .line.add");
+  assert.equal(del.length, 1);
+  assert.equal(add.length, 1);
+  assert.equal(del[0].querySelector(".code").textContent, "two");
+  assert.equal(add[0].querySelector(".code").textContent, "TWO");
+  assert.equal(add[0].querySelector(".ln").textContent, "2");
+  assert.equal(edit.querySelectorAll(".diff .line.ctx").length, 2);
+  assert.equal(edit.querySelector(".diff-head .added").textContent, "+1");
+
+  const check = p.q('[data-tool-call="call_check"]');
+  assert.equal(check.querySelector(".icon").getAttribute("title"), "execute");
+  assert.equal(check.querySelector(".tool-title").textContent, "touch checked.txt");
+  // Command output, when there is some, is folded.
+  p.app.receive({
+    type: "update",
+    notification: { sessionId: recorded.sessionId, update: { sessionUpdate: "tool_call_update", toolCallId: "call_check", content: [{ type: "content", content: { type: "text", text: "```console\nline 1\nline 2\n```" } }] } },
+  });
+  p.run();
+  const out = p.q('[data-tool-call="call_check"] details.output');
+  assert.equal(out.open, false);
+  assert.equal(out.querySelector("summary").textContent, "Output");
+  assert.match(out.querySelector("pre code").textContent, /line 1\nline 2/);
+  p.app.dispose();
+});
+
+test("the plan is a checklist", () => {
+  const p = page();
+  load(p);
+  const entries = p.qa(".plan-box .plan-entry");
+  assert.deepEqual(entries.map((e) => e.textContent.slice(1)), ["Read a.txt", "Edit a.txt", "Run the check"]);
+  assert.deepEqual(entries.map((e) => e.getAttribute("aria-checked")), ["true", "mixed", "false"]);
+  assert.equal(entries[0].getAttribute("role"), "checkbox");
+  assert.equal(p.q(".plan-box summary").textContent, "Plan · 1/3");
+  p.app.dispose();
+});
+
+test("permission buttons: the agent's options, focused, answerable by click or digit key", () => {
+  const p = page();
+  load(p, { upTo: (m) => m.type === "permissionDone" });
+  // Inside the tool card of its call.
+  const card = p.q('[data-tool-call="call_check"] [data-permission="perm-1"]');
+  assert.equal(card.getAttribute("role"), "alertdialog");
+  assert.equal(card.querySelector(".command").textContent, "$ touch checked.txt");
+  const buttons = [...card.querySelectorAll("button")];
+  assert.deepEqual(buttons.map((b) => b.getAttribute("data-option")), ["allow_once", "allow_always", "reject_once"]);
+  assert.equal(p.win.document.activeElement, buttons[0], "the first answer has the focus");
+  buttons[0].click();
+  assert.deepEqual(p.posted.at(-1), { type: "permission", id: "perm-1", optionId: "allow_once" });
+  buttons[0].dispatchEvent(new p.win.KeyboardEvent("keydown", { key: "3", bubbles: true }));
+  assert.deepEqual(p.posted.at(-1), { type: "permission", id: "perm-1", optionId: "reject_once" });
+  buttons[0].dispatchEvent(new p.win.KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
+  assert.equal(p.win.document.activeElement, buttons[1]);
+
+  p.app.receive({ type: "permissionDone", id: "perm-1", optionId: "allow_once" });
+  p.run();
+  const done = p.q('[data-permission="perm-1"]');
+  assert.equal(done.querySelectorAll("button").length, 0);
+  assert.equal(done.querySelector(".perm-answer").textContent, "Allowed once");
+  p.app.dispose();
+});
+
+test("usage, the review bar, and the thinking indicator", () => {
+  const p = page();
+  load(p);
+  assert.equal(p.q(".usage").textContent, "Context 1.3k / 131k (1%)");
+  p.app.receive({ type: "update", notification: { sessionId: recorded.sessionId, update: { sessionUpdate: "usage_update", used: 50_000, size: 200_000, cost: { amount: 0.0123, currency: "USD" } } } });
+  p.app.receive({ type: "review", files: [{ path: "/work/project/a.txt", label: "a.txt", added: 1, removed: 1, created: false }] });
+  p.app.receive({ type: "turn", running: true, startedAt: Date.now() - 3200 });
+  p.run();
+  assert.equal(p.q(".usage").textContent, "Context 50k / 200k (25%) · $0.0123");
+  assert.equal(p.q(".review-count").textContent, "1 file changed");
+  const row = p.q('.review-file[data-path="/work/project/a.txt"]');
+  assert.equal(row.querySelector(".review-name").textContent, "a.txt");
+  const [review, keep, undo] = [...row.querySelectorAll("button")];
+  review.click();
+  keep.click();
+  undo.click();
+  assert.deepEqual(p.posted.slice(-3), [
+    { type: "review", path: "/work/project/a.txt" },
+    { type: "keep", path: "/work/project/a.txt" },
+    { type: "undo", path: "/work/project/a.txt" },
+  ]);
+  assert.equal(p.q(".thinking").hidden, false);
+  assert.equal(p.q(".thinking").textContent, "Working… 3s");
+  assert.equal(p.q(".send").textContent, "Stop");
+  p.q(".send").click();
+  assert.deepEqual(p.posted.at(-1), { type: "cancel" });
+  p.app.receive({ type: "turn", running: false, stopReason: "cancelled" });
+  p.app.receive({ type: "review", files: [] });
+  p.run();
+  assert.equal(p.q(".thinking").hidden, true);
+  assert.equal(p.q(".review").hidden, true);
+  assert.equal(p.qa(".stop").at(-1).textContent, "Stopped.");
+  p.app.dispose();
+});
+
+test("composer: Enter sends, Shift+Enter does not, / completes commands, pickers from configOptions", () => {
+  const p = page();
+  load(p);
+  const input = p.app.input;
+  const key = (k, extra = {}) => input.dispatchEvent(new p.win.KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true, ...extra }));
+  input.value = "line one";
+  key("Enter", { shiftKey: true });
+  assert.ok(!p.posted.some((m) => m.type === "send"));
+  key("Enter");
+  assert.deepEqual(p.posted.at(-1), { type: "send", text: "line one", attachments: [] });
+  assert.equal(input.value, "");
+
+  input.value = "/re";
+  input.selectionStart = input.selectionEnd = 3;
+  input.dispatchEvent(new p.win.Event("input", { bubbles: true }));
+  const choices = p.qa(".popup .choice .choice-label").map((c) => c.textContent);
+  assert.deepEqual(choices, ["/review"]);
+  key("Enter");
+  assert.equal(input.value, "/review ");
+  assert.equal(p.q(".popup").hidden, true);
+
+  p.app.receive({
+    type: "configOptions",
+    options: [
+      { id: "mode", name: "Mode", category: "mode", type: "select", currentValue: "auto", options: [{ value: "read-only", name: "Read-only" }, { value: "auto", name: "Auto" }] },
+      { id: "model", name: "Model", category: "model", type: "select", currentValue: "m1", options: [{ value: "m1", name: "m1" }, { value: "m2", name: "m2" }] },
+    ],
+  });
+  p.run();
+  const selects = p.qa(".pickers select");
+  assert.deepEqual(selects.map((s) => s.getAttribute("aria-label")), ["Mode", "Model"]);
+  assert.equal(selects[0].value, "auto");
+  selects[1].value = "m2";
+  selects[1].dispatchEvent(new p.win.Event("change", { bubbles: true }));
+  assert.deepEqual(p.posted.at(-1), { type: "setConfig", configId: "model", value: "m2" });
+  p.app.dispose();
+});
+
+test("@ asks the host for files and attaches the pick; Add Selection shows a chip that is sent", async () => {
+  const p = page();
+  load(p);
+  const input = p.app.input;
+  input.value = "look at @a";
+  input.selectionStart = input.selectionEnd = input.value.length;
+  input.dispatchEvent(new p.win.Event("input", { bubbles: true }));
+  await new Promise((r) => setTimeout(r, 120));
+  assert.deepEqual(p.posted.at(-1), { type: "searchFiles", query: "a" });
+  p.app.receive({ type: "files", query: "a", items: [{ path: "/work/project/a.txt", label: "a.txt" }] });
+  p.run();
+  assert.deepEqual(p.qa(".popup .choice-label").map((c) => c.textContent), ["a.txt"]);
+  input.dispatchEvent(new p.win.KeyboardEvent("keydown", { key: "Tab", bubbles: true }));
+  assert.equal(input.value, "look at @a.txt ");
+  p.app.receive({ type: "attach", attachment: { kind: "selection", path: "/work/project/a.txt", label: "a.txt:2-3", startLine: 2, endLine: 3, text: "two\nthree" } });
+  p.run();
+  assert.deepEqual(p.qa(".composer .chip").map((c) => c.firstChild.textContent), ["a.txt", "a.txt:2-3"]);
+  input.dispatchEvent(new p.win.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  const sent = p.posted.at(-1);
+  assert.equal(sent.type, "send");
+  assert.deepEqual(sent.attachments.map((a) => a.kind), ["file", "selection"]);
+  assert.equal(p.qa(".composer .chip").length, 0);
+  p.app.dispose();
+});
+
+test("an auth error offers one key field that stores the key and retries", () => {
+  const p = page();
+  p.app.receive({ type: "error", message: "Authentication required: missing API key for provider `kimi`", action: "setApiKey", provider: "kimi" });
+  p.run();
+  const input = p.q(".error input[type=password]");
+  assert.equal(input.getAttribute("aria-label"), "API key for kimi");
+  input.value = " sk-test ";
+  p.q(".error form").dispatchEvent(new p.win.Event("submit", { bubbles: true, cancelable: true }));
+  assert.deepEqual(p.posted.at(-1), { type: "setApiKey", key: "sk-test", provider: "kimi" });
+  p.app.dispose();
+});
+
+test("a replay after the webview was re-created draws the same transcript", () => {
+  const a = page();
+  load(a);
+  const b = page();
+  b.app.receive({ type: "replay", messages: [{ type: "roots", roots: recorded.roots }, { type: "reset", sessionId: recorded.sessionId }, ...recorded.messages] });
+  b.run();
+  const text = (p) => p.q(".transcript").textContent.replace(/Thought for \d+s/, "");
+  assert.equal(text(b), text(a));
+  a.app.dispose();
+  b.app.dispose();
+});
