@@ -34,18 +34,24 @@ pub struct ClientFs {
 impl FileBackend for ClientFs {
     fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<String>> {
         Box::pin(async move {
-            // The client cannot say "not found" portably; ask the disk first. A file over the
-            // whole-read limit is not worth a round trip through the editor: the disk refuses it.
+            // A file over the whole-read limit is not worth a round trip through the editor:
+            // the disk refuses it.
             let too_big = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_READ_BYTES);
-            if !self.read || !path.exists() || too_big {
+            if !self.read || too_big {
                 return DiskBackend.read(path).await;
             }
             let req = ReadTextFileRequest::new(
                 SessionId::new(self.session_id.clone()),
                 path.to_path_buf(),
             );
+            // The editor is asked first: a file may exist only in its buffers. Clients cannot
+            // say "not found" portably, so an error for a path the disk lacks is that.
             match self.cx.send_request(req).block_task().await {
                 Ok(resp) => Ok(resp.content),
+                Err(e) if !path.exists() => Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("{}: no such file ({})", path.display(), e.message),
+                )),
                 Err(e) => Err(io::Error::other(format!(
                     "the editor could not read {}: {}",
                     path.display(),

@@ -118,8 +118,13 @@ pub fn logout(_state: &AcpState, _req: LogoutRequest, responder: Responder<Logou
     ))
 }
 
+/// `auth_required`, with the provider and its key variable as data so a client can offer
+/// to set that key without parsing the message.
 fn auth_error(missing: &MissingKey) -> Error {
-    err(-32000, format!("Authentication required: {missing}"))
+    err(-32000, format!("Authentication required: {missing}")).data(serde_json::json!({
+        "provider": missing.provider,
+        "envKey": missing.env_key,
+    }))
 }
 
 /// What `session/new`, `load` and `resume` have in common.
