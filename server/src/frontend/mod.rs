@@ -4,3 +4,4 @@ pub mod acp;
 pub mod exec;
 pub mod login;
 pub mod lsp;
+pub mod terminal_text;

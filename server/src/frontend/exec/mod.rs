@@ -320,13 +320,14 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
             Some(d) => {
                 print!("{d}");
                 if let Some(m) = &last {
-                    eprintln!("{m}");
+                    eprintln!("{}", crate::frontend::terminal_text::sanitize(m));
                 }
             }
             None => {
                 let both_tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
                 if let Some(m) = last.as_ref().filter(|_| completed && !both_tty) {
-                    println!("{m}");
+                    // Stdout may be a terminal too (stderr redirected): text only.
+                    println!("{}", crate::frontend::terminal_text::sanitize(m));
                 }
             }
         }
