@@ -28,7 +28,7 @@ use super::updates::Translator;
 use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, commands, replay};
 use crate::agent::{EventSink, Session, SessionOptions};
 use crate::config::{Config, MissingKey};
-use crate::mcp::{McpServerConfig, McpTools, McpTransport};
+use crate::mcp::{McpServerConfig, McpTransport};
 use crate::store::SessionStore;
 
 type R = Result<(), Error>;
@@ -259,20 +259,16 @@ pub fn new_session(
     let response = NewSessionResponse::new(SessionId::new(id))
         .modes(st.mode_state())
         .config_options(st.config_options());
-    if !req.mcp_servers.is_empty() {
-        return cx.spawn(async move {
-            attach_mcp(&s, req.mcp_servers, || {
-                let _ = responder.respond(response);
-                announce_commands(&s);
-            })
-            .await;
-            Ok(())
-        });
-    }
-    responder.respond(response)?;
-    // After the response: Zed drops updates for sessions it does not know yet.
-    announce_commands(&s);
-    Ok(())
+    // Also without client servers: config.toml may name some.
+    cx.spawn(async move {
+        attach_mcp(&s, req.mcp_servers, || {
+            let _ = responder.respond(response);
+            // After the response: Zed drops updates for sessions it does not know yet.
+            announce_commands(&s);
+        })
+        .await;
+        Ok(())
+    })
 }
 
 /// Connects the session's MCP servers with the agent lock held: `respond` runs once the lock
@@ -294,6 +290,8 @@ async fn attach_mcp(s: &AcpSession, servers: Vec<McpServer>, respond: impl FnOnc
                     env: m.env.into_iter().map(|e| (e.name, e.value)).collect(),
                     cwd: Some(s.cwd.clone()),
                 },
+                startup_timeout: None,
+                tool_timeout: None,
             }),
             McpServer::Http(m) => configs.push(McpServerConfig {
                 name: m.name,
@@ -301,6 +299,8 @@ async fn attach_mcp(s: &AcpSession, servers: Vec<McpServer>, respond: impl FnOnc
                     url: m.url,
                     headers: m.headers.into_iter().map(|h| (h.name, h.value)).collect(),
                 },
+                startup_timeout: None,
+                tool_timeout: None,
             }),
             McpServer::Sse(m) => warnings.push(format!(
                 "MCP server `{}` was not started: the SSE transport is not supported; use its streamable HTTP URL",
@@ -309,12 +309,11 @@ async fn attach_mcp(s: &AcpSession, servers: Vec<McpServer>, respond: impl FnOnc
             _ => warnings.push("An MCP server with an unsupported transport was not started".into()),
         }
     }
-    if !configs.is_empty() {
-        let (tools, failed) = McpTools::connect(configs).await;
-        warnings.extend(failed);
-        if !tools.is_empty() {
-            agent.set_external_tools(Some(Arc::new(tools)));
-        }
+    // With config.toml's [mcp_servers]; the client's win on a name clash.
+    let (tools, failed) = crate::mcp::connect_session_servers(&agent.config, configs, &s.cwd).await;
+    warnings.extend(failed);
+    if tools.is_some() {
+        agent.set_external_tools(tools);
     }
     // Still under the lock: the warnings come before the first prompt's output.
     for w in warnings {
@@ -400,19 +399,14 @@ pub fn resume_session(
     let response = ResumeSessionResponse::new()
         .modes(st.mode_state())
         .config_options(st.config_options());
-    if !req.mcp_servers.is_empty() {
-        return cx.spawn(async move {
-            attach_mcp(&s, req.mcp_servers, || {
-                let _ = responder.respond(response);
-                announce_commands(&s);
-            })
-            .await;
-            Ok(())
-        });
-    }
-    responder.respond(response)?;
-    announce_commands(&s);
-    Ok(())
+    cx.spawn(async move {
+        attach_mcp(&s, req.mcp_servers, || {
+            let _ = responder.respond(response);
+            announce_commands(&s);
+        })
+        .await;
+        Ok(())
+    })
 }
 
 pub fn list_sessions(

@@ -197,6 +197,16 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
             return Ok(fail(json, code, &format!("{e:#}")));
         }
     };
+    // config.toml's [mcp_servers]; failures are warnings, shown after the header.
+    let (mcp_tools, mcp_warnings) = crate::mcp::connect_session_servers(
+        &session.config,
+        Vec::new(),
+        &session.workspace().cwd().to_path_buf(),
+    )
+    .await;
+    if mcp_tools.is_some() {
+        session.set_external_tools(mcp_tools);
+    }
 
     let color = match args.color.as_str() {
         "always" => true,
@@ -249,6 +259,9 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
                 &prompt,
             );
         }
+    }
+    for message in mcp_warnings {
+        out.event(&Event::Warning { message });
     }
     if input.is_empty() {
         // Only session commands: nothing to ask the model.

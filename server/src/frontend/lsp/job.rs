@@ -292,6 +292,16 @@ async fn run_action(
             };
         }
     };
+    // config.toml's [mcp_servers]; calls follow the job's read-only policy.
+    let (mcp_tools, mcp_warnings) =
+        crate::mcp::connect_session_servers(&session.config, Vec::new(), &cwd).await;
+    if mcp_tools.is_some() {
+        session.set_external_tools(mcp_tools);
+    }
+    for w in mcp_warnings {
+        tracing::warn!("{w}");
+        shared.show_later(lsp::MessageType::WARNING, format!("interpreter: {w}"));
+    }
     let display_path = match &file {
         Some(f) => session.workspace().display_path(f),
         None => args.uri.as_str().to_string(),
