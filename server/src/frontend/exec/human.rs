@@ -144,6 +144,15 @@ impl<W: Write> HumanWriter<W> {
                 let w = self.style("33", &format!("warning: {}", clean(message)));
                 self.line(&w);
             }
+            Event::ModelWaiting {
+                provider,
+                attempt,
+                elapsed_ms,
+            } => {
+                let w = crate::frontend::waiting_text(&clean(provider), *attempt, *elapsed_ms);
+                let w = self.style("2", &format!("{w}…"));
+                self.line(&w);
+            }
             Event::HarnessChanged { harness } => self.line(&format!("harness: {}", clean(harness))),
             Event::ContextCompacted {
                 tokens_before,

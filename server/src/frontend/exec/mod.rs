@@ -33,9 +33,25 @@ enum Output {
 
 impl Output {
     fn event(&mut self, e: &Event) {
-        match self {
-            Output::Json(w) => w.event(e),
-            Output::Human(w) => w.event(e),
+        match (self, e) {
+            // Progress, not an event of Codex's stream: stderr only.
+            (
+                Output::Json(_),
+                Event::ModelWaiting {
+                    provider,
+                    attempt,
+                    elapsed_ms,
+                },
+            ) => eprintln!(
+                "{}…",
+                crate::frontend::terminal_text::sanitize(&crate::frontend::waiting_text(
+                    provider,
+                    *attempt,
+                    *elapsed_ms
+                ))
+            ),
+            (Output::Json(w), e) => w.event(e),
+            (Output::Human(w), e) => w.event(e),
         }
     }
     fn last_message(&self) -> Option<String> {

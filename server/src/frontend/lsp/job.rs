@@ -404,6 +404,17 @@ async fn on_event(ev: Event, answer: &mut String, progress: &Progress) {
         Event::ToolCallBegin(b) => progress.report(b.title).await,
         Event::AgentMessage { text, .. } => *answer = text,
         Event::Warning { message } => tracing::warn!("{message}"),
+        Event::ModelWaiting {
+            provider,
+            attempt,
+            elapsed_ms,
+        } => {
+            progress
+                .report(crate::frontend::waiting_text(
+                    &provider, attempt, elapsed_ms,
+                ))
+                .await
+        }
         _ => {}
     }
 }
