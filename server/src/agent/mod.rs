@@ -159,8 +159,16 @@ impl Session {
                 harness::HARNESSES.join(", ")
             );
         };
-        let agents = agents_md::load(&config.home, workspace.cwd(), config.project_doc_max_bytes);
-        let skills = crate::skills::discover(workspace.cwd(), dirs::home_dir().as_deref());
+        // What the session reads unasked is confined like the file tools' paths.
+        let mut reads = crate::workspace::startup::StartupReads::new(workspace.roots());
+        let agents = agents_md::load(
+            &mut reads,
+            &config.home,
+            workspace.cwd(),
+            config.project_doc_max_bytes,
+        );
+        let skills =
+            crate::skills::discover(&mut reads, workspace.cwd(), dirs::home_dir().as_deref());
         for w in &skills.warnings {
             events.send(Event::Warning { message: w.clone() });
         }
@@ -171,7 +179,11 @@ impl Session {
             config.sandbox_mode.as_str(),
             config.approval_policy.as_str(),
             skills.skills,
+            &mut reads,
         );
+        for message in reads.take_warnings() {
+            events.send(Event::Warning { message });
+        }
         let store = SessionStore::new(&config.home);
         let log = if !persist {
             None

@@ -41,9 +41,10 @@ impl PromptEnv {
         sandbox: &str,
         approval: &str,
         skills: Vec<Skill>,
+        reads: &mut crate::workspace::startup::StartupReads,
     ) -> Self {
         PromptEnv {
-            tree: tree::two_level_listing(&cwd),
+            tree: tree::two_level_listing(reads, &cwd),
             cwd,
             roots,
             os: std::env::consts::OS.to_string(),
