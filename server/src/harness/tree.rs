@@ -63,7 +63,8 @@ mod tests {
         std::fs::write(p.join("README.md"), "").unwrap();
         std::fs::write(p.join("src/lib.rs"), "").unwrap();
         let root = std::fs::canonicalize(p).unwrap();
-        let t = super::two_level_listing(&mut StartupReads::new(&[root.clone()]), &root);
+        let t =
+            super::two_level_listing(&mut StartupReads::new(std::slice::from_ref(&root)), &root);
         assert_eq!(t, ".hidden/\nsrc/\n  deep/\n  lib.rs\nREADME.md\n");
     }
 
@@ -76,7 +77,7 @@ mod tests {
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("private"), root.join("escape")).unwrap();
         std::os::unix::fs::symlink(root.join("src"), root.join("alias")).unwrap();
-        let mut reads = StartupReads::new(&[root.clone()]);
+        let mut reads = StartupReads::new(std::slice::from_ref(&root));
         let t = super::two_level_listing(&mut reads, &root);
         assert_eq!(t, "alias/\nsrc/\n");
         let w = reads.take_warnings();

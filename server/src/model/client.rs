@@ -720,7 +720,6 @@ mod tests {
         assert!(w.next_notice() >= start + WAIT_NOTICE_AFTER);
         w.next_attempt();
         w.notify();
-        drop(w);
         assert_eq!(seen, vec![1, 2]);
     }
 

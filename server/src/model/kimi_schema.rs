@@ -183,7 +183,7 @@ impl Normalizer<'_> {
         let def_name = canonical.strip_prefix("#/$defs/").map(unescape);
         let siblings = map.len() > 1;
         if let Some(name) = &def_name {
-            if !siblings || self.inlining.iter().any(|x| *x == canonical) {
+            if !siblings || self.inlining.contains(&canonical) {
                 // A plain reference to a definition is fine; in a cycle, siblings are dropped.
                 if lookup(self.root, &canonical).is_none() {
                     return Err(format!("$ref `{r}` points to nothing"));
@@ -191,7 +191,7 @@ impl Normalizer<'_> {
                 self.used.insert(name.clone());
                 return Ok(json!({ "$ref": canonical }));
             }
-        } else if self.inlining.iter().any(|x| *x == canonical) {
+        } else if self.inlining.contains(&canonical) {
             return Err(format!("$ref `{r}` is recursive and not under #/$defs"));
         }
         let target =

@@ -214,12 +214,9 @@ async fn run_inner(args: ExecArgs) -> Result<i32> {
         }
     };
     // config.toml's [mcp_servers]; failures are warnings, shown after the header.
-    let (mcp_tools, mcp_warnings) = crate::mcp::connect_session_servers(
-        &session.config,
-        Vec::new(),
-        &session.workspace().cwd().to_path_buf(),
-    )
-    .await;
+    let (mcp_tools, mcp_warnings) =
+        crate::mcp::connect_session_servers(&session.config, Vec::new(), session.workspace().cwd())
+            .await;
     if mcp_tools.is_some() {
         session.set_external_tools(mcp_tools);
     }
