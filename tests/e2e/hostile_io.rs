@@ -429,3 +429,60 @@ fn exec_human_mode_prints_no_control_sequences() {
         }
     }
 }
+
+/// The same provider slowness as an LSP `$/progress` report of the running code action. (The
+/// job also connects config.toml's `[mcp_servers]`, as every face does.)
+#[test]
+fn a_slow_provider_is_an_lsp_progress_report() {
+    let repo = TestRepo::new();
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!(
+            "[mcp_servers.echo]\ncommand = '{}'\n",
+            env!("CARGO_BIN_EXE_mcp-echo")
+        ),
+    )
+    .unwrap();
+    let mock =
+        MockServer::start_blocking(Script::new(
+            [Reply::text("nothing to fix").with_delay(6500)],
+        ))
+        .unwrap();
+    let text = "def add(a, b):\n    return a - b\n";
+    repo.write("calc.py", text);
+    let root = std::fs::canonicalize(repo.path()).unwrap();
+    let mut client = lsp_client::LspClient::spawn(&root, repo.home.path(), &[]);
+    client.initialize(
+        &root,
+        lsp_client::capabilities(true, false),
+        lsp_client::mock_options(&mock.url()),
+    );
+    let uri = lsp_client::file_uri(&root.join("calc.py"));
+    client.did_open(&uri, "python", 1, text);
+    let resp = client.call(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri},
+               "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 5}},
+               "context": {"diagnostics": []}}),
+    );
+    let command = lsp_client::action(&resp, "Explain with interpreter")["command"].clone();
+    client.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": command["arguments"]}),
+    );
+    let create = client.wait_request("window/workDoneProgress/create");
+    client.respond(&create["id"], Value::Null);
+    let token = create["params"]["token"].clone();
+    let report = client.wait_notification("$/progress", move |p| {
+        p["token"] == token
+            && p["value"]["kind"] == "report"
+            && p["value"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("waiting for mock: 5 s"))
+    });
+    assert_eq!(report["params"]["value"]["cancellable"], true);
+    client.wait_notification("$/progress", |p| p["value"]["kind"] == "end");
+    client.shutdown();
+    let tools = mock.model_requests()[0].body["tools"].to_string();
+    assert!(tools.contains("echo__say"), "{tools}");
+}
