@@ -177,6 +177,18 @@ pub enum Event {
         /// What was wrong, for a person.
         message: String,
     },
+    /// The agent is waiting for the model: no answer yet, or nothing visible in the stream,
+    /// for a few seconds (K3 can think for minutes before its first token). Sent after 5 s
+    /// and then every 10 s while that lasts; front ends show it as progress, not as an
+    /// answer. The next delta, a retry warning or the turn's end supersedes it.
+    ModelWaiting {
+        /// The provider id.
+        provider: String,
+        /// 1 for the first try of this request, 2 for the first retry, …
+        attempt: u32,
+        /// Since the request started, retries and their back-off included.
+        elapsed_ms: u64,
+    },
     /// Compaction started (automatic near the context limit, or `/compact`).
     ContextCompacting {
         /// Ties the start to its end.

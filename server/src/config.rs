@@ -52,6 +52,9 @@ pub struct ConfigToml {
     pub sandbox_workspace_write: Option<SandboxWorkspaceWrite>,
     /// ACP: run shell commands in the client's terminals (`terminal/*`) when it offers them.
     pub acp_client_terminals: Option<bool>,
+    /// MCP servers every session connects, as in Codex (see `mcp::config`).
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, crate::mcp::config::McpServerToml>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -186,6 +189,8 @@ pub struct Config {
     pub project_doc_max_bytes: usize,
     pub tool_output_token_limit: usize,
     pub acp_client_terminals: bool,
+    /// The enabled `[mcp_servers]`; front ends merge their own in (`mcp::config::merge`).
+    pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
     pub profile: Option<String>,
 }
 
@@ -365,13 +370,14 @@ impl Config {
             request_timeout_ms: user.request_timeout_ms.unwrap_or(30 * 60_000),
             retry_base_delay_ms: user.retry_base_delay_ms.unwrap_or(500),
         };
-        let model = raw
+        let model = match raw
             .model
             .clone()
             .or_else(|| builtin.map(|b| b.default_model.to_string()))
-            .with_context(|| {
-                format!("no model configured for provider `{provider_id}`: set `model = \"…\"`")
-            })?;
+        {
+            Some(m) => m,
+            None => default_model_for(&provider_id),
+        };
         let ws = raw.sandbox_workspace_write.clone().unwrap_or_default();
         Ok(Config {
             home,
@@ -407,10 +413,29 @@ impl Config {
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
+            mcp_servers: crate::mcp::config::from_toml(&raw.mcp_servers, |v| {
+                std::env::var(v).ok()
+            })?,
             profile,
             provider,
         })
     }
+}
+
+/// A provider of the user's own without a `model`: the default model, as Codex does, said once
+/// per process on stderr.
+fn default_model_for(provider_id: &str) -> String {
+    let model = catalog::provider(catalog::DEFAULT_PROVIDER)
+        .map(|p| p.default_model)
+        .unwrap_or("kimi-k3")
+        .to_string();
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        eprintln!(
+            "note: no model is configured for provider `{provider_id}`; using the default model `{model}` (set `model = \"…\"` in config.toml or pass -m to choose one)"
+        );
+    });
+    model
 }
 
 /// `key=value`: split at the first `=`, the value parsed as TOML, falling back to a raw string.
@@ -627,6 +652,43 @@ approval_policy = "never"
         let err = c.provider.resolve_api_key().unwrap_err().to_string();
         assert!(err.contains("INTERPRETER_TEST_SURELY_UNSET_KEY"), "{err}");
         assert!(err.contains("model_providers.kimi.env_key"), "{err}");
+    }
+
+    #[test]
+    fn a_provider_without_a_model_uses_the_default_model() {
+        let c = load(
+            None,
+            &[],
+            ov(&[
+                "model_provider=\"mine\"",
+                "model_providers.mine={base_url=\"http://127.0.0.1:1/v1\"}",
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.model, "kimi-k3");
+        // A catalog provider uses its own default.
+        let c = load(None, &[], ov(&["model_provider=\"deepseek\""])).unwrap();
+        assert_eq!(c.model, "deepseek-chat");
+    }
+
+    #[test]
+    fn mcp_servers_are_read() {
+        let c = load(
+            Some("[mcp_servers.a]\ncommand = \"srv\"\n[mcp_servers.b]\nurl = \"http://h/mcp\"\nenabled = false\n"),
+            &[],
+            Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(c.mcp_servers.len(), 1);
+        assert_eq!(c.mcp_servers[0].name, "a");
+        let err = load(
+            Some("[mcp_servers.a]\nargs = []\n"),
+            &[],
+            Overrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("mcp_servers.a"), "{err}");
     }
 
     #[test]

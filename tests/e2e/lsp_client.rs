@@ -102,6 +102,12 @@ impl LspClient {
         self.stdin.flush().unwrap();
     }
 
+    /// Bytes as they are, framed or not (for broken input).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
     pub fn request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;

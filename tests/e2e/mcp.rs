@@ -537,3 +537,193 @@ fn closing_the_session_or_exiting_the_agent_leaves_no_server_process_behind() {
     assert_gone(pid, "the MCP server");
     assert_gone(child, "the MCP server's child");
 }
+
+/// The parameters schema the model was given for `name`, if it was given that tool.
+fn tool_parameters(request_body: &Value, name: &str) -> Option<Value> {
+    request_body["tools"]
+        .as_array()?
+        .iter()
+        .find(|t| t["function"]["name"] == name)
+        .map(|t| t["function"]["parameters"].clone())
+}
+
+fn exec_args(mock: &MockServer, model: &str) -> Vec<String> {
+    let mut args = vec!["exec".to_string(), "--json".to_string()];
+    args.extend(TestRepo::mock_config(&mock.url(), "chat"));
+    args.extend(["-c".to_string(), format!("model=\"{model}\"")]);
+    args
+}
+
+/// `[mcp_servers]` in config.toml is connected by `exec` (Codex's keys), and a Kimi model gets
+/// every tool schema in the dialect Moonshot accepts; a tool no rewrite can fix is left out
+/// with a warning, and the session runs.
+#[test]
+fn config_toml_servers_run_in_exec_and_kimi_gets_schemas_it_accepts() {
+    let repo = TestRepo::new();
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!(
+            "[mcp_servers.7zip]\ncommand = '{ECHO}'\nargs = ['--schema-shapes']\nenv = {{ MCP_ECHO_PREFIX = 'cfg: ' }}\nstartup_timeout_sec = 20\n"
+        ),
+    )
+    .unwrap();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "t7zip__say", json!({"text": "hi"})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let out = repo.run(&exec_args(&mock, "kimi-k3"), "use the tools");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let events = mock_llm::e2e::jsonl(&out);
+    assert!(
+        events.iter().any(|e| e["type"] == "error"
+            && e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("shape_remote"))),
+        "no warning for the tool left out: {events:?}"
+    );
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 2);
+    let body = &reqs[0].body;
+    let p = |name: &str| {
+        tool_parameters(body, name)
+            .unwrap_or_else(|| panic!("{name} missing: {:?}", tool_names(body)))
+    };
+    assert_eq!(
+        p("t7zip__shape_anyof")["properties"]["v"],
+        json!({"anyOf": [{"minLength": 1, "type": "string"}, {"maxLength": 0, "type": "string"}]})
+    );
+    assert_eq!(
+        p("t7zip__shape_tuple")["properties"],
+        json!({"pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]},
+               "nothing": {"type": "array"}})
+    );
+    let b = p("t7zip__shape_bool");
+    assert_eq!(b["properties"], json!({"any": {}}));
+    assert_eq!(b["required"], json!(["any"]));
+    assert_eq!(
+        p("t7zip__shape_ref_sibling")["properties"]["day"],
+        json!({"type": "string", "format": "date", "description": "The day"})
+    );
+    let d = p("t7zip__shape_definitions");
+    assert_eq!(d["properties"]["a"], json!({"$ref": "#/$defs/A"}));
+    assert_eq!(
+        d["$defs"]["A"]["properties"]["n"],
+        json!({"type": "integer"})
+    );
+    assert!(d.get("definitions").is_none(), "{d}");
+    assert_eq!(p("t7zip__shape_no_type")["type"], "object");
+    let names = tool_names(body);
+    assert!(
+        tool_parameters(body, "t7zip__shape_remote").is_none(),
+        "{names:?}"
+    );
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with(|c: char| c.is_ascii_digit())),
+        "{names:?}"
+    );
+    // The server's tools work: the call's result reached the model.
+    let msgs = reqs[1].body["messages"].as_array().unwrap();
+    let result = msgs
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool result");
+    assert_eq!(result["content"], "cfg: hi");
+
+    // Another provider's model gets the schemas as the server gave them.
+    mock.set_script(Script::new([Reply::text("plain")]));
+    mock.clear_requests();
+    let out = repo.run(&exec_args(&mock, "mock-model"), "list");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = &mock.model_requests()[0].body;
+    let tuple = tool_parameters(body, "7zip__shape_tuple").expect("unchanged name");
+    assert!(tuple["properties"]["pair"]["items"].is_array(), "{tuple}");
+    assert!(tool_parameters(body, "7zip__shape_remote").is_some());
+}
+
+/// ACP: config.toml's servers join the client's `mcpServers`; on a name clash the client's
+/// server is the one that runs.
+#[test]
+fn acp_client_servers_join_config_servers_and_win_a_name_clash() {
+    let repo = TestRepo::new();
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!(
+            "[mcp_servers.echo]\ncommand = '{ECHO}'\nenv = {{ MCP_ECHO_PREFIX = 'config: ' }}\n\n[mcp_servers.cfgonly]\ncommand = '{ECHO}'\n"
+        ),
+    )
+    .unwrap();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "echo__say", json!({"text": "hi"})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let mut agent = Agent::start(&repo, &mock, "danger-full-access");
+    agent.initialize();
+    let sid = agent.new_session(
+        &canonical(repo.path()),
+        json!([stdio_server(
+            "echo",
+            &[],
+            &[("MCP_ECHO_PREFIX", "client: ")]
+        )]),
+    );
+    let resp = agent.prompt(&sid, "say hi");
+    assert_eq!(resp["stopReason"], "end_turn", "{}", agent.log());
+    let reqs = mock.model_requests();
+    let names = tool_names(&reqs[0].body);
+    assert!(names.contains(&"cfgonly__say".to_string()), "{names:?}");
+    assert_eq!(
+        names.iter().filter(|n| *n == "echo__say").count(),
+        1,
+        "{names:?}"
+    );
+    let msgs = reqs[1].body["messages"].as_array().unwrap();
+    let result = msgs
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool result");
+    assert_eq!(result["content"], "client: hi");
+    agent.exit();
+}
+
+/// `tool_timeout_sec` bounds one call: the model hears that the server did not finish.
+#[test]
+fn a_configured_tool_timeout_ends_a_slow_call() {
+    let repo = TestRepo::new();
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!("[mcp_servers.slow]\ncommand = '{ECHO}'\ntool_timeout_sec = 1\n"),
+    )
+    .unwrap();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "slow__sleep", json!({"seconds": 30})),
+        Reply::text("gave up"),
+    ]))
+    .unwrap();
+    let started = Instant::now();
+    let out = repo.run(&exec_args(&mock, "mock-model"), "sleep");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(25),
+        "{:?}",
+        started.elapsed()
+    );
+    let msgs = mock.model_requests()[1].body["messages"].clone();
+    let text = msgs.to_string();
+    assert!(
+        text.contains("did not finish `sleep` within 1 s (tool_timeout_sec)"),
+        "{text}"
+    );
+}

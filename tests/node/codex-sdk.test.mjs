@@ -43,6 +43,26 @@ test("run() returns finalResponse, items, usage and sets thread.id", { timeout: 
   assert.equal(last.content[0].text, "Say hi");
 });
 
+test("run() works with a provider that has no model key: the default model is used", { timeout: TIMEOUT }, async (t) => {
+  const ctx = await setup(t, { replies: [textReply("Hi!", USAGE)] });
+  const thread = ctx.codex({ withoutModel: true }).startThread(ctx.threadOptions());
+
+  const turn = await ctx.run(thread, "Say hi");
+
+  assert.equal(turn.finalResponse, "Hi!");
+  assert.equal(turn.items.filter((i) => i.type === "agent_message").length, 1, JSON.stringify(turn.items));
+  assert.equal(turn.usage.input_tokens, 42);
+  assert.equal(typeof thread.id, "string");
+  const reqs = await ctx.mock.modelRequests();
+  assert.equal(reqs.length, 1);
+  assert.equal(reqs[0].body.model, "kimi-k3");
+  // The default model's harness (kimi-code) follows the prompt with a reminder.
+  assert.ok(
+    reqs[0].body.input.some((i) => i.role === "user" && messageText(i) === "Say hi"),
+    JSON.stringify(reqs[0].body.input),
+  );
+});
+
 test("runStreamed() yields exactly thread.started, turn.started, item.completed, turn.completed", { timeout: TIMEOUT }, async (t) => {
   const ctx = await setup(t, { replies: [textReply("Hi!", USAGE)] });
   const thread = ctx.codex().startThread(ctx.threadOptions());

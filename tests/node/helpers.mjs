@@ -200,8 +200,10 @@ export async function setup(t, script, { git = true } = {}) {
     },
     /** A Codex client for our binary; `config` is flattened by the SDK into dotted `--config` keys. */
     /** With `inlineProvider`, the provider goes as one raw inline-table `--config` instead. */
-    codex({ providerExtra = {}, config = {}, configOverrides, inlineProvider = false } = {}) {
+    /** With `withoutModel`, no `model` key is sent (the SDK's own tests configure it so). */
+    codex({ providerExtra = {}, config = {}, configOverrides, inlineProvider = false, withoutModel = false } = {}) {
       let base = providerConfig(providerExtra);
+      if (withoutModel) delete base.model;
       let raw = configOverrides;
       if (inlineProvider) {
         const { model_providers: _, ...rest } = base;

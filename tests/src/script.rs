@@ -5,7 +5,7 @@
 //! ```json
 //! {
 //!   "replies": [
-//!     {"status": 200, "headers": {}, "delay_ms": 0, "repeat": 1,
+//!     {"status": 200, "headers": {}, "delay_ms": 0, "repeat": 1, "hang": false,
 //!      "events": [{"reasoning": "…"}, {"text": "…"},
 //!                 {"tool_call": {"id": "call_1", "name": "shell", "arguments": "{}", "fragments": 3}},
 //!                 {"delay_ms": 50}, {"raw": "data: …\n\n"},
@@ -89,6 +89,10 @@ pub struct Reply {
     /// Delay before the response headers are sent.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub delay_ms: u64,
+    /// Accept the request and never answer: no status, no headers, the connection held open
+    /// until the client gives up.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hang: bool,
     /// How many consecutive requests this reply serves (default 1; 0 counts as 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<u32>,
@@ -292,6 +296,14 @@ impl Reply {
     pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.insert(name.into(), value.into());
         self
+    }
+
+    /// A provider that takes the request and never sends response headers.
+    pub fn hang() -> Self {
+        Reply {
+            hang: true,
+            ..Reply::default()
+        }
     }
 
     pub fn with_delay(mut self, ms: u64) -> Self {

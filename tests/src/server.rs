@@ -421,6 +421,10 @@ async fn model_reply(
     body: &Value,
     body_len: usize,
 ) -> Response {
+    if reply.hang {
+        // Dropped (with the connection) when the client gives up.
+        std::future::pending::<()>().await;
+    }
     if reply.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(reply.delay_ms)).await;
     }

@@ -106,9 +106,10 @@ impl Session {
         };
         let events = self.events.clone();
         let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
+        let mut on_wait = wait_notice(&self.events, &self.config);
         let resp = match self
             .client
-            .stream(&req, &mut |_| {}, &mut on_retry, cancel)
+            .stream(&req, &mut |_| {}, &mut on_retry, &mut on_wait, cancel)
             .await
         {
             Ok(r) => r,
@@ -197,6 +198,21 @@ fn kept_user_messages(history: &[HistoryItem], budget: usize) -> Vec<HistoryItem
     }
     kept.reverse();
     kept
+}
+
+/// Tells the front end that a model request is waiting ([`Event::ModelWaiting`]).
+pub(super) fn wait_notice(
+    events: &super::EventSink,
+    config: &crate::config::Config,
+) -> impl FnMut(crate::model::client::Waiting) + Send + use<> {
+    let (events, provider) = (events.clone(), config.provider.id.clone());
+    move |w| {
+        events.send(Event::ModelWaiting {
+            provider: provider.clone(),
+            attempt: w.attempt,
+            elapsed_ms: u64::try_from(w.elapsed.as_millis()).unwrap_or(u64::MAX),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -388,20 +388,32 @@ fn harness_by_name(name: &str) -> anyhow::Result<Arc<dyn Harness>> {
 }
 
 /// The facts the prompt is built from: AGENTS.md, skills, the environment.
+/// What the session reads unasked is confined like the file tools' paths.
 fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> PromptEnv {
-    let agents = agents_md::load(&config.home, workspace.cwd(), config.project_doc_max_bytes);
-    let skills = crate::skills::discover(workspace.cwd(), dirs::home_dir().as_deref());
+    let mut reads = crate::workspace::startup::StartupReads::new(workspace.roots());
+    let agents = agents_md::load(
+        &mut reads,
+        &config.home,
+        workspace.cwd(),
+        config.project_doc_max_bytes,
+    );
+    let skills = crate::skills::discover(&mut reads, workspace.cwd(), dirs::home_dir().as_deref());
     for w in &skills.warnings {
         events.send(Event::Warning { message: w.clone() });
     }
-    PromptEnv::detect(
+    let env = PromptEnv::detect(
         workspace.cwd().to_path_buf(),
         workspace.roots().to_vec(),
         agents,
         config.sandbox_mode,
         config.approval_policy,
         skills.skills,
-    )
+        &mut reads,
+    );
+    for message in reads.take_warnings() {
+        events.send(Event::Warning { message });
+    }
+    env
 }
 
 fn open_log(

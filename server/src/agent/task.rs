@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::EventSink;
 use super::session::Session;
-use crate::mcp::{McpServerConfig, McpTools};
+use crate::mcp::McpServerConfig;
 use crate::tools::Approver;
 
 /// How an op ended.
@@ -168,14 +168,15 @@ async fn run(
     mut rx: mpsc::UnboundedReceiver<Submission>,
     mcp: Vec<McpServerConfig>,
 ) {
-    if !mcp.is_empty() {
-        let (tools, warnings) = McpTools::connect(mcp).await;
-        for message in warnings {
-            s.events.send(Event::Warning { message });
-        }
-        if !tools.is_empty() {
-            s.set_external_tools(Arc::new(tools));
-        }
+    // The front end's servers and config.toml's `[mcp_servers]`, before any op: a prompt
+    // waits for their tools.
+    let cwd = s.workspace.cwd().to_path_buf();
+    let (tools, warnings) = crate::mcp::connect_session_servers(&s.config, mcp, &cwd).await;
+    for message in warnings {
+        s.events.send(Event::Warning { message });
+    }
+    if let Some(tools) = tools {
+        s.set_external_tools(tools);
     }
     let mut queue = VecDeque::new();
     loop {

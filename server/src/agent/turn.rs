@@ -209,10 +209,11 @@ impl Session {
         };
         let events = self.events.clone();
         let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
+        let mut on_wait = super::compact::wait_notice(&self.events, &self.config);
         let result = {
             let req = self.model_request(&self.history);
             self.client
-                .stream(&req, &mut on_delta, &mut on_retry, cancel)
+                .stream(&req, &mut on_delta, &mut on_retry, &mut on_wait, cancel)
                 .await
         };
         let resp = match result {

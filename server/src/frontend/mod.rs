@@ -6,48 +6,65 @@ pub mod exec;
 pub mod login;
 pub mod lsp;
 mod slash;
+pub mod terminal_text;
 mod view;
 
-#[cfg(test)]
-mod tests {
-    /// Front ends drive sessions with ops and read their events; nothing else of the core's
-    /// session is theirs. The compiler holds them to it (`agent::session::Session` is private
-    /// to `agent`); this keeps it so.
-    #[test]
-    fn front_ends_only_send_ops_and_read_events() {
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let session = std::fs::read_to_string(src.join("agent/session.rs")).unwrap();
-        assert!(session.contains("pub(super) struct Session {"));
-        let word =
-            regex::Regex::new(r"\bSession\b|agent::session|\bturn_loop\b|\brun_turn\b").unwrap();
-        let strings = regex::Regex::new(r#""(?:[^"\\]|\\.)*""#).unwrap();
-        let mut stack = vec![src.join("frontend")];
-        let mut checked = 0;
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                // This file: module declarations and this test.
-                if path == src.join("frontend/mod.rs") {
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path).unwrap();
-                for (n, line) in text.lines().enumerate() {
-                    let code = strings.replace_all(line, "\"\"");
-                    let code = code.split("//").next().unwrap_or("");
-                    assert!(
-                        !word.is_match(code),
-                        "{}:{}: a front end reaches into the session: {line}",
-                        path.display(),
-                        n + 1
+/// Default cap on one protocol message (an ACP line, an LSP frame's body).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// At most this much of a refused message is quoted back in the error.
+pub const MAX_QUOTE_BYTES: usize = 200;
+
+/// The cap on one ACP or LSP message: `INTERPRETER_MAX_MESSAGE_BYTES` (bytes, at least 1024),
+/// else [`DEFAULT_MAX_MESSAGE_BYTES`]. A bigger message is discarded as it streams in, never
+/// held whole, and answered with an error.
+pub fn max_message_bytes() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| {
+        match std::env::var("INTERPRETER_MAX_MESSAGE_BYTES") {
+            Ok(v) => match v.trim().parse::<usize>() {
+                Ok(n) => n.max(1024),
+                Err(_) => {
+                    tracing::warn!(
+                        "INTERPRETER_MAX_MESSAGE_BYTES={v:?} is not a number of bytes; using {DEFAULT_MAX_MESSAGE_BYTES}"
                     );
+                    DEFAULT_MAX_MESSAGE_BYTES
                 }
-                checked += 1;
+            },
+            Err(_) => DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    })
+}
+
+/// The start of a refused message for its error: at most [`MAX_QUOTE_BYTES`] bytes, cut at a
+/// character boundary, invalid UTF-8 replaced.
+pub fn quote(bytes: &[u8]) -> String {
+    let mut end = bytes.len().min(MAX_QUOTE_BYTES);
+    loop {
+        match std::str::from_utf8(&bytes[..end]) {
+            Ok(t) => break t.to_string(),
+            // A character cut at the end: step back over it.
+            Err(e) if e.error_len().is_none() && end > 0 => end = e.valid_up_to(),
+            Err(_) => {
+                let lossy = String::from_utf8_lossy(&bytes[..end]).into_owned();
+                let mut cut = lossy.len().min(MAX_QUOTE_BYTES);
+                while !lossy.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                break lossy[..cut].to_string();
             }
         }
-        assert!(checked > 20, "only {checked} files checked");
     }
 }
+
+/// How every front end words [`interpreter_protocol::Event::ModelWaiting`]:
+/// "waiting for kimi: 15 s" (", attempt 2" after a retry).
+pub fn waiting_text(provider: &str, attempt: u32, elapsed_ms: u64) -> String {
+    let mut s = format!("waiting for {provider}: {} s", elapsed_ms / 1000);
+    if attempt > 1 {
+        s.push_str(&format!(", attempt {attempt}"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod boundary_tests;

@@ -42,9 +42,10 @@ impl PromptEnv {
         sandbox: SandboxMode,
         approval: ApprovalPolicy,
         skills: Vec<Skill>,
+        reads: &mut crate::workspace::startup::StartupReads,
     ) -> Self {
         PromptEnv {
-            tree: tree::two_level_listing(&cwd),
+            tree: tree::two_level_listing(reads, &cwd),
             cwd,
             roots,
             os: std::env::consts::OS.to_string(),

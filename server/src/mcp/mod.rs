@@ -7,6 +7,7 @@
 //! dropped (session closed, agent exiting), after a short graceful shutdown when there is
 //! still a runtime to run it.
 
+pub mod config;
 mod connect;
 mod names;
 mod output;
@@ -15,16 +16,18 @@ use futures::future::BoxFuture;
 use interpreter_protocol::ToolKind;
 use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::model::ToolSpec;
+use crate::model::{ToolSpec, kimi_schema};
 use crate::sandbox::Intent;
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, ExternalTools, ToolContext, ToolOutcome};
 use connect::{Client, ProcessGroupGuard};
 
-/// How long one server may take to start, answer the handshake and list its tools.
+/// How long one server may take to start, answer the handshake and list its tools, unless
+/// its `startup_timeout_sec` says otherwise.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a stdio server gets to exit after its stdin closes, before its group is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
@@ -35,6 +38,50 @@ pub struct McpServerConfig {
     /// The user's name for it; the prefix of its tools' names.
     pub name: String,
     pub transport: McpTransport,
+    /// Start, handshake and tool list within this (default [`CONNECT_TIMEOUT`]).
+    pub startup_timeout: Option<Duration>,
+    /// One tool call within this; None: no limit but cancellation.
+    pub tool_timeout: Option<Duration>,
+}
+
+/// How tool schemas must be shaped for the session's provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchemaDialect {
+    /// Schemas as the server gave them (with `type: "object"` at the root).
+    #[default]
+    Standard,
+    /// Moonshot's restricted dialect ([`kimi_schema`]); tools that cannot follow it are left
+    /// out with a warning.
+    Kimi,
+}
+
+impl SchemaDialect {
+    pub fn for_model(provider_id: &str, model: &str) -> Self {
+        if kimi_schema::applies(provider_id, model) {
+            SchemaDialect::Kimi
+        } else {
+            SchemaDialect::Standard
+        }
+    }
+}
+
+/// Connects the MCP servers of a session: config.toml's `[mcp_servers]` merged with the front
+/// end's (`from_client`, which wins on a name clash; see [`config::merge`]), schemas shaped
+/// for the session's provider and model. None when no server connected; the warnings name
+/// the servers and tools left out.
+pub(crate) async fn connect_session_servers(
+    config: &crate::config::Config,
+    from_client: Vec<McpServerConfig>,
+    cwd: &Path,
+) -> (Option<Arc<dyn ExternalTools>>, Vec<String>) {
+    let servers = config::merge(&config.mcp_servers, from_client, cwd);
+    if servers.is_empty() {
+        return (None, Vec::new());
+    }
+    let dialect = SchemaDialect::for_model(&config.provider.id, &config.model);
+    let (tools, warnings) = McpTools::connect(servers, dialect).await;
+    let tools = (!tools.is_empty()).then(|| Arc::new(tools) as Arc<dyn ExternalTools>);
+    (tools, warnings)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +111,7 @@ struct Server {
     name: String,
     client: Client,
     process: Option<ProcessGroupGuard>,
+    tool_timeout: Option<Duration>,
 }
 
 struct McpTool {
@@ -76,19 +124,20 @@ struct McpTool {
 }
 
 impl McpTools {
-    /// Connects every server at once, each within [`CONNECT_TIMEOUT`]. Servers that fail are
-    /// left out and described in the returned warnings ("MCP server `x` failed to start: …").
-    pub async fn connect(servers: Vec<McpServerConfig>) -> (McpTools, Vec<String>) {
-        Self::connect_with_timeout(servers, CONNECT_TIMEOUT).await
-    }
-
-    /// [`McpTools::connect`] with another per-server deadline.
-    pub async fn connect_with_timeout(
+    /// Connects every server at once, each within its `startup_timeout` (default
+    /// [`CONNECT_TIMEOUT`]). Servers that fail are left out and described in the returned
+    /// warnings ("MCP server `x` failed to start: …"), and so are tools whose schema cannot
+    /// follow `dialect`.
+    pub async fn connect(
         servers: Vec<McpServerConfig>,
-        timeout: Duration,
+        dialect: SchemaDialect,
     ) -> (McpTools, Vec<String>) {
-        let results =
-            futures::future::join_all(servers.iter().map(|s| connect::connect(s, timeout))).await;
+        let results = futures::future::join_all(
+            servers
+                .iter()
+                .map(|s| connect::connect(s, s.startup_timeout.unwrap_or(CONNECT_TIMEOUT))),
+        )
+        .await;
         let mut names = names::NameAllocator::default();
         let mut out = McpTools {
             servers: Vec::new(),
@@ -106,8 +155,29 @@ impl McpTools {
             };
             tracing::info!("MCP server `{}`: {} tools", config.name, conn.tools.len());
             let index = out.servers.len();
+            // Moonshot refuses function names that start with a digit.
+            let prefix = match dialect {
+                SchemaDialect::Kimi => kimi_schema::tool_name(&config.name),
+                SchemaDialect::Standard => config.name.clone(),
+            };
             for t in conn.tools {
-                let name = names.allocate(&config.name, &t.name);
+                let parameters = names::parameters_schema(&t.input_schema);
+                let parameters = match dialect {
+                    SchemaDialect::Standard => parameters,
+                    SchemaDialect::Kimi => match kimi_schema::normalize(&parameters) {
+                        Ok(p) => p,
+                        Err(e) => {
+                            let w = format!(
+                                "MCP tool `{}` of server `{}` was left out: its input schema cannot be made valid for Kimi ({e})",
+                                t.name, config.name
+                            );
+                            tracing::warn!("{w}");
+                            warnings.push(w);
+                            continue;
+                        }
+                    },
+                };
+                let name = names.allocate(&prefix, &t.name);
                 let shown = t
                     .title
                     .clone()
@@ -128,7 +198,7 @@ impl McpTools {
                     spec: ToolSpec {
                         name,
                         description,
-                        parameters: names::parameters_schema(&t.input_schema),
+                        parameters,
                     },
                 });
             }
@@ -136,6 +206,7 @@ impl McpTools {
                 name: config.name,
                 client: conn.client,
                 process: conn.process,
+                tool_timeout: config.tool_timeout,
             });
         }
         (out, warnings)
@@ -199,9 +270,20 @@ impl ExternalTools for McpTools {
                     ));
                 }
             }
-            // Dropping the call on cancel sends `notifications/cancelled` to the server.
+            // Dropping the call (cancel, timeout) sends `notifications/cancelled` to the server.
+            let limit = server.tool_timeout.unwrap_or(Duration::MAX);
             let result = tokio::select! {
-                r = server.client.call_tool(params) => r,
+                r = tokio::time::timeout(limit, server.client.call_tool(params)) => match r {
+                    Ok(r) => r,
+                    Err(_) => {
+                        return ToolOutcome::error(format!(
+                            "The MCP server `{}` did not finish `{}` within {} s (tool_timeout_sec).",
+                            server.name,
+                            t.tool,
+                            limit.as_secs_f64()
+                        ));
+                    }
+                },
                 _ = ctx.cancel.cancelled() => {
                     return ToolOutcome::error("The tool call was cancelled.");
                 }

@@ -2,9 +2,10 @@
 
 use futures::StreamExt;
 use std::time::Duration;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::catalog::{self, ModelInfo};
+use super::catalog;
 use super::chat::{self, ChatStream};
 use super::responses::{self, ResponsesStream};
 use super::sse::SseDecoder;
@@ -44,6 +45,71 @@ pub struct ModelClient {
 /// Called before each retry with a human line ("retrying in 2s (attempt 2/5): …").
 pub type RetryNotice<'a> = &'a mut (dyn FnMut(String) + Send);
 pub type DeltaSink<'a> = &'a mut (dyn FnMut(StreamDelta) + Send);
+/// Called while nothing visible arrives (see [`Waiting`]).
+pub type WaitNotice<'a> = &'a mut (dyn FnMut(Waiting) + Send);
+
+/// The first [`Waiting`] notice comes after this long without visible output…
+pub const WAIT_NOTICE_AFTER: Duration = Duration::from_secs(5);
+/// …then one every this long while it lasts.
+pub const WAIT_NOTICE_EVERY: Duration = Duration::from_secs(10);
+
+/// The client is waiting for the provider: no response yet, or nothing visible in the stream
+/// (K3 can think for minutes before its first token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waiting {
+    /// 1 for the first try of this request, 2 for the first retry, …
+    pub attempt: u32,
+    /// Since the request started, retries and their back-off included.
+    pub elapsed: Duration,
+}
+
+/// When to tell the caller that it is waiting, for one request.
+struct Watch<'a> {
+    started: Instant,
+    attempt: u32,
+    /// Since when nothing visible arrived.
+    quiet_since: Instant,
+    last_notice: Option<Instant>,
+    notify: WaitNotice<'a>,
+}
+
+impl Watch<'_> {
+    fn next_notice(&self) -> Instant {
+        let first = self.quiet_since + WAIT_NOTICE_AFTER;
+        match self.last_notice {
+            Some(t) => first.max(t + WAIT_NOTICE_EVERY),
+            None => first,
+        }
+    }
+
+    fn notify(&mut self) {
+        let now = Instant::now();
+        self.last_notice = Some(now);
+        (self.notify)(Waiting {
+            attempt: self.attempt,
+            elapsed: now - self.started,
+        });
+    }
+
+    /// Something visible arrived: the quiet period starts again.
+    fn progress(&mut self) {
+        self.quiet_since = Instant::now();
+        self.last_notice = None;
+    }
+
+    fn next_attempt(&mut self) {
+        self.attempt += 1;
+        self.progress();
+    }
+}
+
+/// Where an attempt stands in time: its total deadline (`request_timeout_ms`) and the idle
+/// bound on every wait for the provider (`stream_idle_timeout_ms`).
+#[derive(Clone, Copy)]
+struct Bounds {
+    deadline: Instant,
+    idle: Duration,
+}
 
 impl ModelClient {
     pub fn new(provider: ProviderConfig, api_key: Option<String>) -> anyhow::Result<Self> {
@@ -82,19 +148,35 @@ impl ModelClient {
     }
 
     /// Streams one model response, retrying what is worth retrying.
+    ///
+    /// Every wait on the provider is bounded: connecting by `connect_timeout_ms`, the response
+    /// headers and then each read of the body by `stream_idle_timeout_ms` (counted from the
+    /// request on), a whole attempt by `request_timeout_ms`. A provider that never answers
+    /// thus costs at most `(request_max_retries + 1) × stream_idle_timeout_ms` plus the
+    /// back-off between attempts. While nothing visible arrives, `on_wait` hears about it
+    /// after [`WAIT_NOTICE_AFTER`] and then every [`WAIT_NOTICE_EVERY`].
     pub async fn stream(
         &self,
         req: &ModelRequest<'_>,
         on_delta: DeltaSink<'_>,
         on_retry: RetryNotice<'_>,
+        on_wait: WaitNotice<'_>,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let body = self.request_body(req);
-        let info = catalog::model_info(req.model);
+        let now = Instant::now();
+        let mut watch = Watch {
+            started: now,
+            attempt: 0,
+            quiet_since: now,
+            last_notice: None,
+            notify: on_wait,
+        };
         let mut request_failures = 0u32;
         let mut stream_failures = 0u32;
         loop {
-            let err = match self.attempt(&body, info, on_delta, cancel).await {
+            watch.next_attempt();
+            let err = match self.attempt(&body, on_delta, &mut watch, cancel).await {
                 Ok(r) => return Ok(r),
                 Err(e) => e,
             };
@@ -129,29 +211,51 @@ impl ModelClient {
         }
     }
 
+    /// One try: send, wait for the headers, read the stream to its end.
     async fn attempt(
         &self,
         body: &serde_json::Value,
-        _info: ModelInfo,
         on_delta: DeltaSink<'_>,
+        watch: &mut Watch<'_>,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let url = self.endpoint();
-        let http = match self.http.get() {
-            Some(h) => h,
-            None => {
-                let h = shared_http(self.provider.connect_timeout_ms).map_err(|e| {
-                    ModelError::Connect {
-                        provider: self.provider.id.clone(),
-                        url: url.clone(),
-                        message: format!("could not set up the HTTP client: {e}"),
-                    }
-                })?;
-                self.http.get_or_init(|| h)
-            }
+        let request = self.build_request(&url, body)?;
+        let bounds = Bounds {
+            deadline: Instant::now() + Duration::from_millis(self.provider.request_timeout_ms),
+            idle: Duration::from_millis(self.provider.stream_idle_timeout_ms),
         };
-        let mut rb = http
-            .post(&url)
+        let resp = self
+            .response_headers(request, &url, bounds, watch, cancel)
+            .await?;
+        if !resp.status().is_success() {
+            return Err(self.http_error(resp, bounds.idle).await);
+        }
+        self.read_stream(resp, bounds, on_delta, watch, cancel)
+            .await
+    }
+
+    /// The process-wide HTTP client (see [`shared_http`]), set up on first use.
+    fn http(&self, url: &str) -> Result<&reqwest::Client, ModelError> {
+        if let Some(h) = self.http.get() {
+            return Ok(h);
+        }
+        let h = shared_http(self.provider.connect_timeout_ms).map_err(|e| ModelError::Connect {
+            provider: self.provider.id.clone(),
+            url: url.to_string(),
+            message: format!("could not set up the HTTP client: {e}"),
+        })?;
+        Ok(self.http.get_or_init(|| h))
+    }
+
+    fn build_request(
+        &self,
+        url: &str,
+        body: &serde_json::Value,
+    ) -> Result<reqwest::RequestBuilder, ModelError> {
+        let mut rb = self
+            .http(url)?
+            .post(url)
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
             .header("originator", &self.originator)
@@ -165,74 +269,91 @@ impl ModelClient {
         for (k, v) in &self.provider.http_headers {
             rb = rb.header(k, v);
         }
-        let deadline =
-            tokio::time::Instant::now() + Duration::from_millis(self.provider.request_timeout_ms);
-        let resp = tokio::select! {
-            _ = cancel.cancelled() => return Err(ModelError::Cancelled),
-            _ = tokio::time::sleep_until(deadline) => return Err(self.timeout("waiting for the response")),
-            r = rb.send() => r.map_err(|e| self.connect_error(&url, e))?,
-        };
-        let status = resp.status();
-        if !status.is_success() {
-            return Err(self.http_error(resp).await);
+        Ok(rb)
+    }
+
+    /// Sends the request and waits for the response headers, at most the idle timeout: a
+    /// provider that accepts the connection and never answers is a timeout, retried.
+    async fn response_headers(
+        &self,
+        request: reqwest::RequestBuilder,
+        url: &str,
+        bounds: Bounds,
+        watch: &mut Watch<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<reqwest::Response, ModelError> {
+        let idle_end = Instant::now() + bounds.idle;
+        let send = request.send();
+        tokio::pin!(send);
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return Err(ModelError::Cancelled),
+                _ = tokio::time::sleep_until(bounds.deadline) => {
+                    return Err(self.timeout("waiting for the response"));
+                }
+                _ = tokio::time::sleep_until(idle_end) => {
+                    return Err(ModelError::Timeout(format!(
+                        "{} sent no response headers within {}s (stream_idle_timeout_ms)",
+                        self.provider.id,
+                        bounds.idle.as_secs_f64()
+                    )));
+                }
+                _ = tokio::time::sleep_until(watch.next_notice()) => watch.notify(),
+                r = &mut send => return r.map_err(|e| self.connect_error(url, e)),
+            }
         }
+    }
+
+    /// Reads the SSE body to its end, each read within the idle timeout, and accumulates it.
+    async fn read_stream(
+        &self,
+        resp: reqwest::Response,
+        bounds: Bounds,
+        on_delta: DeltaSink<'_>,
+        watch: &mut Watch<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError> {
         let mut bytes = resp.bytes_stream();
-        let mut decoder = SseDecoder::new();
-        let idle = Duration::from_millis(self.provider.stream_idle_timeout_ms);
-        let mut chat_acc = ChatStream::new(&self.provider.id);
-        let mut resp_acc = ResponsesStream::new(&self.provider.id);
-        let wire = self.provider.wire_api;
+        let mut acc = Accumulator::new(&self.provider.id, self.provider.wire_api);
+        let mut idle_end = Instant::now() + bounds.idle;
         loop {
             let next = tokio::select! {
                 _ = cancel.cancelled() => return Err(ModelError::Cancelled),
-                _ = tokio::time::sleep_until(deadline) => return Err(self.timeout("streaming the response")),
-                n = tokio::time::timeout(idle, bytes.next()) => n,
-            };
-            let chunk = match next {
-                Err(_) => {
+                _ = tokio::time::sleep_until(bounds.deadline) => {
+                    return Err(self.timeout("streaming the response"));
+                }
+                _ = tokio::time::sleep_until(idle_end) => {
                     return Err(ModelError::StreamDisconnected(format!(
                         "no data from {} for {}s (idle timeout)",
                         self.provider.id,
-                        idle.as_secs()
+                        bounds.idle.as_secs()
                     )));
                 }
-                Ok(None) => break,
-                Ok(Some(Err(e))) => {
-                    let partial = match wire {
-                        WireApi::Chat => chat_acc.partial_state(),
-                        WireApi::Responses => resp_acc.partial_state(),
-                    };
+                _ = tokio::time::sleep_until(watch.next_notice()) => {
+                    watch.notify();
+                    continue;
+                }
+                n = bytes.next() => n,
+            };
+            idle_end = Instant::now() + bounds.idle;
+            match next {
+                None => break,
+                Some(Err(e)) => {
                     return Err(ModelError::StreamDisconnected(format!(
-                        "reading the stream from {} failed {partial}: {}",
+                        "reading the stream from {} failed {}: {}",
                         self.provider.id,
+                        acc.partial_state(),
                         error_chain(&e)
                     )));
                 }
-                Ok(Some(Ok(c))) => c,
-            };
-            for ev in decoder.feed(&chunk) {
-                let deltas = match wire {
-                    WireApi::Chat => chat_acc.handle(&ev.data)?,
-                    WireApi::Responses => resp_acc.handle(ev.event.as_deref(), &ev.data)?,
-                };
-                for d in deltas {
-                    on_delta(d);
+                Some(Ok(chunk)) => {
+                    if acc.feed(&chunk, on_delta)? {
+                        watch.progress();
+                    }
                 }
             }
         }
-        if let Some(ev) = decoder.finish() {
-            let deltas = match wire {
-                WireApi::Chat => chat_acc.handle(&ev.data)?,
-                WireApi::Responses => resp_acc.handle(ev.event.as_deref(), &ev.data)?,
-            };
-            for d in deltas {
-                on_delta(d);
-            }
-        }
-        match wire {
-            WireApi::Chat => chat_acc.finish(),
-            WireApi::Responses => resp_acc.finish(),
-        }
+        acc.finish(on_delta)
     }
 
     fn timeout(&self, what: &str) -> ModelError {
@@ -260,12 +381,14 @@ impl ModelClient {
         }
     }
 
-    async fn http_error(&self, resp: reqwest::Response) -> ModelError {
+    /// The error an HTTP status stands for, with the provider's message. The body is read
+    /// at most [`MAX_ERROR_BODY`] bytes and each read within `idle`.
+    async fn http_error(&self, resp: reqwest::Response, idle: Duration) -> ModelError {
         let status = resp.status().as_u16();
         let retry_after_ms = retry_after(resp.headers());
         let mut body = Vec::new();
         let mut stream = resp.bytes_stream();
-        while let Some(Ok(c)) = stream.next().await {
+        while let Ok(Some(Ok(c))) = tokio::time::timeout(idle, stream.next()).await {
             body.extend_from_slice(&c);
             if body.len() > MAX_ERROR_BODY {
                 body.truncate(MAX_ERROR_BODY);
@@ -303,6 +426,68 @@ impl ModelClient {
             status,
             message,
             retry_after_ms,
+        }
+    }
+}
+
+/// The SSE decoder and the wire's accumulator for one response.
+struct Accumulator {
+    decoder: SseDecoder,
+    wire: WireApi,
+    chat: ChatStream,
+    responses: ResponsesStream,
+}
+
+impl Accumulator {
+    fn new(provider: &str, wire: WireApi) -> Self {
+        Accumulator {
+            decoder: SseDecoder::new(),
+            wire,
+            chat: ChatStream::new(provider),
+            responses: ResponsesStream::new(provider),
+        }
+    }
+
+    /// Feeds a chunk of the body; true when it produced visible deltas.
+    fn feed(&mut self, chunk: &[u8], on_delta: DeltaSink<'_>) -> Result<bool, ModelError> {
+        let mut visible = false;
+        for ev in self.decoder.feed(chunk) {
+            visible |= self.event(ev.event.as_deref(), &ev.data, on_delta)?;
+        }
+        Ok(visible)
+    }
+
+    fn event(
+        &mut self,
+        name: Option<&str>,
+        data: &str,
+        on_delta: DeltaSink<'_>,
+    ) -> Result<bool, ModelError> {
+        let deltas = match self.wire {
+            WireApi::Chat => self.chat.handle(data)?,
+            WireApi::Responses => self.responses.handle(name, data)?,
+        };
+        let visible = !deltas.is_empty();
+        for d in deltas {
+            on_delta(d);
+        }
+        Ok(visible)
+    }
+
+    fn partial_state(&self) -> String {
+        match self.wire {
+            WireApi::Chat => self.chat.partial_state(),
+            WireApi::Responses => self.responses.partial_state(),
+        }
+    }
+
+    fn finish(mut self, on_delta: DeltaSink<'_>) -> Result<ModelResponse, ModelError> {
+        if let Some(ev) = self.decoder.finish() {
+            self.event(ev.event.as_deref(), &ev.data, on_delta)?;
+        }
+        match self.wire {
+            WireApi::Chat => self.chat.finish(),
+            WireApi::Responses => self.responses.finish(),
         }
     }
 }
@@ -427,6 +612,7 @@ mod tests {
                 &req,
                 &mut |_| {},
                 &mut |m| notices.push(m),
+                &mut |_| {},
                 &CancellationToken::new(),
             )
             .await
@@ -442,6 +628,99 @@ mod tests {
         );
         assert_eq!(notices.len(), 2, "{notices:?}");
         assert!(notices[0].contains("retrying"), "{}", notices[0]);
+    }
+
+    fn provider_at(base_url: String, idle_ms: u64, retries: u32) -> ProviderConfig {
+        ProviderConfig {
+            id: "silent".into(),
+            name: "Silent".into(),
+            base_url,
+            env_key: None,
+            api_key: None,
+            wire_api: WireApi::Chat,
+            http_headers: Default::default(),
+            query_params: Default::default(),
+            request_max_retries: retries,
+            stream_max_retries: 0,
+            stream_idle_timeout_ms: idle_ms,
+            connect_timeout_ms: 1000,
+            request_timeout_ms: 60_000,
+            retry_base_delay_ms: 1,
+        }
+    }
+
+    fn request() -> ModelRequest<'static> {
+        ModelRequest {
+            model: "m",
+            system: "s",
+            history: &[],
+            tools: &[],
+            prompt_cache_key: "k",
+            max_output_tokens: 16,
+            reasoning_effort: None,
+            output_schema: None,
+        }
+    }
+
+    /// A provider that accepts the connection and never sends response headers fails within
+    /// the idle timeout per attempt, each attempt retried, instead of waiting for
+    /// `request_timeout_ms`.
+    #[tokio::test]
+    async fn a_provider_that_never_answers_fails_within_the_idle_bound() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        // Accepts, reads nothing, answers nothing; keeps the sockets open.
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for s in listener.incoming().flatten() {
+                held.push(s);
+            }
+        });
+        let client =
+            ModelClient::new(provider_at(format!("http://{addr}/v1"), 300, 2), None).unwrap();
+        let mut notices = Vec::new();
+        let started = std::time::Instant::now();
+        let err = client
+            .stream(
+                &request(),
+                &mut |_| {},
+                &mut |m| notices.push(m),
+                &mut |_| {},
+                &CancellationToken::new(),
+            )
+            .await
+            .unwrap_err();
+        let took = started.elapsed();
+        assert!(
+            err.to_string()
+                .contains("silent sent no response headers within 0.3s (stream_idle_timeout_ms)"),
+            "{err}"
+        );
+        assert_eq!(notices.len(), 2, "{notices:?}");
+        // Three attempts of 0.3 s and two short back-offs; generous for a loaded machine.
+        assert!(took < Duration::from_secs(10), "{took:?}");
+    }
+
+    #[test]
+    fn waiting_notices_start_after_a_quiet_period_and_repeat() {
+        let start = Instant::now();
+        let mut seen = Vec::new();
+        let mut sink = |w: Waiting| seen.push(w.attempt);
+        let mut w = Watch {
+            started: start,
+            attempt: 1,
+            quiet_since: start,
+            last_notice: None,
+            notify: &mut sink,
+        };
+        assert_eq!(w.next_notice(), start + WAIT_NOTICE_AFTER);
+        w.notify();
+        assert!(w.next_notice() >= start + WAIT_NOTICE_EVERY);
+        w.progress();
+        assert!(w.next_notice() >= start + WAIT_NOTICE_AFTER);
+        w.next_attempt();
+        w.notify();
+        assert_eq!(seen, vec![1, 2]);
     }
 
     #[test]

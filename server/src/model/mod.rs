@@ -3,6 +3,7 @@
 pub mod catalog;
 pub mod chat;
 pub mod client;
+pub mod kimi_schema;
 pub mod responses;
 pub mod sse;
 pub mod types;

@@ -3,11 +3,19 @@
 //! `~/.agents/skills`, and the bundled `skills/` folder (embedded in the binary). A skill
 //! closer to the cwd overrides one of the same name further away; repo skills override user
 //! skills, which override bundled ones.
+//!
+//! Repo skills are read through [`StartupReads`]: a skill folder or SKILL.md that links
+//! outside the workspace is skipped with a warning. `~/.agents/skills` is the user's own.
 
 mod front_matter;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::workspace::startup::{Scope as ReadScope, StartupReads};
+
+/// A SKILL.md longer than this is skipped.
+const MAX_SKILL_BYTES: usize = 256 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Scope {
@@ -91,8 +99,9 @@ fn bundled() -> impl Iterator<Item = Skill> {
     })
 }
 
-/// Finds every skill for a session in `cwd`; `user_home` is the user's home folder.
-pub fn discover(cwd: &Path, user_home: Option<&Path>) -> Discovered {
+/// Finds every skill for a session in `cwd`; `user_home` is the user's home folder. What
+/// `reads` skipped is in its warnings.
+pub fn discover(reads: &mut StartupReads, cwd: &Path, user_home: Option<&Path>) -> Discovered {
     let mut by_name: BTreeMap<String, Skill> = BTreeMap::new();
     let mut warnings = Vec::new();
     // Lowest precedence first; later inserts replace earlier ones.
@@ -101,7 +110,9 @@ pub fn discover(cwd: &Path, user_home: Option<&Path>) -> Discovered {
     }
     if let Some(home) = user_home {
         scan(
+            reads,
             &home.join(".agents/skills"),
+            ReadScope::User,
             Scope::User,
             &mut by_name,
             &mut warnings,
@@ -115,7 +126,9 @@ pub fn discover(cwd: &Path, user_home: Option<&Path>) -> Discovered {
     chain.reverse();
     for dir in chain {
         scan(
+            reads,
             &dir.join(".agents/skills"),
+            ReadScope::Project { folder: dir },
             Scope::Repo,
             &mut by_name,
             &mut warnings,
@@ -127,22 +140,33 @@ pub fn discover(cwd: &Path, user_home: Option<&Path>) -> Discovered {
     }
 }
 
-fn scan(dir: &Path, scope: Scope, out: &mut BTreeMap<String, Skill>, warnings: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for sub in entries {
-        let file = sub.join("SKILL.md");
-        let Ok(text) = std::fs::read_to_string(&file) else {
+fn scan(
+    reads: &mut StartupReads,
+    dir: &Path,
+    read_scope: ReadScope<'_>,
+    scope: Scope,
+    out: &mut BTreeMap<String, Skill>,
+    warnings: &mut Vec<String>,
+) {
+    for sub in reads.list_dir(dir, read_scope) {
+        if !sub.is_dir {
+            continue;
+        }
+        let file = sub.path.join("SKILL.md");
+        let Some(read) = reads.read_text(&file, MAX_SKILL_BYTES, read_scope) else {
             continue;
         };
-        let dir_name = sub
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        match parse(&text, &dir_name, file.display().to_string(), scope) {
+        if read.truncated {
+            let w = format!(
+                "skipped skill {}: it is over {} KiB",
+                file.display(),
+                MAX_SKILL_BYTES / 1024
+            );
+            tracing::warn!("{w}");
+            warnings.push(w);
+            continue;
+        }
+        match parse(&read.text, &sub.name, file.display().to_string(), scope) {
             Ok(s) => {
                 out.insert(s.name.clone(), s);
             }
@@ -176,7 +200,11 @@ mod tests {
 
     #[test]
     fn bundled_skills_parse() {
-        let d = discover(Path::new("/nonexistent-dir-for-test"), None);
+        let d = discover(
+            &mut StartupReads::default(),
+            Path::new("/nonexistent-dir-for-test"),
+            None,
+        );
         let names: Vec<&str> = d.skills.iter().map(|s| s.name.as_str()).collect();
         for n in ["commit-message", "explain-error", "review", "write-tests"] {
             assert!(names.contains(&n), "{names:?}");
@@ -213,7 +241,9 @@ mod tests {
             "---\ndescription: \"Deploys: the $ARGUMENTS env\"\n---\nDeploy to $ARGUMENTS.\n",
         )
         .unwrap();
-        let d = discover(&r.join("sub"), None);
+        let cwd = std::fs::canonicalize(r.join("sub")).unwrap();
+        let mut reads = StartupReads::new(std::slice::from_ref(&cwd));
+        let d = discover(&mut reads, &cwd, None);
         let review = d.get("review").unwrap();
         assert_eq!(review.scope, Scope::Repo);
         assert_eq!(review.description, "Our own review checklist");
@@ -229,6 +259,45 @@ mod tests {
         let expanded = invocation(d.get("deploy").unwrap(), "staging");
         assert!(expanded.contains("Deploy to staging."), "{expanded}");
         assert!(d.get("nope").is_none());
+    }
+
+    /// A repo skill folder or SKILL.md that links outside the workspace is skipped and named;
+    /// the user's own skills may link anywhere.
+    #[test]
+    fn repo_skills_linking_outside_are_skipped_user_skills_are_not() {
+        let repo = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let r = std::fs::canonicalize(repo.path()).unwrap();
+        let o = outside.path();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        std::fs::create_dir_all(o.join("evil")).unwrap();
+        std::fs::write(
+            o.join("evil/SKILL.md"),
+            "---\nname: evil\ndescription: DECOY outside\n---\nx\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(r.join(".agents/skills/file-link")).unwrap();
+        std::os::unix::fs::symlink(o.join("evil"), r.join(".agents/skills/evil")).unwrap();
+        std::os::unix::fs::symlink(
+            o.join("evil/SKILL.md"),
+            r.join(".agents/skills/file-link/SKILL.md"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(home.path().join(".agents/skills")).unwrap();
+        std::os::unix::fs::symlink(o.join("evil"), home.path().join(".agents/skills/evil"))
+            .unwrap();
+        let mut reads = StartupReads::new(std::slice::from_ref(&r));
+        let d = discover(&mut reads, &r, None);
+        assert!(d.get("evil").is_none());
+        let w = reads.take_warnings();
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w.iter().all(|w| w.contains("outside the workspace")),
+            "{w:?}"
+        );
+        let d = discover(&mut reads, &r, Some(home.path()));
+        assert_eq!(d.get("evil").unwrap().scope, Scope::User);
     }
 
     #[test]

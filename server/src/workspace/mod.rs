@@ -14,6 +14,7 @@ pub mod overlay;
 mod paths;
 pub mod positions;
 pub mod snapshot;
+pub mod startup;
 pub mod window;
 
 pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};

@@ -182,12 +182,28 @@ pub fn confine(roots: &[PathBuf], base: &Path, raw: &str) -> Result<PathBuf, Pat
     } else {
         base.join(p)
     };
-    let resolved = resolve_existing_prefix(&lexical_normalize(&joined));
+    confine_path(roots, &joined).map_err(|e| match e {
+        PathError::Outside {
+            resolved, roots, ..
+        } => PathError::Outside {
+            raw: raw.to_string(),
+            resolved,
+            roots,
+        },
+        other => other,
+    })
+}
+
+/// The confinement itself, for a path the agent built (not one the model gave, so no
+/// spelling checks): symlinks resolved, dangling ones followed, `..` folded, and the result
+/// inside one of `roots` or refused.
+pub fn confine_path(roots: &[PathBuf], path: &Path) -> Result<PathBuf, PathError> {
+    let resolved = resolve_existing_prefix(&lexical_normalize(path));
     if roots.iter().any(|r| resolved.starts_with(r)) {
         Ok(resolved)
     } else {
         Err(PathError::Outside {
-            raw: raw.to_string(),
+            raw: path.display().to_string(),
             resolved: resolved.display().to_string(),
             roots: roots
                 .iter()

@@ -1,11 +1,13 @@
 //! `mcp-echo`: a tiny MCP server for end-to-end tests, built on rmcp's server side.
 //!
 //! ```text
-//! mcp-echo [--http] [--pid-file FILE] [--child-pid-file FILE] [--linger]
+//! mcp-echo [--http] [--pid-file FILE] [--child-pid-file FILE] [--linger] [--schema-shapes]
 //! ```
 //!
 //! Tools: `say {text}` answers `$MCP_ECHO_PREFIX` + text; `fail` answers an error result;
-//! `sleep {seconds}` waits, for cancellation tests.
+//! `sleep {seconds}` waits, for cancellation tests. `--schema-shapes` adds `shape_*` tools
+//! whose input schemas have the shapes Moonshot's validator rejects (see
+//! `server/src/model/kimi_schema.rs`); calling one answers `ok`.
 //!
 //! Speaks MCP on stdin/stdout by default and exits when stdin closes. With `--http` it serves
 //! streamable HTTP on 127.0.0.1 at a free port, prints `http://127.0.0.1:PORT/mcp` as its only
@@ -42,11 +44,61 @@ struct Args {
     /// Keep running for a minute after the session ends.
     #[arg(long)]
     linger: bool,
+    /// Also list tools whose schemas Moonshot rejects as they are.
+    #[arg(long)]
+    schema_shapes: bool,
 }
 
 #[derive(Clone)]
 struct Echo {
     prefix: String,
+    schema_shapes: bool,
+}
+
+/// One tool per schema shape Moonshot rejects, and one (`shape_remote`) no rewrite can fix.
+fn shape_tools() -> Vec<Tool> {
+    let shapes = [
+        (
+            "shape_anyof",
+            json!({"type": "object", "properties": {
+                "v": {"type": "string", "anyOf": [{"minLength": 1}, {"maxLength": 0}]}}}),
+        ),
+        (
+            "shape_tuple",
+            json!({"type": "object", "properties": {
+                "pair": {"type": "array", "items": [{"type": "string"}, {"type": "number"}]},
+                "nothing": {"type": "array", "items": false}}}),
+        ),
+        (
+            "shape_bool",
+            json!({"type": "object", "properties": {"any": true, "never": false},
+                "required": ["any", "never"]}),
+        ),
+        (
+            "shape_ref_sibling",
+            json!({"type": "object", "properties": {
+                "day": {"$ref": "#/$defs/date", "description": "The day"}},
+                "$defs": {"date": {"type": "string", "format": "date"}}}),
+        ),
+        (
+            "shape_definitions",
+            json!({"type": "object", "properties": {"a": {"$ref": "#/definitions/A"}},
+                "definitions": {"A": {"type": "object", "properties": {"n": {"type": "integer"}}}}}),
+        ),
+        (
+            "shape_no_type",
+            json!({"properties": {"x": {"type": "string"}}}),
+        ),
+        (
+            "shape_remote",
+            json!({"type": "object", "properties": {
+                "x": {"$ref": "https://schemas.invalid/x.json"}}}),
+        ),
+    ];
+    shapes
+        .into_iter()
+        .map(|(name, s)| Tool::new(name, "A tool with an unusual schema.", schema(s)))
+        .collect()
 }
 
 fn schema(v: Value) -> Arc<Map<String, Value>> {
@@ -67,7 +119,7 @@ impl ServerHandler for Echo {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![
+        let mut tools = vec![
             Tool::new(
                 "say",
                 "Repeats the text.",
@@ -87,7 +139,11 @@ impl ServerHandler for Echo {
                     "properties": {"seconds": {"type": "number"}}
                 })),
             ),
-        ]))
+        ];
+        if self.schema_shapes {
+            tools.extend(shape_tools());
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -106,6 +162,9 @@ impl ServerHandler for Echo {
                 let secs = args.get("seconds").and_then(Value::as_f64).unwrap_or(1.0);
                 tokio::time::sleep(std::time::Duration::from_secs_f64(secs)).await;
                 CallToolResult::success(vec![ContentBlock::text("slept")])
+            }
+            other if self.schema_shapes && other.starts_with("shape_") => {
+                CallToolResult::success(vec![ContentBlock::text("ok")])
             }
             other => {
                 return Err(ErrorData::invalid_params(
@@ -139,6 +198,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let echo = Echo {
         prefix: std::env::var("MCP_ECHO_PREFIX").unwrap_or_default(),
+        schema_shapes: args.schema_shapes,
     };
     if !args.http {
         let running = echo.serve(rmcp::transport::stdio()).await?;

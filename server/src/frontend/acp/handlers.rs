@@ -282,6 +282,8 @@ fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Ve
                     env: m.env.into_iter().map(|e| (e.name, e.value)).collect(),
                     cwd: Some(cwd.to_path_buf()),
                 },
+                startup_timeout: None,
+                tool_timeout: None,
             }),
             McpServer::Http(m) => configs.push(McpServerConfig {
                 name: m.name,
@@ -289,6 +291,8 @@ fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Ve
                     url: m.url,
                     headers: m.headers.into_iter().map(|h| (h.name, h.value)).collect(),
                 },
+                startup_timeout: None,
+                tool_timeout: None,
             }),
             McpServer::Sse(m) => warnings.push(format!(
                 "MCP server `{}` was not started: the SSE transport is not supported; use its streamable HTTP URL",

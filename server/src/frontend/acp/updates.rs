@@ -132,6 +132,22 @@ impl Translator {
         }
     }
 
+    /// The model is slow to answer: an `info` notice where the client shows them, else a line
+    /// of the agent's thoughts (not its answer).
+    fn waiting(&self, text: &str) {
+        if self.notices {
+            self.send(SessionUpdate::Notice(Notice::new(
+                NoticeSeverity::Info,
+                format!("{text}…"),
+            )));
+        } else {
+            self.send(SessionUpdate::AgentThoughtChunk(chunk(
+                &format!("_{text}…_\n\n"),
+                None,
+            )));
+        }
+    }
+
     /// Called once the client has the session's id: sends the warnings held until then.
     pub fn release_warnings(&self) {
         let held = self.held_warnings.lock().ok().and_then(|mut h| h.take());
@@ -223,6 +239,13 @@ impl Translator {
                 }
             }
             Event::Warning { message } => self.warning(&message),
+            Event::ModelWaiting {
+                provider,
+                attempt,
+                elapsed_ms,
+            } => self.waiting(&crate::frontend::waiting_text(
+                &provider, attempt, elapsed_ms,
+            )),
             _ => {}
         }
     }

@@ -1,11 +1,17 @@
 //! Human-readable exec transcript, written to stderr. The final answer goes to stdout
 //! separately (or the diff, with `--diff`).
+//!
+//! Everything that came from the model, a command, a tool or a provider passes through
+//! [`clean`] before it is printed, so it cannot drive the terminal; our own colours are added
+//! afterwards.
 
 use interpreter_protocol::{
     Event, PlanStatus, SessionSettings, ToolKind, ToolStatus, TurnEndReason,
 };
 use std::collections::HashMap;
 use std::io::Write;
+
+use crate::frontend::terminal_text::sanitize as clean;
 
 pub struct HumanWriter<W: Write> {
     out: W,
@@ -38,10 +44,14 @@ impl<W: Write> HumanWriter<W> {
     pub fn header(&mut self, rows: &[(&str, String)], prompt: &str) {
         let mut s = format!("interpreter v{}\n--------\n", env!("CARGO_PKG_VERSION"));
         for (k, v) in rows {
-            s.push_str(&format!("{}: {v}\n", self.style("1", k)));
+            s.push_str(&format!("{}: {}\n", self.style("1", k), clean(v)));
         }
         s.push_str("--------\n");
-        s.push_str(&format!("{}\n{prompt}\n\n", self.style("36", "user")));
+        s.push_str(&format!(
+            "{}\n{}\n\n",
+            self.style("36", "user"),
+            clean(prompt)
+        ));
         let _ = self.out.write_all(s.as_bytes());
     }
 
@@ -52,14 +62,14 @@ impl<W: Write> HumanWriter<W> {
     pub fn event(&mut self, e: &Event) {
         match e {
             Event::Reasoning { text, .. } if !text.trim().is_empty() => {
-                let t = format!("thinking\n{}\n", text.trim());
+                let t = format!("thinking\n{}\n", clean(text.trim()));
                 let t = self.style("2;3", &t);
                 self.line(&t);
             }
             Event::AgentMessage { text, .. } => {
                 self.last_message = Some(text.clone());
                 let h = self.style("35", "interpreter");
-                self.line(&format!("{h}\n{}\n", text.trim_end()));
+                self.line(&format!("{h}\n{}\n", clean(text.trim_end())));
             }
             // Plan updates print themselves (PlanUpdated).
             Event::ToolCallBegin(b) if b.kind == ToolKind::Think => {
@@ -85,7 +95,7 @@ impl<W: Write> HumanWriter<W> {
                     ToolKind::Other => "tool",
                 };
                 let h = self.style("1", label);
-                self.line(&format!("{h}\n{}", b.title));
+                self.line(&format!("{h}\n{}", clean(&b.title)));
                 self.commands
                     .insert(b.call_id.clone(), (b.title.clone(), b.kind));
             }
@@ -104,8 +114,9 @@ impl<W: Write> HumanWriter<W> {
                 let show_output =
                     matches!(kind, ToolKind::Execute | ToolKind::Edit | ToolKind::Other)
                         || end.status != ToolStatus::Completed;
-                if show_output && !end.output.trim().is_empty() {
-                    let lines: Vec<&str> = end.output.trim_end().lines().collect();
+                let output = clean(&end.output);
+                if show_output && !output.trim().is_empty() {
+                    let lines: Vec<&str> = output.trim_end().lines().collect();
                     let shown: Vec<&str> = if lines.len() > 20 {
                         lines[..10]
                             .iter()
@@ -130,23 +141,32 @@ impl<W: Write> HumanWriter<W> {
                         PlanStatus::InProgress => "→",
                         PlanStatus::Pending => "•",
                     };
-                    self.line(&format!("  {mark} {}", i.step));
+                    self.line(&format!("  {mark} {}", clean(&i.step)));
                 }
                 self.line("");
             }
             Event::Warning { message } => {
-                let w = self.style("33", &format!("warning: {message}"));
+                let w = self.style("33", &format!("warning: {}", clean(message)));
                 self.line(&w);
             }
             Event::SessionConfigured(c) => self.settings = Some(c.settings.clone()),
             Event::SettingsChanged(new) => {
                 let old = self.settings.replace(new.clone());
                 if old.as_ref().is_some_and(|o| o.harness != new.harness) {
-                    self.line(&format!("harness: {}", new.harness));
+                    self.line(&format!("harness: {}", clean(&new.harness)));
                 }
                 if old.as_ref().is_some_and(|o| o.model != new.model) {
-                    self.line(&format!("model: {}", new.model));
+                    self.line(&format!("model: {}", clean(&new.model)));
                 }
+            }
+            Event::ModelWaiting {
+                provider,
+                attempt,
+                elapsed_ms,
+            } => {
+                let w = crate::frontend::waiting_text(&clean(provider), *attempt, *elapsed_ms);
+                let w = self.style("2", &format!("{w}…"));
+                self.line(&w);
             }
             Event::ContextCompacted {
                 tokens_before,
@@ -162,7 +182,7 @@ impl<W: Write> HumanWriter<W> {
     pub fn turn_ended(&mut self, reason: &TurnEndReason, tokens: u64) {
         match reason {
             TurnEndReason::Failed { message } => {
-                let e = self.style("31", &format!("ERROR: {message}"));
+                let e = self.style("31", &format!("ERROR: {}", clean(message)));
                 self.line(&e);
             }
             TurnEndReason::Cancelled => self.line("turn interrupted"),
@@ -196,6 +216,70 @@ fn group_thousands(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use interpreter_protocol::{ToolCallBegin, ToolCallEnd};
+
+    /// Model text, command titles and output, warnings and errors reach the terminal as text;
+    /// our own colour codes are the only escapes left.
+    #[test]
+    fn hostile_text_is_printed_without_control_sequences() {
+        let evil = "x\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x1b\\\x1b[2J\u{9b}31my";
+        let mut w = HumanWriter::new(Vec::new(), true);
+        w.event(&Event::AgentMessage {
+            message_id: "m".into(),
+            text: evil.into(),
+        });
+        w.event(&Event::ToolCallBegin(ToolCallBegin {
+            call_id: "c".into(),
+            tool: "shell".into(),
+            kind: ToolKind::Execute,
+            title: evil.into(),
+            input: serde_json::Value::Null,
+            locations: vec![],
+            command: None,
+        }));
+        w.event(&Event::ToolCallEnd(ToolCallEnd {
+            call_id: "c".into(),
+            status: ToolStatus::Completed,
+            output: format!("{evil}\r\n"),
+            exit_code: Some(0),
+            changes: vec![],
+        }));
+        w.event(&Event::Warning {
+            message: evil.into(),
+        });
+        w.turn_ended(
+            &TurnEndReason::Failed {
+                message: evil.into(),
+            },
+            1,
+        );
+        let out = String::from_utf8(w.out).unwrap();
+        for bad in ["\x1b]", "\x1b[2J", "\x07", "\u{9b}", "\r"] {
+            assert!(!out.contains(bad), "{bad:?} in {out:?}");
+        }
+        assert!(out.contains("\x1b[35minterpreter\x1b[0m"), "{out:?}");
+        assert!(out.contains("xy"), "{out:?}");
+        // Every escape left is one of our SGR colour codes.
+        for (i, _) in out.match_indices('\x1b') {
+            let rest = &out[i..];
+            let end = rest.find('m').expect("an SGR sequence");
+            assert!(
+                rest[2..end].chars().all(|c| c.is_ascii_digit() || c == ';')
+                    && rest.starts_with("\x1b["),
+                "{:?}",
+                &rest[..end + 1]
+            );
+        }
+        let mut plain = HumanWriter::new(Vec::new(), false);
+        plain.event(&Event::AgentMessage {
+            message_id: "m".into(),
+            text: evil.into(),
+        });
+        let out = String::from_utf8(plain.out).unwrap();
+        assert!(!out.contains('\x1b'), "{out:?}");
+    }
+
     #[test]
     fn thousands() {
         assert_eq!(super::group_thousands(1234567), "1,234,567");

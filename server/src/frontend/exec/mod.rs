@@ -36,9 +36,25 @@ enum Output {
 
 impl Output {
     fn event(&mut self, e: &Event) {
-        match self {
-            Output::Json(w) => w.event(e),
-            Output::Human(w) => w.event(e),
+        match (self, e) {
+            // Progress, not an event of Codex's stream: stderr only.
+            (
+                Output::Json(_),
+                Event::ModelWaiting {
+                    provider,
+                    attempt,
+                    elapsed_ms,
+                },
+            ) => eprintln!(
+                "{}…",
+                crate::frontend::terminal_text::sanitize(&crate::frontend::waiting_text(
+                    provider,
+                    *attempt,
+                    *elapsed_ms
+                ))
+            ),
+            (Output::Json(w), e) => w.event(e),
+            (Output::Human(w), e) => w.event(e),
         }
     }
     fn last_message(&self) -> Option<String> {
@@ -396,13 +412,14 @@ fn print_result(json: bool, diff: Option<String>, last: Option<String>, complete
         Some(d) => {
             print!("{d}");
             if let Some(m) = &last {
-                eprintln!("{m}");
+                eprintln!("{}", crate::frontend::terminal_text::sanitize(m));
             }
         }
         None => {
             let both_tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
             if let Some(m) = last.as_ref().filter(|_| completed && !both_tty) {
-                println!("{m}");
+                // Stdout may be a terminal too (stderr redirected): text only.
+                println!("{}", crate::frontend::terminal_text::sanitize(m));
             }
         }
     }

@@ -383,6 +383,17 @@ async fn on_event(run: &mut ActionRun, action: Action, ev: Event, progress: &Pro
         Event::ToolCallBegin(b) => progress.report(b.title).await,
         Event::AgentMessage { text, .. } => run.answer = text,
         Event::Warning { message } => tracing::warn!("{message}"),
+        Event::ModelWaiting {
+            provider,
+            attempt,
+            elapsed_ms,
+        } => {
+            progress
+                .report(crate::frontend::waiting_text(
+                    &provider, attempt, elapsed_ms,
+                ))
+                .await
+        }
         Event::ApprovalRequested(req) => {
             let decision = approve(action.may_edit(), &req);
             let _ = run.handle.submit(Op::Approval {

@@ -73,6 +73,34 @@ pub async fn serve_on(
     jobs.cancel_all();
 }
 
+/// The error for a frame [`framing::Reframer`] refused, to the id it carried (else `null`).
+fn rejected_answer(req: &Request) -> Response {
+    let params = req.params().cloned().unwrap_or_default();
+    let id = match params.get("id") {
+        Some(serde_json::Value::Number(n)) => n.as_i64().map(Id::Number),
+        Some(serde_json::Value::String(s)) => Some(Id::String(s.clone())),
+        _ => None,
+    }
+    .unwrap_or(Id::Null);
+    let code = match params.get("code").and_then(serde_json::Value::as_i64) {
+        Some(-32600) => tower_lsp_server::jsonrpc::ErrorCode::InvalidRequest,
+        _ => tower_lsp_server::jsonrpc::ErrorCode::ParseError,
+    };
+    let message = params
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("the message could not be read")
+        .to_string();
+    Response::from_error(
+        id,
+        tower_lsp_server::jsonrpc::Error {
+            code,
+            message: message.into(),
+            data: None,
+        },
+    )
+}
+
 /// Sits in front of the language service: records each request's id for its handler and
 /// routes cancellation (`$/cancelRequest`, `window/workDoneProgress/cancel`) to running jobs
 /// as well as to tower-lsp-server's own pending requests.
@@ -97,6 +125,8 @@ where
 
     fn call(&mut self, req: Request) -> Self::Future {
         match req.method() {
+            // A frame the reframer refused: answered here, to its id when it had one.
+            framing::REJECTED => futures::future::ready(Ok(Some(rejected_answer(&req)))).boxed(),
             "$/cancelRequest" => {
                 if let Some(p) = req
                     .params()

@@ -101,50 +101,94 @@ pub enum PlannedChange {
 /// A region of the original lines to replace.
 struct Replacement {
     start: usize,
-    old_len: usize,
+    /// The chunk's old lines as matched (context and removed lines).
+    old_lines: Vec<String>,
     new_lines: Vec<String>,
 }
 
-/// True when the text has line breaks and every `\n` is preceded by `\r`.
-fn uses_crlf(text: &str) -> bool {
-    let newlines = text.matches('\n').count();
-    newlines > 0 && text.matches("\r\n").count() == newlines
+/// A file's lines without their endings, and each line's ending (`\n`, `\r\n`, `\r`, or
+/// `""` for a last line without one). Mixed endings in one file are kept apart.
+fn split_lines(text: &str) -> (Vec<String>, Vec<&'static str>) {
+    let mut lines = Vec::new();
+    let mut ends = Vec::new();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            b'\n' => "\n",
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => "\r\n",
+            b'\r' => "\r",
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        lines.push(text[start..i].to_string());
+        ends.push(end);
+        i += end.len();
+        start = i;
+    }
+    if start < text.len() {
+        lines.push(text[start..].to_string());
+        ends.push("");
+    }
+    (lines, ends)
 }
 
 /// Apply an Update hunk's chunks to `original` (the file's current text).
 /// `path` is only used in messages.
+///
+/// Line endings, as Codex keeps them: lines the patch leaves alone (context lines included)
+/// keep their own ending byte for byte, so a file mixing `\n`, `\r\n` and `\r` stays mixed;
+/// lines the patch adds or replaces take the ending of the file's first line. The result
+/// always ends with a line ending (a last line without one gets the first line's).
 pub fn derive_new_contents(
     original: &str,
     path: &str,
     chunks: &[UpdateChunk],
 ) -> Result<String, PatchError> {
-    let crlf = uses_crlf(original);
-    let normalized;
-    let text = if crlf {
-        normalized = original.replace("\r\n", "\n");
-        normalized.as_str()
-    } else {
-        original
-    };
-
-    let mut lines: Vec<String> = text.split('\n').map(String::from).collect();
-    if lines.last().is_some_and(String::is_empty) {
-        lines.pop();
-    }
+    let (mut lines, mut ends) = split_lines(original);
+    let first_eol = ends.iter().copied().find(|e| !e.is_empty()).unwrap_or("\n");
 
     let mut replacements = compute_replacements(&lines, path, chunks)?;
     // Stable sort: chunks that start at the same line keep patch order.
     replacements.sort_by_key(|r| r.start);
     for r in replacements.into_iter().rev() {
-        lines.splice(r.start..r.start + r.old_len, r.new_lines);
+        let end = r.start + r.old_lines.len();
+        let new_ends = replaced_endings(&r, &ends[r.start..end], first_eol);
+        lines.splice(r.start..end, r.new_lines);
+        ends.splice(r.start..end, new_ends);
     }
 
-    let eol = if crlf { "\r\n" } else { "\n" };
-    let mut out = lines.join(eol);
-    if !lines.is_empty() {
-        out.push_str(eol);
+    let mut out = String::with_capacity(original.len() + 64);
+    for (line, end) in lines.iter().zip(&ends) {
+        out.push_str(line);
+        out.push_str(if end.is_empty() { first_eol } else { end });
     }
     Ok(out)
+}
+
+/// The endings of a replacement's new lines: a line the chunk keeps (equal in its old and new
+/// lines) has the ending it had in the file; an added line gets `first_eol`.
+fn replaced_endings(
+    r: &Replacement,
+    old_ends: &[&'static str],
+    first_eol: &'static str,
+) -> Vec<&'static str> {
+    let mut out = vec![first_eol; r.new_lines.len()];
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &r.old_lines, &r.new_lines);
+    for op in ops {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            out[new_index..new_index + len].copy_from_slice(&old_ends[old_index..old_index + len]);
+        }
+    }
+    out
 }
 
 fn compute_replacements(
@@ -181,7 +225,7 @@ fn compute_replacements(
             };
             replacements.push(Replacement {
                 start,
-                old_len: 0,
+                old_lines: Vec::new(),
                 new_lines: chunk.new_lines.clone(),
             });
             continue;
@@ -195,7 +239,7 @@ fn compute_replacements(
         };
         replacements.push(Replacement {
             start,
-            old_len: old.len(),
+            old_lines: old.to_vec(),
             new_lines: new.to_vec(),
         });
         line_index = start + old.len();

@@ -428,9 +428,55 @@ fn result_always_ends_with_newline() {
 fn crlf_is_preserved() {
     let out = apply_update("a\r\nb\r\nc\r\n", "@@\n a\n-b\n+B\n+B2\n c").unwrap();
     assert_eq!(out, "a\r\nB\r\nB2\r\nc\r\n");
-    // Mixed endings are not CRLF: LF output, `\r` tolerated by the fuzz.
-    let out = apply_update("a\r\nb\nc\n", "@@\n-b\n+B").unwrap();
-    assert_eq!(out, "a\r\nB\nc\n");
+}
+
+#[test]
+fn lf_only_file_stays_lf() {
+    let out = apply_update("a\nb\nc\n", "@@\n a\n-b\n+B\n c").unwrap();
+    assert_eq!(out, "a\nB\nc\n");
+}
+
+#[test]
+fn cr_only_file_is_split_on_cr_and_stays_cr() {
+    let out = apply_update("a\rb\rc\r", "@@\n a\n-b\n+B\n+B2\n c").unwrap();
+    assert_eq!(out, "a\rB\rB2\rc\r");
+}
+
+#[test]
+fn mixed_endings_untouched_lines_keep_theirs_new_lines_take_the_first() {
+    // First line ends in CRLF: added and replaced lines get CRLF; every other line keeps its
+    // own ending, the context lines inside the chunk included.
+    let original = "one\r\ntwo\nthree\rfour\nfive\r\nsix\n";
+    let out = apply_update(original, "@@\n two\n-three\n+THREE\n four\n+added\n five").unwrap();
+    assert_eq!(out, "one\r\ntwo\nTHREE\r\nfour\nadded\r\nfive\r\nsix\n");
+    // First line ends in LF.
+    let out = apply_update("a\nb\r\nc\rd\r\n", "@@\n-c\n+C").unwrap();
+    assert_eq!(out, "a\nb\r\nC\nd\r\n");
+    // First line ends in CR; a pure insertion at the end.
+    let out = apply_update("a\rb\nc\r\n", "@@\n+z").unwrap();
+    assert_eq!(out, "a\rb\nc\r\nz\r");
+}
+
+#[test]
+fn untouched_lines_are_byte_identical_across_chunks() {
+    let mut original = String::new();
+    let ends = ["\n", "\r\n", "\r"];
+    for i in 0..30 {
+        original.push_str(&format!("line {i}{}", ends[i % 3]));
+    }
+    let out = apply_update(&original, "@@\n-line 4\n+LINE 4\n@@\n line 20\n-line 21\n").unwrap();
+    let expected = original
+        .replace("line 4\r\n", "LINE 4\n")
+        .replace("line 21\n", "");
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn last_line_without_ending_gets_the_first_lines_ending() {
+    let out = apply_update("a\r\nb", "@@\n-a\n+A").unwrap();
+    assert_eq!(out, "A\r\nb\r\n");
+    let out = apply_update("a\r\nb", "@@\n+c").unwrap();
+    assert_eq!(out, "a\r\nb\r\nc\r\n");
 }
 
 #[test]
