@@ -31,6 +31,9 @@ pub const DEFAULT_MAX_PROCESSES: usize = 256;
 const CENSUS_EVERY: Duration = Duration::from_millis(200);
 /// Bytes read from a pipe at a time.
 const READ_CHUNK: usize = 64 * 1024;
+/// Output streamed live (to the editor, the terminal); past it only the end result, with its
+/// exact counts, tells the rest. Gigabytes of deltas would help no one.
+const MAX_STREAMED_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct ExecResult {
@@ -168,6 +171,7 @@ struct Capture<'a> {
     /// Bytes of a UTF-8 character split across chunks.
     pending_utf8: Vec<u8>,
     on_chunk: &'a mut (dyn FnMut(&str) + Send),
+    streamed: usize,
 }
 
 impl<'a> Capture<'a> {
@@ -176,11 +180,22 @@ impl<'a> Capture<'a> {
             buffer: HeadTailBuffer::new(MAX_CAPTURE_BYTES),
             pending_utf8: Vec::new(),
             on_chunk,
+            streamed: 0,
         }
     }
 
     fn push(&mut self, bytes: Vec<u8>) {
         self.buffer.push(&bytes);
+        if self.streamed >= MAX_STREAMED_BYTES {
+            return;
+        }
+        self.streamed += bytes.len();
+        if self.streamed >= MAX_STREAMED_BYTES {
+            (self.on_chunk)(
+                "\n[… live output stops here; the command's output is summarized when it ends …]\n",
+            );
+            return;
+        }
         self.pending_utf8.extend_from_slice(&bytes);
         let valid = match std::str::from_utf8(&self.pending_utf8) {
             Ok(_) => self.pending_utf8.len(),

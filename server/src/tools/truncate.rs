@@ -218,12 +218,16 @@ fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// A byte buffer that keeps the first and last `cap/2` bytes of an unbounded stream, so a
 /// command that prints gigabytes costs a bounded amount of memory, and counts the bytes and
-/// lines it drops in between.
+/// lines it drops in between. The tail is a ring: pushing copies and counts with `memcpy` and
+/// `memchr`, never byte by byte.
 #[derive(Debug)]
 pub struct HeadTailBuffer {
     cap: usize,
     head: Vec<u8>,
-    tail: std::collections::VecDeque<u8>,
+    /// The last bytes, `ring_len` of them from `ring_start` (wrapping).
+    ring: Vec<u8>,
+    ring_start: usize,
+    ring_len: usize,
     dropped_bytes: u64,
     dropped_lines: u64,
 }
@@ -233,10 +237,16 @@ impl HeadTailBuffer {
         HeadTailBuffer {
             cap,
             head: Vec::new(),
-            tail: std::collections::VecDeque::new(),
+            ring: Vec::new(),
+            ring_start: 0,
+            ring_len: 0,
             dropped_bytes: 0,
             dropped_lines: 0,
         }
+    }
+
+    fn room(&self) -> usize {
+        self.cap - self.cap / 2
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {
@@ -246,36 +256,65 @@ impl HeadTailBuffer {
             self.head.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
         }
-        let room = self.cap - half;
-        // A chunk longer than the tail: its start is dropped without being stored.
-        if bytes.len() > room {
+        let room = self.room();
+        if bytes.is_empty() || room == 0 {
+            self.count_dropped(bytes);
+            return;
+        }
+        if self.ring.len() < room {
+            self.ring.resize(room, 0);
+        }
+        if bytes.len() >= room {
+            // All that is held, and the start of this chunk, are dropped.
+            self.drop_oldest(self.ring_len);
             let (drop, keep) = bytes.split_at(bytes.len() - room);
             self.count_dropped(drop);
-            self.count_dropped_tail(self.tail.len());
-            self.tail.clear();
-            bytes = keep;
+            self.ring.copy_from_slice(keep);
+            self.ring_start = 0;
+            self.ring_len = room;
+            return;
         }
-        self.tail.extend(bytes);
-        let over = self.tail.len().saturating_sub(room);
-        if over > 0 {
-            self.count_dropped_tail(over);
-            self.tail.drain(..over);
+        let over = (self.ring_len + bytes.len()).saturating_sub(room);
+        self.drop_oldest(over);
+        let end = (self.ring_start + self.ring_len) % room;
+        let first = bytes.len().min(room - end);
+        self.ring[end..end + first].copy_from_slice(&bytes[..first]);
+        self.ring[..bytes.len() - first].copy_from_slice(&bytes[first..]);
+        self.ring_len += bytes.len();
+    }
+
+    /// The held bytes in order, as up to two slices.
+    fn held(&self) -> (&[u8], &[u8]) {
+        let room = self.ring.len();
+        if room == 0 {
+            return (&[], &[]);
+        }
+        let end = self.ring_start + self.ring_len;
+        if end <= room {
+            (&self.ring[self.ring_start..end], &[])
+        } else {
+            (&self.ring[self.ring_start..], &self.ring[..end - room])
         }
     }
 
-    fn count_dropped(&mut self, bytes: &[u8]) {
-        self.dropped_bytes += bytes.len() as u64;
-        self.dropped_lines += memchr::memchr_iter(b'\n', bytes).count() as u64;
-    }
-
-    /// Counts the first `n` bytes of the tail as dropped.
-    fn count_dropped_tail(&mut self, n: usize) {
-        let (a, b) = self.tail.as_slices();
+    /// Drops (and counts) the oldest `n` held bytes.
+    fn drop_oldest(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let (a, b) = self.held();
         let in_a = n.min(a.len());
         let lines = memchr::memchr_iter(b'\n', &a[..in_a]).count()
             + memchr::memchr_iter(b'\n', &b[..n - in_a]).count();
         self.dropped_bytes += n as u64;
         self.dropped_lines += lines as u64;
+        self.ring_start = (self.ring_start + n) % self.ring.len();
+        self.ring_len -= n;
+    }
+
+    fn count_dropped(&mut self, bytes: &[u8]) {
+        self.dropped_bytes += bytes.len() as u64;
+        self.dropped_lines += memchr::memchr_iter(b'\n', bytes).count() as u64;
     }
 
     /// Bytes dropped from the middle so far, and the newlines among them.
@@ -288,7 +327,10 @@ impl HeadTailBuffer {
         if self.dropped_bytes > 0 {
             out.push_str(&dropped_marker(self.dropped_bytes, self.dropped_lines));
         }
-        let tail: Vec<u8> = self.tail.into_iter().collect();
+        let (a, b) = self.held();
+        let mut tail = Vec::with_capacity(a.len() + b.len());
+        tail.extend_from_slice(a);
+        tail.extend_from_slice(b);
         out.push_str(&String::from_utf8_lossy(&tail));
         out
     }
