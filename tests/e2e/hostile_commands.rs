@@ -7,7 +7,6 @@
 #[path = "hostile_commands/acp.rs"]
 mod acp;
 #[path = "lsp_client.rs"]
-#[allow(dead_code)]
 mod lsp_client;
 
 use base64::Engine;
