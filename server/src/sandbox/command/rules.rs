@@ -613,6 +613,9 @@ fn device(target: &Word) -> Option<String> {
     let l = target.literal()?;
     let dev = l.strip_prefix("/dev/")?;
     let harmless = ["null", "zero", "full", "stdout", "stderr", "stdin", "tty"].contains(&dev)
-        || ["fd/", "pts/", "shm/"].iter().any(|p| dev.starts_with(p));
+        // `/dev/tcp/…` and `/dev/udp/…` are bash's sockets, not devices.
+        || ["fd/", "pts/", "shm/", "tcp/", "udp/"]
+            .iter()
+            .any(|p| dev.starts_with(p));
     (!harmless).then_some(l)
 }

@@ -330,6 +330,7 @@ pub(super) const ORDINARY: &[&str] = &[
     "cat a.txt | sort | uniq -c | sort -rn | head",
     "ls 2>/dev/null || true",
     "echo done # rm -rf ~",
+    "echo hi > /dev/tcp/127.0.0.1/8080 && echo connected",
     "make test \\\n  VERBOSE=1",
 ];
 
