@@ -251,48 +251,19 @@ fn unwrap(name: &str, args: &[Word]) -> Option<Unwrapped> {
             let takes_value = name == "chrt" || !args[..i].iter().any(|a| a.is("-c"));
             at(if takes_value { i + 1 } else { i })
         }
-        "sudo" => {
-            let i = skip_options(
-                args,
-                &opts(
-                    "ugpCDhrtTUR",
-                    &[
-                        "user",
-                        "group",
-                        "prompt",
-                        "close-from",
-                        "chdir",
-                        "host",
-                        "role",
-                        "type",
-                        "command-timeout",
-                        "other-user",
-                        "chroot",
-                    ],
-                ),
-            );
-            let shell = args[..i]
-                .iter()
-                .filter_map(Word::option)
-                .any(|o| !o.starts_with("--") && o.contains(['s', 'i']));
-            if args[..i].iter().any(|a| a.is("-e") || a.is("--edit")) {
-                return None;
-            }
-            if shell && i < args.len() {
-                // `sudo -s cmd args`: the shell runs them as one command line.
-                return Some(Unwrapped::Replace {
-                    words: shell_c(&args[i..]),
-                    chdir: false,
-                });
-            }
-            if shell {
-                return Some(Unwrapped::Replace {
-                    words: vec![Word::lit("sh")],
-                    chdir: false,
-                });
-            }
-            at(i)
-        }
+        _ => unwrap_more(name, args),
+    }
+}
+
+/// Wrappers that run a command line or pass their words to a shell (`sudo -s`, `watch`,
+/// `su -c`, `flock -c`), and the less common ones.
+fn unwrap_more(name: &str, args: &[Word]) -> Option<Unwrapped> {
+    let opts = |short, long| Options {
+        short_with_value: short,
+        long_with_value: long,
+    };
+    match name {
+        "sudo" => sudo(args),
         "env" => env(args),
         "xargs" => xargs(args),
         "chroot" => {
@@ -361,6 +332,54 @@ fn unwrap(name: &str, args: &[Word]) -> Option<Unwrapped> {
         }
         _ => None,
     }
+}
+
+/// `sudo [OPTIONS] COMMAND`; `sudo -s`/`-i` run their words through a shell.
+fn sudo(args: &[Word]) -> Option<Unwrapped> {
+    let opts = |short, long| Options {
+        short_with_value: short,
+        long_with_value: long,
+    };
+    let i = skip_options(
+        args,
+        &opts(
+            "ugpCDhrtTUR",
+            &[
+                "user",
+                "group",
+                "prompt",
+                "close-from",
+                "chdir",
+                "host",
+                "role",
+                "type",
+                "command-timeout",
+                "other-user",
+                "chroot",
+            ],
+        ),
+    );
+    let shell = args[..i]
+        .iter()
+        .filter_map(Word::option)
+        .any(|o| !o.starts_with("--") && o.contains(['s', 'i']));
+    if args[..i].iter().any(|a| a.is("-e") || a.is("--edit")) {
+        return None;
+    }
+    if shell && i < args.len() {
+        // `sudo -s cmd args`: the shell runs them as one command line.
+        return Some(Unwrapped::Replace {
+            words: shell_c(&args[i..]),
+            chdir: false,
+        });
+    }
+    if shell {
+        return Some(Unwrapped::Replace {
+            words: vec![Word::lit("sh")],
+            chdir: false,
+        });
+    }
+    at(i)
 }
 
 /// `sh -c '<words joined by spaces>'`: how `sudo -s`, `watch` and `su -c` run their words.
