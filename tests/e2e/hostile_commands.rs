@@ -556,6 +556,10 @@ fn the_model_hears_exactly_how_much_output_was_dropped() {
     let (head, rest) = shown.split_once('…').unwrap();
     let (counts, tail) = rest.split_once('…').unwrap();
     let bytes: u64 = counts.split(' ').next().unwrap().parse().unwrap();
+    eprintln!(
+        "the model was told: {:?} … {counts} …",
+        body.split("\n\n").next().unwrap_or_default()
+    );
     assert_eq!(head.len() as u64 + bytes + tail.len() as u64, 2 << 30);
     assert_eq!(
         counts,
