@@ -140,7 +140,7 @@ impl ProviderConfig {
             candidates.push("CODEX_API_KEY");
         }
         for v in candidates {
-            if let Ok(val) = std::env::var(v)
+            if let Some(val) = crate::secrets::env_var(v)
                 && !val.trim().is_empty()
             {
                 // A key is redacted everywhere and not inherited by commands we run.
@@ -438,6 +438,80 @@ fn default_model_for(provider_id: &str) -> String {
     model
 }
 
+/// Every key a configuration can hold, whether or not its provider is the active one: for
+/// redaction and for keeping them away from commands.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ConfiguredKeys {
+    /// `api_key`, `experimental_bearer_token` and secret-looking header and query values, with
+    /// where each is (`model_providers.x.api_key`).
+    pub values: Vec<(String, String)>,
+    /// Variables keys are read from: every provider's `env_key` (the catalog's too), and the
+    /// variables of `env_http_headers`.
+    pub env_vars: Vec<String>,
+}
+
+/// The keys in `file_text` (config.toml) and in `-c` overrides, in every provider table,
+/// including those inside profiles, plus the catalog's key variables.
+pub fn configured_keys(file_text: Option<&str>, overrides: &[String]) -> ConfiguredKeys {
+    let mut table: toml::Table = file_text.and_then(|t| t.parse().ok()).unwrap_or_default();
+    for raw in overrides {
+        if let Ok((key, value)) = parse_override(raw) {
+            let _ = set_dotted(&mut table, &key, value);
+        }
+    }
+    let mut keys = ConfiguredKeys::default();
+    for p in catalog::PROVIDERS {
+        keys.env_vars.extend(p.env_key.map(String::from));
+    }
+    keys.env_vars.push("CODEX_API_KEY".into());
+    let mut scopes = vec![(String::new(), &table)];
+    if let Some(profiles) = table.get("profiles").and_then(|p| p.as_table()) {
+        for (name, p) in profiles {
+            if let Some(p) = p.as_table() {
+                scopes.push((format!("profiles.{name}."), p));
+            }
+        }
+    }
+    for (scope, t) in scopes {
+        let Some(providers) = t.get("model_providers").and_then(|p| p.as_table()) else {
+            continue;
+        };
+        for (id, p) in providers {
+            let Some(p) = p.as_table() else { continue };
+            let at = |k: &str| format!("{scope}model_providers.{id}.{k}");
+            for k in ["api_key", "experimental_bearer_token"] {
+                if let Some(v) = p.get(k).and_then(|v| v.as_str()) {
+                    keys.values.push((at(k), v.to_string()));
+                }
+            }
+            if let Some(v) = p.get("env_key").and_then(|v| v.as_str()) {
+                keys.env_vars.push(v.to_string());
+            }
+            for section in ["http_headers", "query_params"] {
+                let entries = p.get(section).and_then(|h| h.as_table());
+                for (name, v) in entries.into_iter().flatten() {
+                    if let Some(v) = v.as_str().filter(|_| crate::secrets::secret_name(name)) {
+                        keys.values
+                            .push((at(&format!("{section}.{name}")), v.to_string()));
+                    }
+                }
+            }
+            let env_headers = p.get("env_http_headers").and_then(|h| h.as_table());
+            for v in env_headers
+                .into_iter()
+                .flatten()
+                .filter_map(|(_, v)| v.as_str())
+            {
+                keys.env_vars.push(v.to_string());
+            }
+        }
+    }
+    keys.values.retain(|(_, v)| !v.trim().is_empty());
+    keys.env_vars.sort();
+    keys.env_vars.dedup();
+    keys
+}
+
 /// `key=value`: split at the first `=`, the value parsed as TOML, falling back to a raw string.
 pub fn parse_override(raw: &str) -> Result<(String, toml::Value)> {
     let Some((key, value)) = raw.split_once('=') else {
@@ -689,6 +763,50 @@ approval_policy = "never"
         .unwrap_err()
         .to_string();
         assert!(err.contains("mcp_servers.a"), "{err}");
+    }
+
+    #[test]
+    fn every_configured_key_is_enumerated() {
+        let file = r#"
+model_provider = "a"
+[model_providers.a]
+api_key = "key-of-the-active-one"
+[model_providers.b]
+api_key = "key-of-another-one"
+env_key = "B_PROVIDER_KEY"
+http_headers = { "X-Api-Key" = "header-secret-1", "X-Title" = "public" }
+env_http_headers = { "Authorization" = "B_AUTH_VAR" }
+[profiles.p.model_providers.c]
+experimental_bearer_token = "token-in-a-profile"
+"#;
+        let keys = configured_keys(
+            Some(file),
+            &["model_providers.d.api_key=\"key-from-the-command-line\"".into()],
+        );
+        let values: Vec<&str> = keys.values.iter().map(|(_, v)| v.as_str()).collect();
+        for v in [
+            "key-of-the-active-one",
+            "key-of-another-one",
+            "header-secret-1",
+            "token-in-a-profile",
+            "key-from-the-command-line",
+        ] {
+            assert!(values.contains(&v), "{v} missing from {values:?}");
+        }
+        assert!(!values.contains(&"public"));
+        for v in [
+            "B_PROVIDER_KEY",
+            "B_AUTH_VAR",
+            "MOONSHOT_API_KEY",
+            "CODEX_API_KEY",
+        ] {
+            assert!(keys.env_vars.iter().any(|e| e == v), "{v}");
+        }
+        assert!(
+            keys.values
+                .iter()
+                .any(|(at, _)| at == "profiles.p.model_providers.c.experimental_bearer_token")
+        );
     }
 
     #[test]

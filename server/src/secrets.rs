@@ -7,7 +7,15 @@
 //! Redaction happens at the choke points: the tracing writer ([`Redacting`]), the event sink
 //! ([`EventRedactor`], which also handles keys split across streamed chunks), history items
 //! ([`redact_history_item`]) and session log lines ([`to_redacted_json`]). Child processes do
-//! not inherit the variables keys were read from ([`secret_env_vars`]).
+//! not inherit the variables keys were read from ([`secret_env_vars`]); the process scrubs
+//! them from its own environment block at start and makes its memory unreadable to other
+//! processes ([`protect_process`]). Every registered key is also redacted in its base64, hex
+//! and reversed forms ([`encodings`]), so `base64 config.toml` or `rev` give nothing away.
+
+mod encodings;
+mod process;
+
+pub use process::{env_var, protect_process};
 
 use interpreter_protocol::{
     Event, ToolCallBegin, ToolCallEnd, TranscriptItem, TurnEndReason, TurnEnded,
@@ -28,6 +36,9 @@ const MIN_SECRET_LEN: usize = 8;
 struct Registry {
     values: Vec<String>,
     env_vars: Vec<String>,
+    /// Encoded forms of the values (base64, hex, reversed), which tools may wrap across lines.
+    encoded: Vec<String>,
+    encoded_re: Option<Regex>,
 }
 
 fn registry() -> &'static RwLock<Registry> {
@@ -46,7 +57,26 @@ pub fn register(value: &str) {
         r.values.push(v.to_string());
         // Longest first, so a key that contains another is replaced whole.
         r.values.sort_by_key(|x| std::cmp::Reverse(x.len()));
+        let mut added = false;
+        for e in encodings::of(v) {
+            if e.len() >= MIN_SECRET_LEN && !r.encoded.contains(&e) {
+                r.encoded.push(e);
+                added = true;
+            }
+        }
+        if added {
+            r.encoded_re = encodings::regex(&r.encoded);
+        }
     }
+}
+
+/// Whether a header or query parameter of this name carries a secret (`Authorization`,
+/// `x-api-key`, …).
+pub fn secret_name(n: &str) -> bool {
+    let n = n.to_ascii_lowercase();
+    ["auth", "key", "token", "secret", "password", "signature"]
+        .iter()
+        .any(|s| n.contains(s))
 }
 
 /// Records an environment variable that holds a secret: child processes do not inherit it.
@@ -78,12 +108,6 @@ pub fn register_provider(provider: &crate::config::ProviderConfig, api_key: Opti
     if let Some(v) = &provider.env_key {
         register_env_var(v);
     }
-    let secret_name = |n: &str| {
-        let n = n.to_ascii_lowercase();
-        ["auth", "key", "token", "secret", "password", "signature"]
-            .iter()
-            .any(|s| n.contains(s))
-    };
     for (name, value) in provider.http_headers.iter().chain(&provider.query_params) {
         if secret_name(name) {
             // "Bearer abc": the token is the secret.
@@ -217,6 +241,11 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             if out.contains(v.as_str()) {
                 out = Cow::Owned(out.replace(v.as_str(), REDACTED));
             }
+        }
+        if let Some(re) = &r.encoded_re
+            && re.is_match(&out)
+        {
+            out = Cow::Owned(re.replace_all(&out, REDACTED).into_owned());
         }
     }
     if !may_hold_key_format(&out) {
@@ -610,7 +639,8 @@ impl<W: std::io::Write> std::io::Write for RedactingWriter<W> {
     }
 }
 
-/// A warning when `<home>/config.toml` holds a key and other users can read it.
+/// A warning when `<home>/config.toml` holds a key (of any provider, in any profile) and other
+/// users can read it.
 pub fn config_permission_warning(home: &Path) -> Option<String> {
     use std::os::unix::fs::PermissionsExt;
     let path = home.join("config.toml");
@@ -619,26 +649,17 @@ pub fn config_permission_warning(home: &Path) -> Option<String> {
         return None;
     }
     let text = std::fs::read_to_string(&path).ok()?;
-    let table: toml::Table = text.parse().ok()?;
-    let holds_key = table
-        .get("model_providers")
-        .and_then(|p| p.as_table())
-        .is_some_and(|providers| {
-            providers.values().any(|p| {
-                ["api_key", "experimental_bearer_token"].iter().any(|k| {
-                    p.get(k)
-                        .and_then(|v| v.as_str())
-                        .is_some_and(|v| !v.trim().is_empty())
-                })
-            })
-        });
-    holds_key.then(|| {
-        format!(
-            "{} holds an API key and other users can read it (mode {mode:03o}): run `chmod 600 {}`",
-            path.display(),
-            path.display()
-        )
-    })
+    let keys = crate::config::configured_keys(Some(&text), &[]);
+    if keys.values.is_empty() {
+        return None;
+    }
+    let places: Vec<&str> = keys.values.iter().map(|(at, _)| at.as_str()).collect();
+    Some(format!(
+        "{} holds API keys ({}) and other users can read it (mode {mode:03o}): run `chmod 600 {}`",
+        path.display(),
+        places.join(", "),
+        path.display()
+    ))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The process sandbox end to end: `interpreter exec` runs the mock model's shell commands
 //! under Landlock, and each case is proved by looking at the file system afterwards. Skipped,
-//! with the reason printed, where the kernel has no Landlock (the session's warning says so).
+//! with the reason printed, where the kernel has no Landlock (the session's warning says so),
+//! unless `INTERPRETER_REQUIRE_LANDLOCK=1` makes a skip a failure.
 
 use mock_llm::e2e::{TestRepo, jsonl};
 use mock_llm::{MockServer, Reply, Script};
@@ -62,7 +63,7 @@ fn run_commands(
         .filter_map(|e| e["message"].as_str())
         .find(|m| m.contains("No process sandbox"))
     {
-        eprintln!("skipping: the kernel has no Landlock ({w})");
+        skip(&format!("the kernel has no Landlock ({w})"));
         return None;
     }
     let reqs = mock.model_requests();
@@ -80,6 +81,15 @@ fn run_commands(
         })
         .collect();
     Some((events, outputs))
+}
+
+/// Prints why a test is skipped, or fails it under `INTERPRETER_REQUIRE_LANDLOCK=1` (CI sets
+/// it when the kernel reports a Landlock ABI).
+fn skip(reason: &str) {
+    if std::env::var_os("INTERPRETER_REQUIRE_LANDLOCK").is_some_and(|v| v == "1") {
+        panic!("would skip ({reason}), but INTERPRETER_REQUIRE_LANDLOCK=1");
+    }
+    eprintln!("skipping: {reason}");
 }
 
 fn warnings(events: &[Value]) -> Vec<String> {
@@ -196,7 +206,7 @@ fn network_is_off_in_workspace_write_unless_enabled() {
         return;
     };
     if let Some(w) = warnings(&events).iter().find(|w| w.contains("network")) {
-        eprintln!("skipping: this kernel's Landlock cannot restrict TCP ({w})");
+        skip(&format!("this kernel's Landlock cannot restrict TCP ({w})"));
         return;
     }
     assert!(!outputs[0].contains("connected"), "{}", outputs[0]);

@@ -50,6 +50,11 @@ pub(super) async fn connect(
             cwd,
         } => {
             let mut cmd = tokio::process::Command::new(command);
+            // The same environment as commands: no key variables (the ones named in the
+            // server's own config still reach it).
+            for var in crate::secrets::secret_env_vars() {
+                cmd.env_remove(var);
+            }
             cmd.args(args)
                 .envs(env.iter().map(|(k, v)| (k, v)))
                 .kill_on_drop(true);

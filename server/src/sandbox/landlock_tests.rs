@@ -1,5 +1,6 @@
 //! Landlock on the running kernel, through the real command runner. Skipped (with the reason
-//! printed) where the kernel has no Landlock.
+//! printed) where the kernel has no Landlock, unless `INTERPRETER_REQUIRE_LANDLOCK=1` (set by
+//! CI when the kernel reports a Landlock ABI) turns every skip into a failure.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,10 +13,18 @@ fn landlock_or_skip(test: &str) -> Option<u32> {
     match Support::detect() {
         Support::Landlock { abi } => Some(abi),
         Support::Unavailable { reason } => {
-            eprintln!("skipping {test}: {reason}");
+            skip(test, reason);
             None
         }
     }
+}
+
+/// Prints why `test` is skipped, or fails it when skipping is not allowed.
+fn skip(test: &str, reason: &str) {
+    if std::env::var_os("INTERPRETER_REQUIRE_LANDLOCK").is_some_and(|v| v == "1") {
+        panic!("{test} would be skipped ({reason}), but INTERPRETER_REQUIRE_LANDLOCK=1");
+    }
+    eprintln!("skipping {test}: {reason}");
 }
 
 /// Folders outside `/tmp` (which workspace-write may write): under the build's target dir.
@@ -181,7 +190,10 @@ async fn network_is_off_unless_enabled() {
         return;
     };
     if abi < 4 {
-        eprintln!("skipping network_is_off_unless_enabled: Landlock ABI {abi} cannot restrict TCP");
+        skip(
+            "network_is_off_unless_enabled",
+            &format!("Landlock ABI {abi} cannot restrict TCP"),
+        );
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -209,7 +221,10 @@ async fn commands_cannot_signal_the_agent() {
         return;
     };
     if abi < 6 {
-        eprintln!("skipping commands_cannot_signal_the_agent: Landlock ABI {abi} has no scopes");
+        skip(
+            "commands_cannot_signal_the_agent",
+            &format!("Landlock ABI {abi} has no scopes"),
+        );
         return;
     }
     let base = scratch();
@@ -221,6 +236,9 @@ async fn commands_cannot_signal_the_agent() {
     assert!(!r.output.contains("reached"), "{}", r.output);
     let r = run(None, &ws, &cmd).await;
     assert!(r.output.contains("reached"), "{}", r.output);
+    // Nor its keeper, which stays outside the sandbox to end the command's tree.
+    let r = run(Some(&c), &ws, "kill -0 $PPID && echo reached").await;
+    assert!(!r.output.contains("reached"), "{}", r.output);
     // Its own children are inside the sandbox and can be signalled.
     let r = run(Some(&c), &ws, "sleep 5 & kill $! && echo killed").await;
     assert!(r.output.contains("killed"), "{}", r.output);

@@ -10,6 +10,7 @@
 //! Dangerous commands (`rm -rf` outside the workspace, force pushes, `curl | sh`) ask in every
 //! mode and are refused under `never`. See docs/architecture.md.
 
+pub mod command;
 mod confinement;
 #[cfg(target_os = "linux")]
 mod landlock;

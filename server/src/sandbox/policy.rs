@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::command::Analysis;
 use super::confinement::{Confinement, Support};
 use crate::config::{ApprovalPolicy, SandboxMode};
 
@@ -193,9 +194,10 @@ impl Policy {
             }
             Intent::Exec { command } | Intent::Shell { command } => command,
         };
+        let analysis = super::command::analyze(command);
         // Dangerous commands ask (or are refused) whatever was remembered and whatever the
         // sandbox: a confined `rm -rf` still deletes the workspace.
-        if let Some(reason) = dangerous_reason(command) {
+        if let Some(reason) = analysis.danger {
             return match self.approval {
                 ApprovalPolicy::Never => Verdict::Deny {
                     reason: format!("{reason} (approval policy `never` cannot ask)"),
@@ -203,7 +205,8 @@ impl Policy {
                 _ => Verdict::Ask { reason },
             };
         }
-        if self.is_remembered(intent) || is_known_safe(command) {
+        let remembered = self.lock().contains(&command_key(command, &analysis));
+        if remembered || analysis.read_only {
             return Verdict::Allow;
         }
         let confined = matches!(intent, Intent::Shell { .. }) && self.confines_commands();
@@ -275,12 +278,10 @@ impl Policy {
     }
 }
 
-/// Characters that chain, redirect or substitute in a shell command line.
-const SHELL_OPERATORS: &[char] = &['|', ';', '&', '>', '<', '`', '$', '(', ')', '\n'];
-
-/// The key an "always allow" answer is stored under: a simple command's first two words
-/// (`cargo test` covers `cargo test -p x`), the whole line of a compound one (so allowing
-/// `make && ls` never allows `make && rm …`), or the paths of a write.
+/// The key an "always allow" answer is stored under: for one plain command, its wrappers,
+/// program and first argument as parsed (`cargo test` covers `cargo test -p x`; `timeout 60
+/// make all` covers `timeout 60 make all -j2` but not `timeout 60 rm x`); for anything else
+/// the whole line (so allowing `make && ls` never allows `make && rm …`); the paths of a write.
 pub fn remember_key(intent: &Intent) -> Option<String> {
     match intent {
         Intent::Read => None,
@@ -293,118 +294,19 @@ pub fn remember_key(intent: &Intent) -> Option<String> {
                 .join(",")
         )),
         Intent::Exec { command } | Intent::Shell { command } => {
-            let words: Vec<&str> = command.split_whitespace().collect();
-            if command.contains(SHELL_OPERATORS) {
-                Some(format!("exec=`{}`", words.join(" ")))
-            } else {
-                Some(format!("exec:{}", words[..words.len().min(2)].join(" ")))
-            }
+            Some(command_key(command, &super::command::analyze(command)))
         }
     }
 }
 
-/// Commands that only read, so they may run without asking.
-fn is_known_safe(command: &str) -> bool {
-    const SAFE: &[&str] = &[
-        "ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "pwd", "echo", "which", "file",
-        "stat", "tree", "du", "nl", "sort", "uniq", "true", "false", "diff",
-    ];
-    if command.contains(['>', '`', '\n']) || command.contains("$(") || command.contains("<(") {
-        return false;
+fn command_key(command: &str, analysis: &Analysis) -> String {
+    match &analysis.key_words {
+        Some(words) => format!("exec:{}", words.join(" ")),
+        None => format!(
+            "exec=`{}`",
+            command.split_whitespace().collect::<Vec<_>>().join(" ")
+        ),
     }
-    command
-        .split(['|', ';', '&'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .all(|seg| {
-            let mut words = seg.split_whitespace();
-            let first = words.next().unwrap_or("");
-            if first == "git" {
-                return matches!(
-                    words.next(),
-                    Some("status" | "diff" | "log" | "show" | "branch" | "rev-parse" | "ls-files")
-                ) && !seg.contains("--output");
-            }
-            if first == "find"
-                && [
-                    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls",
-                ]
-                .iter()
-                .any(|f| seg.contains(f))
-            {
-                return false;
-            }
-            if first == "sort"
-                && seg
-                    .split_whitespace()
-                    .any(|w| w == "-o" || w.starts_with("--output"))
-            {
-                return false;
-            }
-            SAFE.contains(&first)
-        })
-}
-
-/// Commands that always ask, whatever the policy; refused under `never`.
-fn dangerous_reason(command: &str) -> Option<String> {
-    let c = command.replace(['\n', ';', '&', '|', '(', ')'], " ");
-    let words: Vec<&str> = c.split_whitespace().collect();
-    let has = |w: &str| words.contains(&w);
-    let recursive_rm = words.iter().enumerate().any(|(i, w)| {
-        *w == "rm"
-            && words[i + 1..]
-                .iter()
-                .take_while(|a| a.starts_with('-'))
-                .any(|a| *a == "--recursive" || (!a.starts_with("--") && a.contains(['r', 'R'])))
-    });
-    let outside = |w: &&str| {
-        let w = w.trim_matches(['"', '\'']);
-        w.starts_with('/')
-            || w.starts_with('~')
-            || w.starts_with("..")
-            || w.starts_with("$HOME")
-            || w.starts_with("${HOME}")
-            || w == "*"
-            || w == "."
-    };
-    if recursive_rm && words.iter().any(outside) {
-        return Some("recursive delete outside the workspace".into());
-    }
-    if has("git") && has("push") {
-        let after_push = words.iter().skip_while(|w| **w != "push").skip(1);
-        let forced = after_push.clone().any(|w| {
-            *w == "--force"
-                || w.starts_with("--force-with-lease")
-                || *w == "--mirror"
-                || *w == "--delete"
-                || (w.starts_with('-') && !w.starts_with("--") && w.contains('f'))
-                || (w.starts_with('+') && w.len() > 1)
-        });
-        if forced {
-            return Some("force push rewrites remote history".into());
-        }
-    }
-    let fetches = command.contains("curl") || command.contains("wget");
-    let pipes_to_shell = command.split('|').skip(1).any(|seg| {
-        let mut w = seg.split_whitespace();
-        let mut first = w.next();
-        if first == Some("sudo") {
-            first = w.next();
-        }
-        matches!(
-            first,
-            Some("sh" | "bash" | "zsh" | "dash" | "ksh" | "sudo" | "python" | "python3" | "perl")
-        )
-    });
-    let shell_substitutes = ["sh", "bash", "zsh"].iter().any(|s| has(s))
-        && (command.contains("<(curl")
-            || command.contains("<(wget")
-            || command.contains("$(curl")
-            || command.contains("$(wget"));
-    if fetches && (pipes_to_shell || shell_substitutes) {
-        return Some("runs a script downloaded from the network".into());
-    }
-    None
 }
 
 #[cfg(test)]

@@ -1,26 +1,45 @@
-//! Running a shell command: its own process group, streamed output, bounded memory, a timeout,
-//! and cancellation that kills the whole group.
+//! Running a shell command: its whole process tree kept below a keeper (and in its own cgroup
+//! where one can be made), streamed output, bounded memory, a timeout, and cancellation that
+//! ends everything the command started.
+//!
+//! Nothing a command starts outlives it: when its shell exits, when it times out, is cancelled
+//! or goes over `max_processes`, and when the agent exits (however it exits, SIGKILL included:
+//! the keeper's parent-death signal), every process below the keeper is killed, including those
+//! that left the command's process group or session (`setsid`, `setpgid`, `set -m`). There is
+//! no way to leave a process running in the background on purpose.
+
+mod cgroup;
+mod keeper;
+mod tree;
 
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::truncate::HeadTailBuffer;
+use tree::ProcessTree;
 
-/// Output kept in memory per command; the middle of anything longer is dropped.
+/// Output kept in memory per command; the middle of anything longer is dropped (and counted).
 pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 
 /// Processes a command may have alive at once by default (`max_processes`).
 pub const DEFAULT_MAX_PROCESSES: usize = 256;
 /// How often a running command's processes are counted.
 const CENSUS_EVERY: Duration = Duration::from_millis(200);
+/// Bytes read from a pipe at a time.
+const READ_CHUNK: usize = 64 * 1024;
+/// Output streamed live (to the editor, the terminal); past it only the end result, with its
+/// exact counts, tells the rest. Gigabytes of deltas would help no one.
+const MAX_STREAMED_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct ExecResult {
     pub exit_code: Option<i32>,
-    /// stdout and stderr interleaved as they arrived.
+    /// stdout and stderr interleaved as they arrived; past [`MAX_CAPTURE_BYTES`], the middle
+    /// is replaced by a marker with the exact bytes and lines dropped.
     pub output: String,
     pub timed_out: bool,
     pub cancelled: bool,
@@ -29,8 +48,8 @@ pub struct ExecResult {
 
 /// Runs `command` with `/bin/bash -c` (or `/bin/sh`), under the process sandbox when
 /// `confinement` is given: the Landlock ruleset is built here, before the fork, and entered by
-/// the child before `exec`. If it cannot be built or entered, the command does not run. A
-/// command whose process group grows past `max_processes` is killed, group and all.
+/// the command's process before `exec`. If it cannot be built or entered, the command does not
+/// run. A command whose process tree grows past `max_processes` is killed, tree and all.
 pub async fn run_command_confined(
     command: &str,
     cwd: &Path,
@@ -41,6 +60,41 @@ pub async fn run_command_confined(
     mut on_chunk: impl FnMut(&str) + Send,
 ) -> std::io::Result<ExecResult> {
     let start = Instant::now();
+    let mut tree = start_command(command, cwd, confinement)?;
+    let mut output = read_output(&mut tree.child);
+    let mut capture = Capture::new(&mut on_chunk);
+    let limits = Limits {
+        deadline: tokio::time::Instant::now() + timeout,
+        cancel,
+        max_processes,
+    };
+    let ended = supervise(&mut tree, &mut output, &mut capture, &limits).await?;
+    let status = end_tree(&mut tree, &ended).await;
+    if let Some(n) = ended.too_many {
+        capture.push(format!(
+            "\n[stopped: the command had {n} processes alive, over the limit of {max_processes} (max_processes); all were killed]\n"
+        ).into_bytes());
+    }
+    drain(&mut output, &mut capture).await;
+    let exit_code = status.and_then(|s| {
+        use std::os::unix::process::ExitStatusExt;
+        s.code().or_else(|| s.signal().map(|sig| 128 + sig))
+    });
+    Ok(ExecResult {
+        exit_code,
+        output: capture.finish(),
+        timed_out: ended.timed_out,
+        cancelled: ended.cancelled,
+        duration: start.elapsed(),
+    })
+}
+
+/// Builds the shell command and spawns it below a keeper, confined when asked.
+fn start_command(
+    command: &str,
+    cwd: &Path,
+    confinement: Option<&crate::sandbox::Confinement>,
+) -> std::io::Result<ProcessTree> {
     let sandbox = confinement.map(crate::sandbox::Prepared::new).transpose()?;
     let shell = if Path::new("/bin/bash").exists() {
         "/bin/bash"
@@ -58,23 +112,15 @@ pub async fn run_command_confined(
         .env("GIT_PAGER", "cat")
         .env("NO_COLOR", "1")
         .env("TERM", "dumb")
-        .process_group(0)
-        .kill_on_drop(true);
+        .process_group(0);
     // Keys we were given stay ours: commands do not inherit the variables they came from.
     for var in crate::secrets::secret_env_vars() {
         cmd.env_remove(var);
     }
-    if let Some(sandbox) = &sandbox {
-        // SAFETY: the hook only makes two system calls (prctl, landlock_restrict_self), which
-        // are async-signal-safe; it allocates nothing and takes no locks. The ruleset
-        // descriptor it uses stays open in `sandbox` until after the spawn.
-        unsafe {
-            cmd.pre_exec(sandbox.enter_hook());
-        }
-    }
-    let spawned = cmd.spawn();
+    let spawned = tree::spawn(cmd, sandbox.as_ref().map(|s| s.enter_hook()));
+    // The ruleset descriptor the hook uses stays open until the spawn is done.
     drop(sandbox);
-    let mut child = spawned.map_err(|e| {
+    spawned.map_err(|e| {
         let what = if confinement.is_some() {
             " in the sandbox"
         } else {
@@ -84,10 +130,13 @@ pub async fn run_command_confined(
             e.kind(),
             format!("starting `{shell} -c`{what} in {}: {e}", cwd.display()),
         )
-    })?;
-    let pgid = child.id().map(|p| p as i32);
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
-    for pipe in [
+    })
+}
+
+/// Reads stdout and stderr into one channel of chunks, as they arrive.
+fn read_output(child: &mut tokio::process::Child) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>(64);
+    let pipes = [
         child
             .stdout
             .take()
@@ -96,14 +145,11 @@ pub async fn run_command_confined(
             .stderr
             .take()
             .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    ];
+    for mut pipe in pipes.into_iter().flatten() {
         let tx = tx.clone();
         tokio::spawn(async move {
-            let mut pipe = pipe;
-            let mut buf = vec![0u8; 8192];
+            let mut buf = vec![0u8; READ_CHUNK];
             loop {
                 match pipe.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
@@ -116,126 +162,152 @@ pub async fn run_command_confined(
             }
         });
     }
-    drop(tx);
+    rx
+}
 
-    let mut captured = HeadTailBuffer::new(MAX_CAPTURE_BYTES);
-    let mut pending_utf8: Vec<u8> = Vec::new();
-    let mut emit =
-        |bytes: Vec<u8>, captured: &mut HeadTailBuffer, on_chunk: &mut dyn FnMut(&str)| {
-            captured.push(&bytes);
-            pending_utf8.extend_from_slice(&bytes);
-            let valid = match std::str::from_utf8(&pending_utf8) {
-                Ok(_) => pending_utf8.len(),
-                Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                Err(_) => pending_utf8.len(),
-            };
-            if valid > 0 {
-                let chunk: Vec<u8> = pending_utf8.drain(..valid).collect();
-                on_chunk(&String::from_utf8_lossy(&chunk));
-            }
+/// The bounded capture of a command's output, and the callback that streams it as text.
+struct Capture<'a> {
+    buffer: HeadTailBuffer,
+    /// Bytes of a UTF-8 character split across chunks.
+    pending_utf8: Vec<u8>,
+    on_chunk: &'a mut (dyn FnMut(&str) + Send),
+    streamed: usize,
+}
+
+impl<'a> Capture<'a> {
+    fn new(on_chunk: &'a mut (dyn FnMut(&str) + Send)) -> Self {
+        Capture {
+            buffer: HeadTailBuffer::new(MAX_CAPTURE_BYTES),
+            pending_utf8: Vec::new(),
+            on_chunk,
+            streamed: 0,
+        }
+    }
+
+    fn push(&mut self, bytes: Vec<u8>) {
+        self.buffer.push(&bytes);
+        if self.streamed >= MAX_STREAMED_BYTES {
+            return;
+        }
+        self.streamed += bytes.len();
+        if self.streamed >= MAX_STREAMED_BYTES {
+            (self.on_chunk)(
+                "\n[… live output stops here; the command's output is summarized when it ends …]\n",
+            );
+            return;
+        }
+        self.pending_utf8.extend_from_slice(&bytes);
+        let valid = match std::str::from_utf8(&self.pending_utf8) {
+            Ok(_) => self.pending_utf8.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.pending_utf8.len(),
         };
+        if valid > 0 {
+            let chunk: Vec<u8> = self.pending_utf8.drain(..valid).collect();
+            (self.on_chunk)(&String::from_utf8_lossy(&chunk));
+        }
+    }
 
-    let deadline = tokio::time::Instant::now() + timeout;
-    let mut timed_out = false;
-    let mut cancelled = false;
-    let mut too_many = None;
-    let mut status = None;
+    fn finish(self) -> String {
+        self.buffer.into_string()
+    }
+}
+
+struct Limits<'a> {
+    deadline: tokio::time::Instant,
+    cancel: &'a CancellationToken,
+    max_processes: usize,
+}
+
+/// How the command's run ended.
+#[derive(Default)]
+struct Ended {
+    status: Option<std::process::ExitStatus>,
+    timed_out: bool,
+    cancelled: bool,
+    /// Processes alive when the count went over `max_processes`.
+    too_many: Option<usize>,
+}
+
+/// Streams output until the keeper exits (the shell ended and the keeper killed the rest), the
+/// deadline passes, the run is cancelled, or the tree grows too large.
+async fn supervise(
+    tree: &mut ProcessTree,
+    output: &mut mpsc::Receiver<Vec<u8>>,
+    capture: &mut Capture<'_>,
+    limits: &Limits<'_>,
+) -> std::io::Result<Ended> {
+    let mut ended = Ended::default();
     let mut output_open = true;
     let mut census =
         tokio::time::interval_at(tokio::time::Instant::now() + CENSUS_EVERY, CENSUS_EVERY);
     census.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    while status.is_none() {
+    loop {
         tokio::select! {
-            s = child.wait() => { status = Some(s?); }
-            chunk = rx.recv(), if output_open => match chunk {
-                Some(bytes) => emit(bytes, &mut captured, &mut on_chunk),
+            s = tree.child.wait() => {
+                ended.status = Some(s?);
+                return Ok(ended);
+            }
+            chunk = output.recv(), if output_open => match chunk {
+                Some(bytes) => capture.push(bytes),
                 None => output_open = false,
             },
-            _ = tokio::time::sleep_until(deadline) => { timed_out = true; break; }
-            _ = cancel.cancelled() => { cancelled = true; break; }
-            _ = census.tick(), if pgid.is_some() => {
-                let group = pgid.unwrap_or_default();
-                let alive = tokio::task::spawn_blocking(move || group_size(group)).await.ok().flatten();
-                if let Some(n) = alive.filter(|n| *n > max_processes) {
-                    too_many = Some(n);
-                    break;
+            _ = tokio::time::sleep_until(limits.deadline) => {
+                ended.timed_out = true;
+                return Ok(ended);
+            }
+            _ = limits.cancel.cancelled() => {
+                ended.cancelled = true;
+                return Ok(ended);
+            }
+            _ = census.tick() => {
+                if let Some(n) = count(tree).await.filter(|n| *n > limits.max_processes) {
+                    ended.too_many = Some(n);
+                    return Ok(ended);
                 }
             }
         }
     }
-    if timed_out || cancelled || too_many.is_some() {
-        kill_group(pgid);
-        status = child.wait().await.ok();
+}
+
+/// The command's processes, counted off the async threads (it reads /proc or the cgroup).
+async fn count(tree: &ProcessTree) -> Option<usize> {
+    let census = tree.census();
+    tokio::task::spawn_blocking(move || census.count())
+        .await
+        .ok()
+        .flatten()
+}
+
+/// Ends whatever is left of the tree and waits for the keeper: the exit status.
+async fn end_tree(tree: &mut ProcessTree, ended: &Ended) -> Option<std::process::ExitStatus> {
+    let mut status = ended.status;
+    if status.is_none() {
+        tree.kill();
+        status = match tokio::time::timeout(Duration::from_secs(10), tree.child.wait()).await {
+            Ok(s) => s.ok(),
+            Err(_) => {
+                // A keeper that does not finish (a process stuck in the kernel): last resort.
+                let _ = tree.child.start_kill();
+                tree.child.wait().await.ok()
+            }
+        };
     }
-    if let Some(n) = too_many {
-        let note = format!(
-            "\n[stopped: the command had {n} processes alive, over the limit of {max_processes} (max_processes); all were killed]\n"
-        );
-        emit(note.into_bytes(), &mut captured, &mut on_chunk);
-    }
-    // Drain what is left; background children that keep the pipes open are not waited for.
-    let drain_until = tokio::time::Instant::now() + Duration::from_millis(200);
-    while output_open {
+    tree.settle().await;
+    status
+}
+
+/// Takes the output still in the pipes: the keeper killed every writer, so this ends at once
+/// unless a process escaped to where we cannot reach it; bounded in that case.
+async fn drain(output: &mut mpsc::Receiver<Vec<u8>>, capture: &mut Capture<'_>) {
+    let until = tokio::time::Instant::now() + Duration::from_millis(500);
+    loop {
         tokio::select! {
-            chunk = rx.recv() => match chunk {
-                Some(bytes) => emit(bytes, &mut captured, &mut on_chunk),
-                None => output_open = false,
+            chunk = output.recv() => match chunk {
+                Some(bytes) => capture.push(bytes),
+                None => return,
             },
-            _ = tokio::time::sleep_until(drain_until) => break,
-        }
-    }
-    // Nothing the command started outlives it.
-    kill_group(pgid);
-    let exit_code = status.and_then(|s| {
-        use std::os::unix::process::ExitStatusExt;
-        s.code().or_else(|| s.signal().map(|sig| 128 + sig))
-    });
-    Ok(ExecResult {
-        exit_code,
-        output: captured.into_string(),
-        timed_out,
-        cancelled,
-        duration: start.elapsed(),
-    })
-}
-
-/// Processes (zombies included) in process group `pgid`, counted from /proc; None where /proc
-/// cannot be read.
-fn group_size(pgid: i32) -> Option<usize> {
-    let mut n = 0;
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // After the command name, which may itself hold spaces and parentheses:
-        // state, ppid, pgrp, ...
-        let Some((_, rest)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        if rest
-            .split_ascii_whitespace()
-            .nth(2)
-            .and_then(|g| g.parse().ok())
-            == Some(pgid)
-        {
-            n += 1;
-        }
-    }
-    Some(n)
-}
-
-fn kill_group(pgid: Option<i32>) {
-    if let Some(pgid) = pgid.filter(|p| *p > 0) {
-        // SAFETY: killpg has no memory-safety preconditions; a stale group id just fails.
-        unsafe {
-            libc::killpg(pgid, libc::SIGKILL);
+            _ = tokio::time::sleep_until(until) => return,
         }
     }
 }
@@ -325,6 +397,103 @@ mod tests {
             .filter(|c| c.ends_with(format!("sleep\0{marker}\0").as_bytes()))
             .count();
         assert_eq!(left, 0, "sleeps outlived the command");
+    }
+
+    /// Processes with `marker` (a sleep duration) in their command line.
+    fn alive_with(marker: &str) -> usize {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .filter(|c| c.ends_with(format!("sleep\0{marker}\0").as_bytes()))
+            .count()
+    }
+
+    /// Processes that leave the command's process group and session (`setsid`, `set -m`,
+    /// double forks) are still the command's: counted, and killed with it.
+    async fn escapees_are_counted_and_killed(marker: &str) {
+        let command = format!(
+            "for i in $(seq 1 8); do setsid sleep {marker} & (set -m; sleep {marker} &); sh -c 'sleep {marker} &'; done; sleep 5; echo never"
+        );
+        let r = run_command_confined(
+            &command,
+            &std::env::temp_dir(),
+            Duration::from_secs(20),
+            &CancellationToken::new(),
+            None,
+            12,
+            |_| {},
+        )
+        .await
+        .unwrap();
+        assert!(
+            r.output.contains("over the limit of 12 (max_processes)"),
+            "{}",
+            r.output
+        );
+        assert!(!r.output.contains("never"));
+        assert_eq!(alive_with(marker), 0, "processes outlived the command");
+    }
+
+    #[tokio::test]
+    async fn escapees_are_counted_and_killed_in_a_cgroup() {
+        escapees_are_counted_and_killed("41.4142").await;
+    }
+
+    #[tokio::test]
+    async fn escapees_are_counted_and_killed_by_the_keeper_alone() {
+        cgroup::DISABLED.with(|d| d.set(true));
+        escapees_are_counted_and_killed("42.4142").await;
+    }
+
+    /// A command that ends leaves nothing behind: not `setsid -f`, not `nohup … &`, not a
+    /// double fork.
+    async fn nothing_outlives_a_finished_command(marker: &str) {
+        let command = format!(
+            "setsid -f sleep {marker}; (set -m; sleep {marker} &); nohup sleep {marker} >/dev/null 2>&1 & disown; sh -c 'sleep {marker} &'; echo done"
+        );
+        let r = run_command_confined(
+            &command,
+            &std::env::temp_dir(),
+            Duration::from_secs(20),
+            &CancellationToken::new(),
+            None,
+            DEFAULT_MAX_PROCESSES,
+            |_| {},
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.exit_code, Some(0), "{}", r.output);
+        assert!(r.output.contains("done"));
+        assert!(r.duration < Duration::from_secs(5), "{:?}", r.duration);
+        assert_eq!(alive_with(marker), 0, "processes outlived the command");
+    }
+
+    #[tokio::test]
+    async fn nothing_outlives_a_finished_command_in_a_cgroup() {
+        nothing_outlives_a_finished_command("43.4142").await;
+    }
+
+    #[tokio::test]
+    async fn nothing_outlives_a_finished_command_with_the_keeper_alone() {
+        cgroup::DISABLED.with(|d| d.set(true));
+        nothing_outlives_a_finished_command("44.4142").await;
+    }
+
+    #[tokio::test]
+    async fn exit_codes_and_signals_come_through_the_keeper() {
+        for (cmd, code) in [("exit 7", 7), ("kill -9 $$", 137), ("true", 0)] {
+            let r = run_command(
+                cmd,
+                &std::env::temp_dir(),
+                Duration::from_secs(10),
+                &CancellationToken::new(),
+                |_| {},
+            )
+            .await
+            .unwrap();
+            assert_eq!(r.exit_code, Some(code), "{cmd}");
+        }
     }
 
     #[tokio::test]

@@ -1,0 +1,133 @@
+//! Keys out of reach of the processes the agent starts.
+//!
+//! At start, before any other thread exists, [`protect_process`]:
+//! - marks the process not dumpable (`PR_SET_DUMPABLE` 0): other processes of the same user
+//!   can no longer read its `/proc/<pid>/environ` or `/proc/<pid>/mem`, attach a debugger to
+//!   it, or get a core dump of it. The keeper of each command (a fork) inherits this; the
+//!   commands themselves (after `exec`) do not. The cost: no core dumps and no `gdb -p`/`strace
+//!   -p` without root;
+//! - takes the key variables (the catalog's `*_API_KEY`s, `CODEX_API_KEY`, every `env_key` and
+//!   `env_http_headers` variable named in config.toml or `-c`, and any `*_API_KEY`) out of the
+//!   environment: their values are kept in memory for [`env_var`], overwritten in the original
+//!   environment block (which `/proc/<pid>/environ` shows), and removed from the variables
+//!   every child inherits;
+//! - registers every configured key of every provider for redaction.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::sync::OnceLock;
+
+/// Key variables taken out of the environment at start.
+static TAKEN: OnceLock<HashMap<String, String>> = OnceLock::new();
+
+/// A variable as the process was started with it: the key variables from what
+/// [`protect_process`] took, the others from the environment.
+pub fn env_var(name: &str) -> Option<String> {
+    if let Some(v) = TAKEN.get().and_then(|t| t.get(name)) {
+        return Some(v.clone());
+    }
+    std::env::var(name).ok()
+}
+
+/// See the module comment. `args` are the command line's (for `-c` overrides).
+///
+/// # Safety
+///
+/// Must be called before the process starts any thread (first thing in `main`): it changes
+/// the environment, which other threads could be reading.
+pub unsafe fn protect_process(args: &[OsString]) {
+    // SAFETY: prctl with integer arguments has no memory effects.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+    let home = crate::config::home_dir();
+    let file = std::fs::read_to_string(home.join("config.toml")).ok();
+    let keys = crate::config::configured_keys(file.as_deref(), &config_overrides(args));
+    for (_, value) in &keys.values {
+        super::register(value);
+    }
+    let mut taken = HashMap::new();
+    for (name, value) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let key_var = keys.env_vars.iter().any(|v| v == name) || name.ends_with("_API_KEY");
+        if !key_var {
+            continue;
+        }
+        let value = value.to_string_lossy().into_owned();
+        super::register(&value);
+        super::register_env_var(name);
+        // SAFETY: the caller guarantees no other thread exists yet.
+        unsafe { scrub(name) };
+        taken.insert(name.to_string(), value);
+    }
+    let _ = TAKEN.set(taken);
+}
+
+/// Overwrites the value of `name` in the environment block and removes the variable.
+///
+/// # Safety
+/// No other thread may exist.
+unsafe fn scrub(name: &str) {
+    unsafe extern "C" {
+        static mut environ: *mut *mut libc::c_char;
+    }
+    let prefix = format!("{name}=");
+    // SAFETY: single-threaded (the caller's promise); `environ` is the NULL-terminated array
+    // of NUL-terminated strings the C runtime set up, and each string is writable (the
+    // original block is on the stack, later ones on the heap). Only the bytes before each
+    // string's NUL are written.
+    unsafe {
+        let mut entry = environ;
+        while !entry.is_null() && !(*entry).is_null() {
+            let s = *entry;
+            let bytes = std::ffi::CStr::from_ptr(s).to_bytes();
+            if bytes.starts_with(prefix.as_bytes()) {
+                let value = s.add(prefix.len());
+                std::ptr::write_bytes(value, 0, bytes.len() - prefix.len());
+            }
+            entry = entry.add(1);
+        }
+        std::env::remove_var(name);
+    }
+}
+
+/// The values of `-c KEY=VALUE` / `--config KEY=VALUE` / `--config=KEY=VALUE` arguments.
+fn config_overrides(args: &[OsString]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = args.iter().filter_map(|a| a.to_str());
+    while let Some(a) = it.next() {
+        if a == "-c" || a == "--config" {
+            out.extend(it.next().map(String::from));
+        } else if let Some(v) = a.strip_prefix("--config=") {
+            out.push(v.to_string());
+        } else if let Some(v) = a.strip_prefix("-c").filter(|v| v.contains('=')) {
+            out.push(v.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_are_found_in_every_spelling() {
+        let args: Vec<OsString> = [
+            "interpreter",
+            "exec",
+            "-c",
+            "a=1",
+            "--config",
+            "b=2",
+            "--config=c=3",
+            "-cd=4",
+            "-m",
+            "x",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        assert_eq!(config_overrides(&args), ["a=1", "b=2", "c=3", "d=4"]);
+    }
+}
