@@ -274,6 +274,7 @@ impl Session {
         self.push_history(HistoryItem::Assistant {
             text: resp.text,
             reasoning: resp.reasoning,
+            signed_reasoning: resp.signed_reasoning,
             tool_calls: calls.iter().map(|(c, _)| c.clone()).collect(),
         });
         calls

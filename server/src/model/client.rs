@@ -5,11 +5,11 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::catalog::{self, ModelInfo};
-use super::chat::{self, ChatStream};
-use super::responses::{self, ResponsesStream};
+use super::chat;
 use super::sse::SseDecoder;
 use super::types::{ModelError, ModelRequest, ModelResponse, StreamDelta};
-use crate::config::{ProviderConfig, WireApi};
+use super::wire::{self, WireStream};
+use crate::config::ProviderConfig;
 
 /// One HTTP client per connect timeout for the whole process: sessions to the same provider
 /// share its connection pool, and TLS is configured once.
@@ -65,20 +65,12 @@ impl ModelClient {
     }
 
     fn endpoint(&self) -> String {
-        let path = match self.provider.wire_api {
-            WireApi::Chat => "chat/completions",
-            WireApi::Responses => "responses",
-        };
-        format!("{}/{}", self.provider.base_url, path)
+        wire::endpoint(&self.provider)
     }
 
     /// The exact JSON body for a request (also used by `interpreter debug prompt`).
     pub fn request_body(&self, req: &ModelRequest<'_>) -> serde_json::Value {
-        let info = catalog::model_info(req.model);
-        match self.provider.wire_api {
-            WireApi::Chat => chat::build_body(req, info, send_cache_key(&self.provider)),
-            WireApi::Responses => responses::build_body(req),
-        }
+        wire::build_body(&self.provider, req)
     }
 
     /// Streams one model response, retrying what is worth retrying.
@@ -159,8 +151,8 @@ impl ModelClient {
         if !self.provider.query_params.is_empty() {
             rb = rb.query(&self.provider.query_params);
         }
-        if let Some(k) = &self.api_key {
-            rb = rb.bearer_auth(k);
+        for (k, v) in wire::headers(&self.provider, self.api_key.as_deref()) {
+            rb = rb.header(k, v);
         }
         for (k, v) in &self.provider.http_headers {
             rb = rb.header(k, v);
@@ -179,9 +171,7 @@ impl ModelClient {
         let mut bytes = resp.bytes_stream();
         let mut decoder = SseDecoder::new();
         let idle = Duration::from_millis(self.provider.stream_idle_timeout_ms);
-        let mut chat_acc = ChatStream::new(&self.provider.id);
-        let mut resp_acc = ResponsesStream::new(&self.provider.id);
-        let wire = self.provider.wire_api;
+        let mut acc = WireStream::new(&self.provider);
         loop {
             let next = tokio::select! {
                 _ = cancel.cancelled() => return Err(ModelError::Cancelled),
@@ -198,10 +188,7 @@ impl ModelClient {
                 }
                 Ok(None) => break,
                 Ok(Some(Err(e))) => {
-                    let partial = match wire {
-                        WireApi::Chat => chat_acc.partial_state(),
-                        WireApi::Responses => resp_acc.partial_state(),
-                    };
+                    let partial = acc.partial_state();
                     return Err(ModelError::StreamDisconnected(format!(
                         "reading the stream from {} failed {partial}: {}",
                         self.provider.id,
@@ -211,28 +198,17 @@ impl ModelClient {
                 Ok(Some(Ok(c))) => c,
             };
             for ev in decoder.feed(&chunk) {
-                let deltas = match wire {
-                    WireApi::Chat => chat_acc.handle(&ev.data)?,
-                    WireApi::Responses => resp_acc.handle(ev.event.as_deref(), &ev.data)?,
-                };
-                for d in deltas {
+                for d in acc.handle(&ev)? {
                     on_delta(d);
                 }
             }
         }
         if let Some(ev) = decoder.finish() {
-            let deltas = match wire {
-                WireApi::Chat => chat_acc.handle(&ev.data)?,
-                WireApi::Responses => resp_acc.handle(ev.event.as_deref(), &ev.data)?,
-            };
-            for d in deltas {
+            for d in acc.handle(&ev)? {
                 on_delta(d);
             }
         }
-        match wire {
-            WireApi::Chat => chat_acc.finish(),
-            WireApi::Responses => resp_acc.finish(),
-        }
+        acc.finish()
     }
 
     fn timeout(&self, what: &str) -> ModelError {
@@ -319,11 +295,6 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     message
 }
 
-fn send_cache_key(p: &ProviderConfig) -> bool {
-    // Local servers may reject unknown fields; hosted ones use it for prefix caching.
-    !matches!(p.id.as_str(), "ollama" | "llamacpp")
-}
-
 fn backoff(base_ms: u64, attempt: u32) -> Duration {
     let exp = base_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(10));
     let capped = exp.min(32_000);
@@ -394,7 +365,8 @@ mod tests {
             base_url: "https://api.unresolvable.invalid/v1".into(),
             env_key: None,
             api_key: None,
-            wire_api: WireApi::Chat,
+            wire_api: crate::config::WireApi::Chat,
+            auth: Default::default(),
             http_headers: Default::default(),
             query_params: Default::default(),
             request_max_retries: 2,
