@@ -128,7 +128,7 @@ pub(crate) fn context_reminder(env: &PromptEnv, via_skill_tool: bool) -> Option<
     if let Some(md) = &env.agents_md {
         let _ = write!(
             r,
-            "# AGENTS.md\nThe project's instructions (AGENTS.md). Follow them; they override the defaults above:\n\n{}\n",
+            "# AGENTS.md\nThe project's instructions (AGENTS.md). Follow them; they take precedence over your defaults:\n\n{}\n\n",
             md.trim_end()
         );
     }
