@@ -371,7 +371,8 @@ impl Config {
             None => builtin.map(|b| b.wire_api).unwrap_or(WireApi::Chat),
         };
         let auth = match &user.auth {
-            Some(a) => AuthScheme::parse(a).with_context(|| format!("model_providers.{provider_id}.auth"))?,
+            Some(a) => AuthScheme::parse(a)
+                .with_context(|| format!("model_providers.{provider_id}.auth"))?,
             None => builtin.map(|b| b.auth).unwrap_or_default(),
         };
         let mut http_headers = user.http_headers.clone();

@@ -93,7 +93,9 @@ fn todos(first: &str, second: &str) -> Value {
 fn claude_script(think: bool) -> Vec<Reply> {
     let step = |r: Reply| {
         if think {
-            Reply::default().then_reasoning("One step at a time.").event(r.events[0].clone())
+            Reply::default()
+                .then_reasoning("One step at a time.")
+                .event(r.events[0].clone())
         } else {
             r
         }
@@ -114,7 +116,11 @@ fn claude_script(think: bool) -> Vec<Reply> {
             "Edit",
             json!({"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}),
         )),
-        step(Reply::tool_call("toolu_04", "Bash", json!({"command": CHECK}))),
+        step(Reply::tool_call(
+            "toolu_04",
+            "Bash",
+            json!({"command": CHECK}),
+        )),
         step(Reply::tool_call(
             "toolu_05",
             "TodoWrite",
@@ -154,13 +160,27 @@ fn claude_code_on_messages_reads_edits_runs_and_plans() {
     assert_eq!(reqs.len(), 6);
     assert!(reqs.iter().all(|r| r.path.ends_with("/v1/messages")));
     assert_eq!(reqs[0].header("anthropic-version"), Some("2023-06-01"));
-    assert!(reqs[0].header("user-agent").unwrap().starts_with("interpreter/"));
+    assert!(
+        reqs[0]
+            .header("user-agent")
+            .unwrap()
+            .starts_with("interpreter/")
+    );
     let first = &reqs[0].body;
     assert_eq!(
         tool_names(first),
         vec![
-            "Agent", "Bash", "Edit", "EnterPlanMode", "ExitPlanMode", "Glob", "Grep", "Read",
-            "Skill", "TodoWrite", "Write"
+            "Agent",
+            "Bash",
+            "Edit",
+            "EnterPlanMode",
+            "ExitPlanMode",
+            "Glob",
+            "Grep",
+            "Read",
+            "Skill",
+            "TodoWrite",
+            "Write"
         ]
     );
     assert_eq!(first["thinking"]["type"], "enabled");
@@ -175,7 +195,10 @@ fn claude_code_on_messages_reads_edits_runs_and_plans() {
         "{}",
         results[1].0
     );
-    assert_eq!(results[2], ("Replaced 1 occurrence in calc.py".into(), false));
+    assert_eq!(
+        results[2],
+        ("Replaced 1 occurrence in calc.py".into(), false)
+    );
     let (bash, is_error) = &results[3];
     assert!(*is_error);
     assert!(
@@ -309,7 +332,11 @@ fn zcode_on_messages_uses_z_code_texts_and_hidden_grep() {
     ]))
     .unwrap();
     // GLM on a Messages provider routes to zcode.
-    let out = run(&repo, &exec_args(&mock, "messages", "glm-4.7", &[]), "fix add");
+    let out = run(
+        &repo,
+        &exec_args(&mock, "messages", "glm-4.7", &[]),
+        "fix add",
+    );
     ok(&out);
     assert_eq!(repo.read("calc.py"), "def add(a, b):\n    return a + b\n");
     let reqs = mock.model_requests();
@@ -317,8 +344,16 @@ fn zcode_on_messages_uses_z_code_texts_and_hidden_grep() {
     assert_eq!(
         names,
         vec![
-            "Agent", "Bash", "Edit", "EnterPlanMode", "ExitPlanMode", "Read", "Skill", "TodoRead",
-            "TodoWrite", "Write"
+            "Agent",
+            "Bash",
+            "Edit",
+            "EnterPlanMode",
+            "ExitPlanMode",
+            "Read",
+            "Skill",
+            "TodoRead",
+            "TodoWrite",
+            "Write"
         ]
     );
     let results = message_results(&reqs[7].body);
@@ -391,12 +426,103 @@ fn plan_mode_is_read_only_and_leaving_it_needs_the_user() {
     // exec answers every approval with no: the plan is not approved and nothing changed.
     assert_eq!(repo.read("calc.py"), "def add(a, b):\n    return a - b\n");
     let results = message_results(&mock.model_requests()[3].body);
-    assert!(results[0].0.starts_with("Entered plan mode."), "{}", results[0].0);
-    assert!(results[1].1, "the edit is refused in plan mode: {}", results[1].0);
-    assert!(results[1].0.starts_with("<tool_use_error>"), "{}", results[1].0);
+    assert!(
+        results[0].0.starts_with("Entered plan mode."),
+        "{}",
+        results[0].0
+    );
+    assert!(
+        results[1].1,
+        "the edit is refused in plan mode: {}",
+        results[1].0
+    );
+    assert!(
+        results[1].0.starts_with("<tool_use_error>"),
+        "{}",
+        results[1].0
+    );
     assert!(
         results[2].1 && results[2].0.contains("did not approve the plan"),
         "{}",
         results[2].0
     );
+}
+
+#[test]
+fn messages_overload_rate_limit_and_stream_errors_are_retried() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::error(529, "Overloaded").with_header("retry-after", "0"),
+        Reply::error(429, "Slow down").with_header("retry-after", "0"),
+        Reply::default()
+            .then_text("par")
+            .then_stream_error("Overloaded", "overloaded_error"),
+        Reply::text("Recovered."),
+    ]))
+    .unwrap();
+    let out = run(
+        &repo,
+        &exec_args(&mock, "messages", "claude-sonnet-4-6", &[]),
+        "hi",
+    );
+    ok(&out);
+    assert_eq!(mock.model_requests().len(), 4);
+    let events = jsonl(&out);
+    let retries: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "error")
+        .filter_map(|e| e["message"].as_str())
+        .collect();
+    assert!(retries[0].contains("HTTP 529: Overloaded"), "{retries:?}");
+    assert!(retries[1].contains("HTTP 429: Slow down"), "{retries:?}");
+    assert!(retries[2].contains("Overloaded"), "{retries:?}");
+    let last = events
+        .iter()
+        .rfind(|e| e["item"]["type"] == "agent_message")
+        .unwrap();
+    assert_eq!(last["item"]["text"], "Recovered.");
+}
+
+#[test]
+fn messages_key_goes_in_x_api_key_or_bearer_as_configured() {
+    for (auth, header, value) in [
+        ("x-api-key", "x-api-key", "sk-mock-0123456789"),
+        ("bearer", "authorization", "Bearer sk-mock-0123456789"),
+    ] {
+        let repo = TestRepo::new();
+        let mock = MockServer::start_blocking(Script::new([Reply::text("ok")])).unwrap();
+        let extra = [
+            "-c".to_string(),
+            format!("model_providers.mock.auth=\"{auth}\""),
+            "-c".to_string(),
+            "model_providers.mock.env_key=\"MOCK_MESSAGES_KEY\"".to_string(),
+        ];
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let home = repo.home.path().display().to_string();
+        let out = repo.run_with_env(
+            &exec_args(&mock, "messages", "claude-sonnet-4-6", &extra),
+            "hi",
+            &[
+                ("HOME", home.as_str()),
+                ("MOCK_MESSAGES_KEY", "sk-mock-0123456789"),
+            ],
+        );
+        ok(&out);
+        let req = &mock.model_requests()[0];
+        assert_eq!(req.header(header), Some(value), "{auth}");
+        let other = if header == "x-api-key" {
+            "authorization"
+        } else {
+            "x-api-key"
+        };
+        assert_eq!(req.header(other), None, "{auth}");
+        // Nothing names another product: our own user agent, no vendor client headers.
+        assert!(
+            req.header("user-agent")
+                .unwrap()
+                .starts_with("interpreter/")
+        );
+        assert!(req.header("x-app").is_none() && req.header("anthropic-beta").is_none());
+        assert!(req.body.get("metadata").is_none());
+    }
 }

@@ -367,7 +367,8 @@ fn error_reply(endpoint: Endpoint, reply: &Reply, status: StatusCode) -> Respons
     if endpoint == Endpoint::Messages {
         // Anthropic's shape; a kind derived from the status by `Reply::error` is renamed.
         let kind = match spec.kind.as_deref() {
-            None | Some("server_error" | "rate_limit_reached_error" | "permission_denied_error") => {
+            None
+            | Some("server_error" | "rate_limit_reached_error" | "permission_denied_error") => {
                 render_messages::error_kind(status.as_u16()).to_string()
             }
             Some(k) => k.to_string(),
@@ -376,7 +377,12 @@ fn error_reply(endpoint: Endpoint, reply: &Reply, status: StatusCode) -> Respons
             .message
             .unwrap_or_else(|| format!("mock error (status {})", status.as_u16()));
         let body = render_messages::error_json(&kind, &message);
-        return scripted(reply, status, "application/json", Body::from(body.to_string()));
+        return scripted(
+            reply,
+            status,
+            "application/json",
+            Body::from(body.to_string()),
+        );
     }
     let body = json!({"error": {
         "type": spec.kind.unwrap_or_else(|| "mock_error".to_string()),

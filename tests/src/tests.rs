@@ -775,7 +775,10 @@ async fn messages_stream_signs_thinking_and_streams_tool_input() {
         .map(|(_, d)| d["delta"]["partial_json"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(input, "{\"file_path\":\"a.py\"}");
-    assert_eq!(events[kinds.len() - 2].1["delta"]["stop_reason"], "tool_use");
+    assert_eq!(
+        events[kinds.len() - 2].1["delta"]["stop_reason"],
+        "tool_use"
+    );
     assert_eq!(server.model_requests().len(), 1);
 }
 
@@ -828,7 +831,8 @@ async fn messages_errors_use_anthropic_shape() {
     let server = MockServer::start(Script::new([Reply::error(529, "Overloaded")]))
         .await
         .unwrap();
-    let req = json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "a"}]});
+    let req =
+        json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "a"}]});
     let resp = post(&format!("{}/messages", server.url()), &req).await;
     assert_eq!(resp.status(), 529);
     let body: Value = resp.json().await.unwrap();

@@ -119,7 +119,9 @@ pub fn messages(body: &Value) -> Result<(), String> {
         let content = blocks(m.get("content").unwrap_or(&Value::Null))
             .map_err(|e| format!("messages.{i}.content: {e}"))?;
         if content.is_empty() {
-            return Err(format!("messages.{i}: all messages must have non-empty content"));
+            return Err(format!(
+                "messages.{i}: all messages must have non-empty content"
+            ));
         }
         for (k, b) in content.iter().enumerate() {
             check_block(role, b).map_err(|e| format!("messages.{i}.content.{k}: {e}"))?;
@@ -161,7 +163,10 @@ fn check_thinking_param(body: &Value, max_tokens: u64) -> Result<(), String> {
         Some("enabled") => {
             let budget = t.get("budget_tokens").and_then(Value::as_u64).unwrap_or(0);
             if budget < 1024 {
-                return Err("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024".into());
+                return Err(
+                    "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+                        .into(),
+                );
             }
             if budget >= max_tokens {
                 return Err("`max_tokens` must be greater than `thinking.budget_tokens`".into());
@@ -203,7 +208,9 @@ fn check_tools(body: &Value) -> Result<(), String> {
             ));
         }
         if t["input_schema"]["type"] != "object" {
-            return Err(format!("tools.{k}.input_schema.type: Input should be 'object'"));
+            return Err(format!(
+                "tools.{k}.input_schema.type: Input should be 'object'"
+            ));
         }
     }
     Ok(())
@@ -227,7 +234,9 @@ fn check_block(role: &str, b: &Value) -> Result<(), String> {
                     Ok(())
                 }
                 Some("url") if src["url"].as_str().is_some() => Ok(()),
-                _ => Err("image.source: a base64 source needs a supported media_type and data".into()),
+                _ => Err(
+                    "image.source: a base64 source needs a supported media_type and data".into(),
+                ),
             }
         }
         "tool_use" if role == "assistant" => {
@@ -245,7 +254,9 @@ fn check_block(role: &str, b: &Value) -> Result<(), String> {
         "tool_result" if role == "user" => match b.get("content") {
             None => Ok(()),
             Some(Value::String(s)) if !s.is_empty() => Ok(()),
-            Some(Value::String(_)) => Err("tool_result: content must be non-empty if present".into()),
+            Some(Value::String(_)) => {
+                Err("tool_result: content must be non-empty if present".into())
+            }
             Some(Value::Array(_)) => Ok(()),
             Some(_) => Err("tool_result.content: Input should be a string or a list".into()),
         },
@@ -263,7 +274,9 @@ fn check_block(role: &str, b: &Value) -> Result<(), String> {
             Some(d) if !d.is_empty() => Ok(()),
             _ => Err("redacted_thinking.data: Field required".into()),
         },
-        other => Err(format!("`{other}` blocks are not allowed in {role} messages")),
+        other => Err(format!(
+            "`{other}` blocks are not allowed in {role} messages"
+        )),
     }
 }
 
@@ -355,23 +368,47 @@ mod tests {
         ]));
         assert_eq!(messages(&ok), Ok(()));
         let cases = [
-            (json!([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]), "alternate"),
-            (json!([{"role": "assistant", "content": "a"}]), "first message"),
+            (
+                json!([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]),
+                "alternate",
+            ),
+            (
+                json!([{"role": "assistant", "content": "a"}]),
+                "first message",
+            ),
             (json!([{"role": "user", "content": ""}]), "non-empty"),
-            (json!([{"role": "user", "content": "a"},
+            (
+                json!([{"role": "user", "content": "a"},
                     {"role": "assistant", "content": [{"type": "tool_use", "id": "functions.Read:0", "name": "Read", "input": {}}]},
-                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "functions.Read:0"}]}]), "pattern"),
-            (json!([{"role": "user", "content": "a"},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "functions.Read:0"}]}]),
+                "pattern",
+            ),
+            (
+                json!([{"role": "user", "content": "a"},
                     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]},
-                    {"role": "user", "content": "no result"}]), "without `tool_result`"),
-            (json!([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9"}]}]), "unexpected `tool_use_id`"),
-            (json!([{"role": "user", "content": "a"},
+                    {"role": "user", "content": "no result"}]),
+                "without `tool_result`",
+            ),
+            (
+                json!([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9"}]}]),
+                "unexpected `tool_use_id`",
+            ),
+            (
+                json!([{"role": "user", "content": "a"},
                     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]},
-                    {"role": "user", "content": [{"type": "text", "text": "x"}, {"type": "tool_result", "tool_use_id": "t1"}]}]), "before any other"),
-            (json!([{"role": "user", "content": "a"},
-                    {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": ""}, {"type": "text", "text": "x"}]}]), "signature: Field required"),
-            (json!([{"role": "user", "content": "a"},
-                    {"role": "assistant", "content": [{"type": "thinking", "thinking": "edited", "signature": thinking_signature("t")}, {"type": "text", "text": "x"}]}]), "Invalid `signature`"),
+                    {"role": "user", "content": [{"type": "text", "text": "x"}, {"type": "tool_result", "tool_use_id": "t1"}]}]),
+                "before any other",
+            ),
+            (
+                json!([{"role": "user", "content": "a"},
+                    {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": ""}, {"type": "text", "text": "x"}]}]),
+                "signature: Field required",
+            ),
+            (
+                json!([{"role": "user", "content": "a"},
+                    {"role": "assistant", "content": [{"type": "thinking", "thinking": "edited", "signature": thinking_signature("t")}, {"type": "text", "text": "x"}]}]),
+                "Invalid `signature`",
+            ),
         ];
         for (msgs, want) in cases {
             let err = messages(&body(msgs.clone())).unwrap_err();
@@ -385,7 +422,11 @@ mod tests {
             .as_array_mut()
             .unwrap()
             .remove(0);
-        assert!(messages(&thinking).unwrap_err().contains("must start with a thinking block"));
+        assert!(
+            messages(&thinking)
+                .unwrap_err()
+                .contains("must start with a thinking block")
+        );
     }
 
     #[test]

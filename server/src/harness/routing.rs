@@ -104,11 +104,17 @@ mod tests {
         assert_eq!(route("zai", "glm-4.7", &[]), "claude-code");
         assert_eq!(route("zai-anthropic", "glm-4.7", &[]), "zcode");
         assert_eq!(route("qwen", "qwen3-coder-plus", &[]), "native");
-        assert_eq!(route("qwen-anthropic", "qwen3-coder-plus", &[]), "claude-code");
+        assert_eq!(
+            route("qwen-anthropic", "qwen3-coder-plus", &[]),
+            "claude-code"
+        );
         assert_eq!(route("minimax", "MiniMax-M3", &[]), "claude-code");
         assert_eq!(route("anthropic", "claude-sonnet-4-6", &[]), "claude-code");
         assert_eq!(route("openai", "gpt-5.4", &[]), "native");
-        assert_eq!(route("openrouter", "anthropic/claude-opus-4-6", &[]), "claude-code");
+        assert_eq!(
+            route("openrouter", "anthropic/claude-opus-4-6", &[]),
+            "claude-code"
+        );
     }
 
     #[test]
@@ -119,7 +125,10 @@ mod tests {
             )
         };
         assert_eq!(route("mock", "mock-model", &[&mock("chat")]), "native");
-        assert_eq!(route("mock", "mock-model", &[&mock("messages")]), "claude-code");
+        assert_eq!(
+            route("mock", "mock-model", &[&mock("messages")]),
+            "claude-code"
+        );
         assert_eq!(route("mock", "glm-4.7", &[&mock("messages")]), "zcode");
         assert_eq!(route("mock", "kimi-k3", &[&mock("chat")]), "kimi-code");
     }

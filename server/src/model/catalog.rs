@@ -250,4 +250,58 @@ mod tests {
         assert!(model_info("k3").kimi);
         assert!(!model_info("gpt-5.4").kimi);
     }
+
+    #[test]
+    fn anthropic_compatible_endpoints() {
+        for (id, url, key, auth) in [
+            (
+                "anthropic",
+                "https://api.anthropic.com/v1",
+                "ANTHROPIC_API_KEY",
+                AuthScheme::XApiKey,
+            ),
+            (
+                "kimi-anthropic",
+                "https://api.moonshot.ai/anthropic/v1",
+                "MOONSHOT_API_KEY",
+                AuthScheme::Bearer,
+            ),
+            (
+                "deepseek-anthropic",
+                "https://api.deepseek.com/anthropic/v1",
+                "DEEPSEEK_API_KEY",
+                AuthScheme::XApiKey,
+            ),
+            (
+                "zai-anthropic",
+                "https://api.z.ai/api/anthropic/v1",
+                "ZAI_API_KEY",
+                AuthScheme::Bearer,
+            ),
+            (
+                "minimax",
+                "https://api.minimax.io/anthropic/v1",
+                "MINIMAX_API_KEY",
+                AuthScheme::XApiKey,
+            ),
+            (
+                "qwen-anthropic",
+                "https://dashscope-intl.aliyuncs.com/apps/anthropic/v1",
+                "DASHSCOPE_API_KEY",
+                AuthScheme::XApiKey,
+            ),
+        ] {
+            let p = provider(id).unwrap();
+            assert_eq!(
+                (p.base_url, p.env_key, p.auth),
+                (url, Some(key), auth),
+                "{id}"
+            );
+            assert_eq!(p.wire_api, WireApi::Messages, "{id}");
+            assert!(p.models.contains(&p.default_model), "{id}");
+        }
+        assert!(model_info("claude-sonnet-4-6").claude);
+        assert!(model_info("claude-sonnet-4-6").thinking_budget);
+        assert!(!model_info("qwen3-coder-plus").thinking_budget);
+    }
 }

@@ -233,9 +233,19 @@ fn place_breakpoints(messages: &mut [Message], budget: usize) {
 #[derive(Debug)]
 enum Block {
     Text,
-    Thinking { text: String, signature: String },
-    Redacted { data: String },
-    ToolUse { id: String, name: String, json: String, initial: String },
+    Thinking {
+        text: String,
+        signature: String,
+    },
+    Redacted {
+        data: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+        initial: String,
+    },
 }
 
 /// Accumulates a streamed Messages reply.
@@ -272,7 +282,11 @@ impl MessagesStream {
             tracing::warn!(provider = %self.provider, "skipping a stream event that is not JSON: {}", truncate_for_log(data));
             return Ok(Vec::new());
         };
-        let kind = v.get("type").and_then(Value::as_str).or(event).unwrap_or("");
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event)
+            .unwrap_or("");
         match kind {
             "message_start" => {
                 if let Some(u) = v.pointer("/message/usage") {
@@ -367,7 +381,13 @@ impl MessagesStream {
     fn block_delta(&mut self, v: &Value) -> Vec<StreamDelta> {
         let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
         let delta = v.get("delta").unwrap_or(&Value::Null);
-        let s = |k: &str| delta.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let s = |k: &str| {
+            delta
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
         let kind = delta.get("type").and_then(Value::as_str).unwrap_or("");
         if kind == "text_delta" {
             let t = s("text");
@@ -460,7 +480,11 @@ impl MessagesStream {
                         id
                     },
                     name,
-                    arguments: if json.trim().is_empty() { initial } else { json },
+                    arguments: if json.trim().is_empty() {
+                        initial
+                    } else {
+                        json
+                    },
                 }),
             }
         }

@@ -172,7 +172,11 @@ fn stop_reasons_map() {
         ("stop_sequence", FinishReason::Stop),
     ] {
         let s = [start(1, 0), stop(reason, 1)].concat();
-        assert_eq!(run_chunked(&s, 9).1.unwrap().finish_reason, want, "{reason}");
+        assert_eq!(
+            run_chunked(&s, 9).1.unwrap().finish_reason,
+            want,
+            "{reason}"
+        );
     }
 }
 
@@ -367,7 +371,10 @@ fn cache_breakpoints_cover_tools_system_and_the_last_two_user_turns() {
     next.push(user("thanks"));
     let body2 = build_body(&request(&next, &t), model_info("claude-sonnet-4-6"));
     let m2 = body2["messages"].as_array().unwrap();
-    assert_eq!(m2[2], msgs[2], "the previous last user message is unchanged");
+    assert_eq!(
+        m2[2], msgs[2],
+        "the previous last user message is unchanged"
+    );
 }
 
 #[test]
@@ -390,13 +397,20 @@ fn images_effort_and_models_without_budgets() {
     assert_eq!(blocks[1]["source"]["type"], "url");
     assert_eq!(blocks[2]["text"], "look");
     assert!(body.get("system").is_none() && body.get("tools").is_none());
-    assert!(body.get("thinking").is_none(), "no effort: provider default");
+    assert!(
+        body.get("thinking").is_none(),
+        "no effort: provider default"
+    );
     req.reasoning_effort = Some("max");
     req.max_output_tokens = 8_000;
     let body = build_body(&req, model_info("claude-sonnet-4-6"));
     assert_eq!(body["thinking"]["budget_tokens"], 7_999);
     // Kimi K3 always reasons and takes no budget.
-    assert!(build_body(&req, model_info("kimi-k3")).get("thinking").is_none());
+    assert!(
+        build_body(&req, model_info("kimi-k3"))
+            .get("thinking")
+            .is_none()
+    );
     req.max_output_tokens = 1_000;
     assert!(
         build_body(&req, model_info("claude-sonnet-4-6"))

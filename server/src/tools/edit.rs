@@ -40,9 +40,18 @@ mod tests {
 
     #[test]
     fn unique_all_and_crlf() {
-        assert_eq!(replace_exact("a b a", "b", "c", false), Ok(("a c a".into(), 1)));
-        assert_eq!(replace_exact("a b a", "a", "c", false), Err(EditMiss::Ambiguous(2)));
-        assert_eq!(replace_exact("a b a", "a", "c", true), Ok(("c b c".into(), 2)));
+        assert_eq!(
+            replace_exact("a b a", "b", "c", false),
+            Ok(("a c a".into(), 1))
+        );
+        assert_eq!(
+            replace_exact("a b a", "a", "c", false),
+            Err(EditMiss::Ambiguous(2))
+        );
+        assert_eq!(
+            replace_exact("a b a", "a", "c", true),
+            Ok(("c b c".into(), 2))
+        );
         assert_eq!(replace_exact("a", "x", "c", true), Err(EditMiss::NotFound));
         assert_eq!(
             replace_exact("x\r\ny\r\n", "x\ny", "z\nw", false),

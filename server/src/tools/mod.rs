@@ -205,7 +205,7 @@ pub(crate) fn external_entries(
     set.specs()
         .into_iter()
         .map(|mut spec| {
-            let name = std::mem::replace(&mut spec.name, String::new());
+            let name = std::mem::take(&mut spec.name);
             spec.name = rename(&name);
             Arc::new(External {
                 set: set.clone(),
@@ -353,12 +353,7 @@ impl ToolContext {
 
     /// Asks the user directly, whatever the policy (leaving plan mode is always the user's
     /// call). Cancelling the turn answers `Cancelled`.
-    pub(crate) async fn ask_user(
-        &self,
-        tool: &str,
-        title: &str,
-        reason: &str,
-    ) -> ApprovalDecision {
+    pub(crate) async fn ask_user(&self, tool: &str, title: &str, reason: &str) -> ApprovalDecision {
         let req = ApprovalRequest {
             call_id: self.call_id.clone(),
             tool: tool.to_string(),

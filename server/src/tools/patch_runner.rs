@@ -29,7 +29,12 @@ pub fn patch_paths(ctx_base: &Path, patch_text: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-pub(crate) async fn apply(ctx: &ToolContext, tool: &str, patch_text: &str, base: &Path) -> ToolOutcome {
+pub(crate) async fn apply(
+    ctx: &ToolContext,
+    tool: &str,
+    patch_text: &str,
+    base: &Path,
+) -> ToolOutcome {
     let patch = match apply_patch::parse_patch(patch_text) {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(format!("apply_patch verification failed: {e}")),

@@ -46,7 +46,9 @@ pub(crate) fn grep_call(
     let root = ctx
         .workspace
         .resolve(args.get("path").and_then(Value::as_str).unwrap_or("."))?;
-    let around = uint(args, "-C").or_else(|| uint(args, "context")).unwrap_or(0);
+    let around = uint(args, "-C")
+        .or_else(|| uint(args, "context"))
+        .unwrap_or(0);
     let opts = SearchOptions {
         case_insensitive: flag(args, "-i"),
         glob: args.get("glob").and_then(Value::as_str).map(String::from),

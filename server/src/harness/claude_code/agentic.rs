@@ -223,7 +223,11 @@ async fn exit(ctx: &ToolContext, args: &Value) -> ToolResult {
 }
 
 /// The Skill tool, when the session has skills (a tool with nothing to run is not offered).
-pub(crate) fn skill_tool(spec: ToolSpec, skills: &[Skill], wording: Wording) -> Option<Arc<dyn Tool>> {
+pub(crate) fn skill_tool(
+    spec: ToolSpec,
+    skills: &[Skill],
+    wording: Wording,
+) -> Option<Arc<dyn Tool>> {
     (!skills.is_empty()).then(|| {
         Arc::new(SkillTool {
             spec,

@@ -111,7 +111,12 @@ pub(crate) fn mcp_name(name: &str) -> String {
 type Run = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, ToolResult>;
 type Describe = fn(&Value, &Workspace) -> CallDescription;
 
-pub(crate) fn tool(wording: Wording, spec: ToolSpec, describe: Describe, run: Run) -> Arc<dyn Tool> {
+pub(crate) fn tool(
+    wording: Wording,
+    spec: ToolSpec,
+    describe: Describe,
+    run: Run,
+) -> Arc<dyn Tool> {
     FnTool::plain(wording, spec, describe, run)
 }
 
@@ -147,11 +152,17 @@ pub(crate) fn describe_edit(a: &Value, ws: &Workspace) -> CallDescription {
 }
 
 pub(crate) fn describe_glob(a: &Value, _ws: &Workspace) -> CallDescription {
-    describe(ToolKind::Search, format!("Glob `{}`", str_or_empty(a, "pattern")))
+    describe(
+        ToolKind::Search,
+        format!("Glob `{}`", str_or_empty(a, "pattern")),
+    )
 }
 
 pub(crate) fn describe_grep(a: &Value, _ws: &Workspace) -> CallDescription {
-    describe(ToolKind::Search, format!("Grep `{}`", str_or_empty(a, "pattern")))
+    describe(
+        ToolKind::Search,
+        format!("Grep `{}`", str_or_empty(a, "pattern")),
+    )
 }
 
 pub(crate) fn describe_agent(a: &Value, _ws: &Workspace) -> CallDescription {
@@ -187,22 +198,36 @@ const AGENT_TYPES: &str = "general-purpose (default; may change files), Explore 
 /// Claude Code's tools, in its order (alphabetical, as it sends them).
 fn full_table(env: &PromptEnv) -> ToolTable {
     let mut tools = vec![
-        FnTool::subagent(WORDING, specs::agent(AGENT_TYPES), describe_agent, |a, c| {
-            Box::pin(agentic::agent(c, a, false))
-        }),
-        tool(WORDING, specs::bash(specs::BASH_FULL), describe_bash, run_bash),
-        tool(WORDING, specs::edit(specs::EDIT_FULL), describe_edit, |a, c| {
-            Box::pin(run::edit(c, a, Flavor::Full))
-        }),
+        FnTool::subagent(
+            WORDING,
+            specs::agent(AGENT_TYPES),
+            describe_agent,
+            |a, c| Box::pin(agentic::agent(c, a, false)),
+        ),
+        tool(
+            WORDING,
+            specs::bash(specs::BASH_FULL),
+            describe_bash,
+            run_bash,
+        ),
+        tool(
+            WORDING,
+            specs::edit(specs::EDIT_FULL),
+            describe_edit,
+            |a, c| Box::pin(run::edit(c, a, Flavor::Full)),
+        ),
         plan_tool(specs::enter_plan_mode(), PlanTool::Enter),
         plan_tool(specs::exit_plan_mode(), PlanTool::Exit),
         tool(WORDING, specs::glob(), describe_glob, |a, c| {
             Box::pin(run::glob(c, a, Flavor::Full))
         }),
         tool(WORDING, specs::grep(), describe_grep, run_grep),
-        tool(WORDING, specs::read(specs::READ_FULL), describe_read, |a, c| {
-            Box::pin(run::read(c, a, Flavor::Full))
-        }),
+        tool(
+            WORDING,
+            specs::read(specs::READ_FULL),
+            describe_read,
+            |a, c| Box::pin(run::read(c, a, Flavor::Full)),
+        ),
     ];
     tools.extend(skill_tool(specs::skill(), &env.skills, WORDING));
     tools.extend([
@@ -212,9 +237,12 @@ fn full_table(env: &PromptEnv) -> ToolTable {
             |_, _| describe(ToolKind::Think, "Update todos".into()),
             |a, _| Box::pin(async move { agentic::todo_write(&a) }),
         ),
-        tool(WORDING, specs::write(specs::WRITE_FULL), describe_write, |a, c| {
-            Box::pin(run::write(c, a, Flavor::Full))
-        }),
+        tool(
+            WORDING,
+            specs::write(specs::WRITE_FULL),
+            describe_write,
+            |a, c| Box::pin(run::write(c, a, Flavor::Full)),
+        ),
     ]);
     ToolTable::new(tools)
 }

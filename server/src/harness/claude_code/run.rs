@@ -114,7 +114,9 @@ pub(super) async fn read(ctx: &ToolContext, args: Value, flavor: Flavor) -> Tool
     let limit = match (flavor, number(&args, "limit")) {
         (Flavor::ZCode, Some(l)) => l.max(1) as usize,
         (Flavor::ZCode, None) => usize::MAX,
-        (_, l) => l.unwrap_or(READ_MAX_LINES as u64).clamp(1, READ_MAX_LINES as u64) as usize,
+        (_, l) => l
+            .unwrap_or(READ_MAX_LINES as u64)
+            .clamp(1, READ_MAX_LINES as u64) as usize,
     };
     let w = match crate::skills::read_builtin(raw) {
         Some(t) => window::from_text(t, offset as i64, limit),
@@ -138,7 +140,10 @@ pub(super) async fn read(ctx: &ToolContext, args: Value, flavor: Flavor) -> Tool
         )));
     }
     if flavor != Flavor::Full {
-        return Ok(ToolOutcome::ok(truncate_middle(&body, ctx.output_token_limit)));
+        return Ok(ToolOutcome::ok(truncate_middle(
+            &body,
+            ctx.output_token_limit,
+        )));
     }
     let label = if w.lines.len() == 1 { "line" } else { "lines" };
     let end = if w.reached_end {
@@ -257,7 +262,9 @@ pub(super) async fn edit(ctx: &ToolContext, args: Value, flavor: Flavor) -> Tool
     match flavor {
         Flavor::Bare if !ws.has_seen(&path) => return Err(failed(NOT_READ_YET)),
         Flavor::ZCode if !ws.has_seen(&path) => {
-            return Err(failed(format!("<tool_use_error>{NOT_READ_YET}</tool_use_error>")));
+            return Err(failed(format!(
+                "<tool_use_error>{NOT_READ_YET}</tool_use_error>"
+            )));
         }
         _ => {}
     }
@@ -388,5 +395,8 @@ pub(super) async fn grep(ctx: &ToolContext, args: Value) -> ToolResult {
             format!("Found {total} {label}\n{}", page.join("\n"))
         }
     };
-    Ok(ToolOutcome::ok(truncate_middle(&text, ctx.output_token_limit)))
+    Ok(ToolOutcome::ok(truncate_middle(
+        &text,
+        ctx.output_token_limit,
+    )))
 }

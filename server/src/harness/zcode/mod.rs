@@ -182,7 +182,11 @@ impl Tool for Todos {
         &self.spec
     }
     fn describe(&self, _args: &Value, _ws: &Workspace) -> CallDescription {
-        let title = if self.write { "Update todos" } else { "Read todos" };
+        let title = if self.write {
+            "Update todos"
+        } else {
+            "Read todos"
+        };
         describe(ToolKind::Think, title.into())
     }
     fn run<'a>(&'a self, args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
@@ -210,9 +214,8 @@ impl Todos {
         let summary = json!({"total": new.len(), "pending": count("pending"),
                              "inProgress": count("in_progress"), "completed": count("completed")});
         let old = std::mem::replace(&mut *todos, new.clone());
-        let mut o = ToolOutcome::ok(
-            json!({"oldTodos": old, "todos": new, "summary": summary}).to_string(),
-        );
+        let mut o =
+            ToolOutcome::ok(json!({"oldTodos": old, "todos": new, "summary": summary}).to_string());
         o.plan = Some(Plan {
             explanation: None,
             items,

@@ -57,5 +57,7 @@ pub(crate) fn context(env: &PromptEnv) -> Option<String> {
 
 pub(crate) fn reminder(env: &PromptEnv, today: &str) -> String {
     let mode = crate::harness::permission_line(env);
-    format!("<system-reminder>\n# currentDate\nToday's date is {today}.\n\n{mode}\n</system-reminder>")
+    format!(
+        "<system-reminder>\n# currentDate\nToday's date is {today}.\n\n{mode}\n</system-reminder>"
+    )
 }
