@@ -1,4 +1,5 @@
-//! `mock_llm`: a scripted, OpenAI-compatible mock model server for end-to-end tests.
+//! `mock_llm`: a scripted mock model server (OpenAI Chat and Responses, Anthropic Messages) for
+//! end-to-end tests.
 //!
 //! One [`Script`] drives the three wire protocols: `POST …/chat/completions`
 //! (Chat Completions SSE), `POST …/responses` (Responses API SSE) and

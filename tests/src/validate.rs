@@ -25,12 +25,10 @@ fn valid_id(id: &str) -> bool {
 /// with its id before the next user or assistant message, and every `tool` message answers
 /// one.
 pub fn chat(body: &Value) -> Result<(), String> {
+    // Only the pairing is checked: bodies without messages are other tests' business.
     let Some(messages) = body.get("messages").and_then(Value::as_array) else {
-        return Err("`messages` must be an array".into());
+        return Ok(());
     };
-    if messages.is_empty() {
-        return Err("`messages` must not be empty".into());
-    }
     let mut pending: Vec<String> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("");

@@ -278,3 +278,56 @@ fn bare_table() -> ToolTable {
         ),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::{ExternalTools, ToolOutcome, external_entries};
+    use std::sync::Mutex;
+
+    /// External tools that record the names they are called by.
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl ExternalTools for Recorder {
+        fn specs(&self) -> Vec<ToolSpec> {
+            vec![crate::tools::table::spec(
+                "echo__say",
+                "Says it.",
+                serde_json::json!({"type": "object"}),
+            )]
+        }
+        fn describe(&self, tool: &str, _args: &Value) -> Option<CallDescription> {
+            self.0.lock().unwrap().push(format!("describe {tool}"));
+            None
+        }
+        fn call<'a>(
+            &'a self,
+            tool: &'a str,
+            _args: Value,
+            _ctx: &'a ToolContext,
+        ) -> BoxFuture<'a, ToolOutcome> {
+            self.0.lock().unwrap().push(format!("call {tool}"));
+            Box::pin(async { ToolOutcome::ok("said") })
+        }
+    }
+
+    #[test]
+    fn mcp_tools_take_claude_code_names_and_keep_their_own_for_calls() {
+        assert_eq!(mcp_name("echo__say"), "mcp__echo__say");
+        assert_eq!(mcp_name(&"x".repeat(80)).len(), 64);
+        let set = Arc::new(Recorder(Mutex::new(Vec::new())));
+        let h = ClaudeCode::full();
+        let rename = |n: &str| h.external_tool_name(n);
+        let entries = external_entries(set.clone(), &rename);
+        assert_eq!(entries[0].spec().name, "mcp__echo__say");
+        let ws = Workspace::new(
+            &std::env::temp_dir(),
+            &[],
+            Arc::new(crate::workspace::DiskBackend),
+        )
+        .unwrap();
+        let d = entries[0].describe(&serde_json::json!({}), &ws);
+        assert_eq!(d.title, "mcp__echo__say");
+        assert_eq!(set.0.lock().unwrap().as_slice(), ["describe echo__say"]);
+    }
+}
