@@ -135,6 +135,12 @@ fn native_then_claude_code_on_messages_then_kimi_code_on_chat() {
             .any(|t| t["name"] == "Bash")
     );
     assert!(last_tool_result(&reqs[3].body).contains("alpha"));
+    // The new harness's start-of-session context came with the switch (its skills list).
+    assert!(
+        m.to_string()
+            .contains("Skills you can run with the Skill tool"),
+        "{m}"
+    );
     // Back on Chat, with kimi-code's tools and every earlier call answered.
     let c = &reqs[5].body;
     assert!(reqs[5].path.ends_with("/chat/completions"));

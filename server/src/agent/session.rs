@@ -102,6 +102,15 @@ impl Session {
         s.history = loaded.history;
         s.title = loaded.title;
         s.details = loaded.details;
+        // The logged harness did not fit this provider's wire: the replacement is a switch.
+        if s.harness.name() != loaded.harness {
+            s.log_line(&LogLine::Harness {
+                harness: s.harness.name().to_string(),
+            });
+            for item in s.harness.initial_context(&s.env) {
+                s.push_history(item);
+            }
+        }
         s.announce();
         Ok(s)
     }
@@ -230,14 +239,22 @@ impl Session {
     }
 
     /// Switches the harness; it takes effect on the next model request and is logged.
+    /// A new harness also sends its start-of-session context (project instructions, the
+    /// skills for its Skill tool), so the model knows what the new tools serve.
     pub(super) fn set_harness(&mut self, name: &str) -> Result<(), String> {
         let h = harness::for_wire(name, self.config.provider.wire_api)?;
+        let changed = h.name() != self.harness.name();
         self.system_prompt = h.system_prompt(&self.env);
         self.harness = h;
         self.refresh_tools();
         self.log_line(&LogLine::Harness {
             harness: name.to_string(),
         });
+        if changed {
+            for item in self.harness.initial_context(&self.env) {
+                self.push_history(item);
+            }
+        }
         self.settings_changed();
         Ok(())
     }

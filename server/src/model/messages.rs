@@ -261,6 +261,7 @@ pub struct MessagesStream {
 }
 
 impl MessagesStream {
+    /// An empty accumulator for a response from `provider` (named in errors and logs).
     pub fn new(provider: &str) -> Self {
         MessagesStream {
             provider: provider.to_string(),

@@ -428,3 +428,18 @@ fn tool_ids_keep_valid_ones_and_rewrite_others_stably() {
     assert!(a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
     assert!(!tool_id("").is_empty());
 }
+
+#[test]
+fn session_logs_without_signed_reasoning_still_load() {
+    let old: HistoryItem =
+        serde_json::from_str(r#"{"type":"assistant","text":"hi","reasoning":"r"}"#).unwrap();
+    let HistoryItem::Assistant {
+        signed_reasoning, ..
+    } = &old
+    else {
+        panic!("{old:?}")
+    };
+    assert!(signed_reasoning.is_empty());
+    // And nothing new is written for items without it.
+    assert!(!serde_json::to_string(&old).unwrap().contains("signed"));
+}
