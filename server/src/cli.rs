@@ -108,7 +108,7 @@ pub struct ExecArgs {
     /// Provider id (same as `-c model_provider=…`).
     #[arg(long, global = true)]
     pub provider: Option<String>,
-    /// native, kimi-code or minimal.
+    /// A harness: native, claude-code, claude-code-bare, zcode, kimi-code or minimal.
     #[arg(long, global = true)]
     pub harness: Option<String>,
     #[arg(short = 's', long, value_name = "MODE", global = true)]

@@ -74,6 +74,8 @@ pub struct ProviderToml {
     pub api_key: Option<String>,
     pub experimental_bearer_token: Option<String>,
     pub wire_api: Option<String>,
+    /// How the key is sent: `bearer` (Authorization) or `x-api-key` (Anthropic's header).
+    pub auth: Option<String>,
     #[serde(default)]
     pub http_headers: BTreeMap<String, String>,
     #[serde(default)]
@@ -92,6 +94,8 @@ pub struct ProviderToml {
 pub enum WireApi {
     Chat,
     Responses,
+    /// The Anthropic Messages API.
+    Messages,
 }
 
 impl WireApi {
@@ -99,7 +103,39 @@ impl WireApi {
         match s {
             "chat" => Ok(WireApi::Chat),
             "responses" => Ok(WireApi::Responses),
-            other => bail!("unknown wire_api `{other}` (expected `chat` or `responses`)"),
+            "messages" => Ok(WireApi::Messages),
+            other => {
+                bail!("unknown wire_api `{other}` (expected `chat`, `responses` or `messages`)")
+            }
+        }
+    }
+
+    /// The config.toml spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WireApi::Chat => "chat",
+            WireApi::Responses => "responses",
+            WireApi::Messages => "messages",
+        }
+    }
+}
+
+/// How a provider's key goes on the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AuthScheme {
+    /// `Authorization: Bearer <key>`.
+    #[default]
+    Bearer,
+    /// `x-api-key: <key>`, as Anthropic's API takes it.
+    XApiKey,
+}
+
+impl AuthScheme {
+    fn parse(s: &str) -> Result<AuthScheme> {
+        match s {
+            "bearer" => Ok(AuthScheme::Bearer),
+            "x-api-key" => Ok(AuthScheme::XApiKey),
+            other => bail!("unknown auth `{other}` (expected `bearer` or `x-api-key`)"),
         }
     }
 }
@@ -113,6 +149,7 @@ pub struct ProviderConfig {
     pub env_key: Option<String>,
     pub api_key: Option<String>,
     pub wire_api: WireApi,
+    pub auth: AuthScheme,
     pub http_headers: BTreeMap<String, String>,
     pub query_params: BTreeMap<String, String>,
     pub request_max_retries: u32,
@@ -338,6 +375,11 @@ impl Config {
                 .with_context(|| format!("model_providers.{provider_id}.wire_api"))?,
             None => builtin.map(|b| b.wire_api).unwrap_or(WireApi::Chat),
         };
+        let auth = match &user.auth {
+            Some(a) => AuthScheme::parse(a)
+                .with_context(|| format!("model_providers.{provider_id}.auth"))?,
+            None => builtin.map(|b| b.auth).unwrap_or_default(),
+        };
         let mut http_headers = user.http_headers.clone();
         for (header, var) in &user.env_http_headers {
             if let Ok(v) = std::env::var(var) {
@@ -361,6 +403,7 @@ impl Config {
                 .clone()
                 .or(user.experimental_bearer_token.clone()),
             wire_api,
+            auth,
             http_headers,
             query_params: user.query_params.clone(),
             request_max_retries: user.request_max_retries.unwrap_or(4).min(100),

@@ -323,8 +323,12 @@ pub fn redact_history_item(item: &mut HistoryItem) {
             text,
             reasoning,
             tool_calls,
+            signed_reasoning,
         } => {
             redact_in_place(text);
+            for r in signed_reasoning {
+                redact_in_place(&mut r.text);
+            }
             if let Some(r) = reasoning {
                 redact_in_place(r);
             }

@@ -213,6 +213,7 @@ fn history_items_and_log_lines_are_redacted_structurally() {
     let mut item = HistoryItem::Assistant {
         text: "using sk-HIST-0123456789abcdef".into(),
         reasoning: Some("line\nsk-HIST-0123456789abcdef".into()),
+        signed_reasoning: vec![],
         tool_calls: vec![crate::model::ToolCall {
             id: "c".into(),
             name: "shell".into(),

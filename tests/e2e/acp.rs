@@ -534,3 +534,104 @@ async fn load_replays_edits_as_diffs_and_plans() {
             .any(|u| matches!(u, SessionUpdate::Plan(p) if p.entries.len() == 1))
     );
 }
+
+/// claude-code's plan mode in an editor: read-only until the user approves the plan through
+/// the permission prompt, then the edit goes through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_plan_mode_asks_to_leave_and_then_edits() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "hello\n");
+    let edit = json!({"file_path": "a.txt", "old_string": "hello", "new_string": "hello world"});
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call("toolu_1", "EnterPlanMode", json!({})),
+        Reply::tool_call("toolu_2", "Read", json!({"file_path": "a.txt"})),
+        Reply::tool_call("toolu_3", "Edit", edit.clone()),
+        Reply::tool_call(
+            "toolu_4",
+            "ExitPlanMode",
+            json!({"plan": "Append ` world` to the greeting in a.txt."}),
+        ),
+        Reply::tool_call("toolu_5", "Edit", edit),
+        Reply::text("Done."),
+    ]))
+    .await
+    .unwrap();
+    let permissions = Arc::new(Mutex::new(Vec::new()));
+    let p1 = permissions.clone();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let stop = Client
+        .v1()
+        .on_receive_request(
+            async move |r: RequestPermissionRequest, responder, _cx| {
+                p1.lock().unwrap().push(r);
+                responder.respond(RequestPermissionResponse::new(
+                    RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                        "allow_once",
+                    )),
+                ))
+            },
+            on_receive_request!(),
+        )
+        .connect_with(
+            agent(
+                &repo,
+                &mock,
+                &[
+                    "-c",
+                    "model_providers.mock.wire_api=\"messages\"",
+                    "-c",
+                    "model=\"claude-sonnet-4-6\"",
+                ],
+            ),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let s = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                let resp = cx
+                    .send_request(PromptRequest::new(
+                        s.session_id.clone(),
+                        vec![ContentBlock::Text(TextContent::new("greet the world"))],
+                    ))
+                    .block_task()
+                    .await?;
+                Ok(resp.stop_reason)
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(stop, StopReason::EndTurn);
+    assert_eq!(repo.read("a.txt"), "hello world\n");
+    // One question, for leaving plan mode; the refused edit asked nothing.
+    let permissions = permissions.lock().unwrap();
+    assert_eq!(permissions.len(), 1);
+    assert_eq!(
+        permissions[0].tool_call.fields.title.as_deref(),
+        Some("Approve the plan and leave plan mode")
+    );
+    let reqs = mock.model_requests();
+    let results: Vec<serde_json::Value> = reqs[5].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_result")
+        .collect();
+    assert_eq!(results[2]["is_error"], true, "{}", results[2]);
+    assert!(
+        results[3]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("User has approved your plan."),
+        "{}",
+        results[3]
+    );
+    assert_eq!(
+        results[4]["content"], "Replaced 1 occurrence in a.txt",
+        "{}",
+        results[4]
+    );
+}

@@ -1,4 +1,5 @@
-//! Harnesses (kimi-code, native, minimal) and skills, end to end against the mock.
+//! Harnesses and skills, end to end against the mock; the golden first request of every
+//! harness on each wire it speaks.
 
 use mock_llm::e2e::{TestRepo, jsonl};
 use mock_llm::{MockServer, Reply, Script};
@@ -46,7 +47,7 @@ fn golden_repo() -> TestRepo {
     repo
 }
 
-fn debug_prompt(repo: &TestRepo, harness: &str) -> String {
+fn debug_prompt(repo: &TestRepo, harness: &str, wire: &str, model: &str) -> String {
     let args: Vec<String> = [
         "debug",
         "prompt",
@@ -55,9 +56,11 @@ fn debug_prompt(repo: &TestRepo, harness: &str) -> String {
         "-c",
         "model_provider=\"mock\"",
         "-c",
-        "model_providers.mock.base_url=\"http://127.0.0.1:9/v1\"",
+        &format!(
+            "model_providers.mock={{name=\"mock\", base_url=\"http://127.0.0.1:9/v1\", wire_api=\"{wire}\"}}"
+        ),
         "-c",
-        "model=\"kimi-k3\"",
+        &format!("model=\"{model}\""),
     ]
     .iter()
     .map(|s| s.to_string())
@@ -78,7 +81,9 @@ fn normalize(body: &str, repo: &TestRepo) -> String {
         .display()
         .to_string();
     let mut v: Value = serde_json::from_str(body).unwrap();
-    v["prompt_cache_key"] = json!("<SESSION>");
+    if v.get("prompt_cache_key").is_some() {
+        v["prompt_cache_key"] = json!("<SESSION>");
+    }
     let text = serde_json::to_string_pretty(&v)
         .unwrap()
         .replace(&cwd, "<CWD>");
@@ -90,18 +95,33 @@ fn normalize(body: &str, repo: &TestRepo) -> String {
 }
 
 fn chrono_free_today(text: &str) -> Option<String> {
-    let i = text.find("Today's date is ")? + "Today's date is ".len();
+    let marker = ["Today's date is ", "Date: "]
+        .into_iter()
+        .find(|m| text.contains(m))?;
+    let i = text.find(marker)? + marker.len();
     Some(text[i..i + 10].to_string())
 }
+
+/// The golden first requests: (harness, wire, model). Files are `<harness>.json` for Chat,
+/// `<harness>.<wire>.json` otherwise.
+const GOLDENS: &[(&str, &str, &str)] = &[
+    ("kimi-code", "chat", "kimi-k3"),
+    ("native", "chat", "kimi-k3"),
+    ("minimal", "chat", "kimi-k3"),
+    ("claude-code", "messages", "claude-sonnet-4-6"),
+    ("claude-code", "chat", "claude-sonnet-4-6"),
+    ("claude-code-bare", "messages", "deepseek-v4-pro"),
+    ("zcode", "messages", "glm-4.7"),
+];
 
 #[test]
 fn golden_first_request_per_harness_is_stable() {
     let golden_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden");
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    for harness in ["kimi-code", "native", "minimal"] {
+    for &(harness, wire, model) in GOLDENS {
         let repo = golden_repo();
-        let first = debug_prompt(&repo, harness);
-        let second = debug_prompt(&repo, harness);
+        let first = debug_prompt(&repo, harness, wire, model);
+        let second = debug_prompt(&repo, harness, wire, model);
         // Byte-identical apart from the session id: the provider's prefix cache hits.
         let strip = |s: &str| {
             let mut v: Value = serde_json::from_str(s).unwrap();
@@ -111,10 +131,15 @@ fn golden_first_request_per_harness_is_stable() {
         assert_eq!(
             strip(&first),
             strip(&second),
-            "{harness} is not stable across runs"
+            "{harness} on {wire} is not stable across runs"
         );
         let normalized = normalize(&first, &repo);
-        let path = golden_dir.join(format!("{harness}.json"));
+        let name = if wire == "chat" {
+            format!("{harness}.json")
+        } else {
+            format!("{harness}.{wire}.json")
+        };
+        let path = golden_dir.join(name);
         if update {
             std::fs::create_dir_all(&golden_dir).unwrap();
             std::fs::write(&path, &normalized).unwrap();
@@ -124,8 +149,65 @@ fn golden_first_request_per_harness_is_stable() {
             .unwrap_or_else(|_| panic!("missing {}: run with UPDATE_GOLDEN=1", path.display()));
         assert_eq!(
             normalized, expected,
-            "{harness}: the first request changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff"
+            "{harness} on {wire}: the first request changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff"
         );
+    }
+}
+
+#[test]
+fn debug_prompt_works_for_every_harness_on_every_wire_it_speaks() {
+    let speaks = |h: &str, wire: &str| match h {
+        "claude-code" | "claude-code-bare" => true,
+        "zcode" => wire == "messages",
+        _ => wire != "messages",
+    };
+    let repo = golden_repo();
+    for h in [
+        "native",
+        "claude-code",
+        "claude-code-bare",
+        "zcode",
+        "kimi-code",
+        "minimal",
+    ] {
+        for wire in ["chat", "responses", "messages"] {
+            let args: Vec<String> = [
+                "debug",
+                "prompt",
+                "--harness",
+                h,
+                "-c",
+                "model_provider=\"mock\"",
+                "-c",
+                &format!(
+                    "model_providers.mock={{name=\"mock\", base_url=\"http://127.0.0.1:9/v1\", wire_api=\"{wire}\"}}"
+                ),
+                "-c",
+                "model=\"mock-model\"",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            let out = run(&repo, &args, "");
+            let err = String::from_utf8_lossy(&out.stderr);
+            if speaks(h, wire) {
+                assert!(out.status.success(), "{h} on {wire}: {err}");
+                let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+                let key = match wire {
+                    "responses" => "input",
+                    _ => "messages",
+                };
+                assert!(body[key].is_array(), "{h} on {wire}: {body}");
+            } else {
+                assert!(!out.status.success(), "{h} on {wire} should be refused");
+                assert!(
+                    err.contains(&format!(
+                        "harness `{h}` does not support wire_api = \"{wire}\""
+                    )),
+                    "{h} on {wire}: {err}"
+                );
+            }
+        }
     }
 }
 

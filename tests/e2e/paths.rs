@@ -1,6 +1,6 @@
 //! Path confinement end to end: hostile paths (traversal, absolute paths, symlinks out of the
-//! workspace, NUL bytes, Unicode lookalikes…) given to every file tool of the native and
-//! kimi-code harnesses are refused with a tool error, nothing outside the workspace changes,
+//! workspace, NUL bytes, Unicode lookalikes…) given to every file tool of the native,
+//! kimi-code and claude-code harnesses are refused with a tool error, nothing outside the workspace changes,
 //! and nothing from outside reaches the model.
 
 use mock_llm::e2e::TestRepo;
@@ -138,6 +138,19 @@ fn calls(harness: &str, paths: &[String]) -> Vec<(String, Value)> {
                     );
                 }
             }
+            // Claude Code's Bash has no working-directory parameter: nothing to aim.
+            "claude-code" | "claude-code-bare" => {
+                add("Read", json!({"file_path": p}));
+                add(
+                    "Edit",
+                    json!({"file_path": p, "old_string": &SECRET[..16], "new_string": "pwned"}),
+                );
+                if harness == "claude-code" {
+                    add("Write", json!({"file_path": p, "content": "pwned"}));
+                    add("Glob", json!({"pattern": "*", "path": p}));
+                    add("Grep", json!({"pattern": "SENTINEL", "path": p}));
+                }
+            }
             _ => {
                 add("Read", json!({"path": p}));
                 add("Write", json!({"path": p, "content": "pwned"}));
@@ -232,4 +245,10 @@ fn native_tools_refuse_every_hostile_path() {
 #[test]
 fn kimi_code_tools_refuse_every_hostile_path() {
     run("kimi-code");
+}
+
+#[test]
+fn claude_code_tools_refuse_every_hostile_path() {
+    run("claude-code");
+    run("claude-code-bare");
 }

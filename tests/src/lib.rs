@@ -1,9 +1,13 @@
-//! `mock_llm`: a scripted, OpenAI-compatible mock model server for end-to-end tests.
+//! `mock_llm`: a scripted mock model server (OpenAI Chat and Responses, Anthropic Messages) for
+//! end-to-end tests.
 //!
-//! One [`Script`] drives both wire protocols: `POST …/chat/completions`
-//! (Chat Completions SSE) and `POST …/responses` (Responses API SSE). Each model
+//! One [`Script`] drives the three wire protocols: `POST …/chat/completions`
+//! (Chat Completions SSE), `POST …/responses` (Responses API SSE) and
+//! `POST …/v1/messages` (Anthropic Messages SSE, thinking signed by the mock). Each model
 //! request consumes the next [`Reply`]. Every request is recorded
-//! ([`MockServer::requests`], `GET /_mock/requests`, optional JSONL file).
+//! ([`MockServer::requests`], `GET /_mock/requests`, optional JSONL file), and the history
+//! of every Chat and Messages request is checked against that API's rules
+//! ([`validate`]): one that breaks a rule gets the API's 400 and uses up no reply.
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
@@ -20,8 +24,10 @@ use std::sync::Arc;
 
 pub mod e2e;
 pub mod render;
+mod render_messages;
 pub mod script;
 mod server;
+pub mod validate;
 
 pub use script::{ErrorSpec, Reply, Script, ScriptEvent, StreamErrorSpec, ToolCallSpec, UsageSpec};
 pub use server::{RecordedRequest, ServerOptions};
@@ -74,7 +80,7 @@ impl MockServer {
         self.shared.requests()
     }
 
-    /// Only the `POST …/chat/completions` and `POST …/responses` requests.
+    /// Only the `POST` requests to a model endpoint (chat, responses, messages).
     pub fn model_requests(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()

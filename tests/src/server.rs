@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::render::{self, Action, RequestInfo};
+use crate::render_messages;
 use crate::script::{ErrorSpec, Reply, ScriptEvent};
 use crate::{Script, render::stream_error_json};
 
@@ -34,7 +35,7 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
-    /// A `POST` to a `…/chat/completions` or `…/responses` endpoint.
+    /// A `POST` to a `…/chat/completions`, `…/responses` or `…/messages` endpoint.
     pub fn is_model_request(&self) -> bool {
         self.method == "POST" && endpoint_of(&self.path).is_some()
     }
@@ -62,6 +63,8 @@ pub struct ServerOptions {
 pub(crate) enum Endpoint {
     Chat,
     Responses,
+    /// Anthropic Messages (`…/v1/messages`).
+    Messages,
 }
 
 pub(crate) fn endpoint_of(path: &str) -> Option<Endpoint> {
@@ -70,6 +73,8 @@ pub(crate) fn endpoint_of(path: &str) -> Option<Endpoint> {
         Some(Endpoint::Chat)
     } else if path.ends_with("/responses") {
         Some(Endpoint::Responses)
+    } else if path.ends_with("/messages") {
+        Some(Endpoint::Messages)
     } else {
         None
     }
@@ -252,6 +257,18 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let endpoint = endpoint_of(&path);
     match (&method, endpoint) {
         (&Method::POST, Some(endpoint)) => {
+            // A history the real API would refuse gets its 400, and uses up no reply.
+            let verdict = match endpoint {
+                Endpoint::Chat => crate::validate::chat(&parsed),
+                Endpoint::Messages => crate::validate::messages(&parsed),
+                Endpoint::Responses => Ok(()),
+            };
+            if let Err(message) = verdict {
+                if shared.log {
+                    eprintln!("mock-llm: {method} {path} -> 400 (invalid history: {message})");
+                }
+                return invalid_request(endpoint, &message);
+            }
             let (reply, seq, label) = shared.next_reply();
             if shared.log {
                 eprintln!(
@@ -336,8 +353,37 @@ fn scripted(reply: &Reply, status: StatusCode, content_type: &str, body: Body) -
     response
 }
 
-fn error_reply(reply: &Reply, status: StatusCode) -> Response {
+/// A 400 for a request that breaks the wire's rules, in that wire's error shape.
+fn invalid_request(endpoint: Endpoint, message: &str) -> Response {
+    let body = match endpoint {
+        Endpoint::Messages => render_messages::error_json("invalid_request_error", message),
+        _ => json!({"error": {"type": "invalid_request_error", "message": message, "code": null}}),
+    };
+    json_response(StatusCode::BAD_REQUEST, &body)
+}
+
+fn error_reply(endpoint: Endpoint, reply: &Reply, status: StatusCode) -> Response {
     let spec = reply.error.clone().unwrap_or_default();
+    if endpoint == Endpoint::Messages {
+        // Anthropic's shape; a kind derived from the status by `Reply::error` is renamed.
+        let kind = match spec.kind.as_deref() {
+            None
+            | Some("server_error" | "rate_limit_reached_error" | "permission_denied_error") => {
+                render_messages::error_kind(status.as_u16()).to_string()
+            }
+            Some(k) => k.to_string(),
+        };
+        let message = spec
+            .message
+            .unwrap_or_else(|| format!("mock error (status {})", status.as_u16()));
+        let body = render_messages::error_json(&kind, &message);
+        return scripted(
+            reply,
+            status,
+            "application/json",
+            Body::from(body.to_string()),
+        );
+    }
     let body = json!({"error": {
         "type": spec.kind.unwrap_or_else(|| "mock_error".to_string()),
         "message": spec.message.unwrap_or_else(|| format!("mock error (status {})", status.as_u16())),
@@ -431,7 +477,7 @@ async fn model_reply(
     let status =
         StatusCode::from_u16(reply.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if status != StatusCode::OK {
-        return error_reply(&reply, status);
+        return error_reply(endpoint, &reply, status);
     }
     let info = RequestInfo::from_body(body, body_len, seq);
     let stream = body.get("stream").and_then(Value::as_bool) != Some(false);
@@ -440,6 +486,7 @@ async fn model_reply(
         let actions = match endpoint {
             Endpoint::Chat => render::chat_stream(&reply, &info),
             Endpoint::Responses => render::responses_stream(&reply, &info),
+            Endpoint::Messages => render_messages::messages_stream(&reply, &info),
         };
         return scripted(
             &reply,
@@ -489,6 +536,7 @@ async fn model_reply(
     let value = match endpoint {
         Endpoint::Chat => render::chat_json(&reply, &info),
         Endpoint::Responses => render::responses_json(&reply, &info),
+        Endpoint::Messages => render_messages::messages_json(&reply, &info),
     };
     scripted(
         &reply,

@@ -742,3 +742,102 @@ async fn scripted_headers_go_on_streams_and_override_defaults() {
     assert_eq!(resp.headers()["cache-control"], "no-store");
     assert_eq!(resp.headers().get_all("cache-control").iter().count(), 1);
 }
+
+#[tokio::test]
+async fn messages_stream_signs_thinking_and_streams_tool_input() {
+    let server = MockServer::start(Script::new([Reply::default()
+        .then_reasoning("Look first.")
+        .then_text("Reading.")
+        .then_tool_call("toolu_1", "Read", json!({"file_path": "a.py"}))]))
+    .await
+    .unwrap();
+    let req = json!({"model": "claude-x", "max_tokens": 100, "stream": true,
+                     "messages": [{"role": "user", "content": "hi"}]});
+    let resp = post(&format!("{}/messages", server.url()), &req).await;
+    assert_eq!(resp.status(), 200);
+    let (body, aborted) = read_body(resp).await;
+    assert!(!aborted);
+    let events = sse_events(&body);
+    let kinds: Vec<&str> = events.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(kinds[..2], ["message_start", "ping"]);
+    assert_eq!(kinds[kinds.len() - 2..], ["message_delta", "message_stop"]);
+    let sig = events
+        .iter()
+        .find(|(_, d)| d["delta"]["type"] == "signature_delta")
+        .unwrap();
+    assert_eq!(
+        sig.1["delta"]["signature"],
+        crate::validate::thinking_signature("Look first.")
+    );
+    let input: String = events
+        .iter()
+        .filter(|(_, d)| d["delta"]["type"] == "input_json_delta")
+        .map(|(_, d)| d["delta"]["partial_json"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(input, "{\"file_path\":\"a.py\"}");
+    assert_eq!(
+        events[kinds.len() - 2].1["delta"]["stop_reason"],
+        "tool_use"
+    );
+    assert_eq!(server.model_requests().len(), 1);
+}
+
+#[tokio::test]
+async fn invalid_histories_get_the_apis_400_and_use_no_reply() {
+    let server = MockServer::start(Script::new([Reply::text("ok")]))
+        .await
+        .unwrap();
+    let orphan = json!({"model": "m", "max_tokens": 10, "messages": [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]},
+        {"role": "user", "content": "no result"}]});
+    let resp = post(&format!("{}/messages", server.url()), &orphan).await;
+    assert_eq!(resp.status(), 400);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["type"], "error");
+    assert_eq!(body["error"]["type"], "invalid_request_error");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("without `tool_result`")
+    );
+    let chat = json!({"model": "m", "messages": [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+            "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "b"}]});
+    let resp = post(&format!("{}/chat/completions", server.url()), &chat).await;
+    assert_eq!(resp.status(), 400);
+    let body: Value = resp.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing: c1")
+    );
+    // The scripted reply is still there for a valid request.
+    let resp = post(
+        &format!("{}/chat/completions", server.url()),
+        &chat_request(true),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(server.model_requests().len(), 3);
+}
+
+#[tokio::test]
+async fn messages_errors_use_anthropic_shape() {
+    let server = MockServer::start(Script::new([Reply::error(529, "Overloaded")]))
+        .await
+        .unwrap();
+    let req =
+        json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "a"}]});
+    let resp = post(&format!("{}/messages", server.url()), &req).await;
+    assert_eq!(resp.status(), 529);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    );
+}

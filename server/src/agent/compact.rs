@@ -164,6 +164,7 @@ pub(super) fn history_tokens(history: &[HistoryItem]) -> usize {
                 text,
                 reasoning,
                 tool_calls,
+                ..
             } => {
                 approx_tokens(text)
                     + reasoning.as_deref().map(approx_tokens).unwrap_or(0)
@@ -236,6 +237,7 @@ mod tests {
                 text: "x".into(),
                 reasoning: None,
                 tool_calls: vec![],
+                signed_reasoning: vec![],
             },
             user(&"b".repeat(40), false),
             user(&"c".repeat(40), false),

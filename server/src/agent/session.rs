@@ -54,6 +54,8 @@ pub(super) struct Session {
     pub(super) details: HashMap<String, ToolDetail>,
     /// The text before the agent's first change, when a turn's diff was last sent.
     pub(super) diff_sent: Option<String>,
+    /// In plan mode: the permissions to restore when the user approves leaving it.
+    pub(super) plan_saved: Option<Permissions>,
 }
 
 impl Session {
@@ -100,6 +102,15 @@ impl Session {
         s.history = loaded.history;
         s.title = loaded.title;
         s.details = loaded.details;
+        // The logged harness did not fit this provider's wire: the replacement is a switch.
+        if s.harness.name() != loaded.harness {
+            s.log_line(&LogLine::Harness {
+                harness: s.harness.name().to_string(),
+            });
+            for item in s.harness.initial_context(&s.env) {
+                s.push_history(item);
+            }
+        }
         s.announce();
         Ok(s)
     }
@@ -126,11 +137,7 @@ impl Session {
             Workspace::new(&cwd, &extra_roots, backend)
                 .with_context(|| format!("opening workspace {}", cwd.display()))?,
         );
-        let harness = harness_by_name(
-            &harness_name
-                .or_else(|| config.harness.clone())
-                .unwrap_or_else(|| harness::default_for_model(&config.model).to_string()),
-        )?;
+        let harness = pick_harness(&config, harness_name, &events)?;
         let permissions = Permissions {
             sandbox: config.sandbox_mode,
             approval: config.approval_policy,
@@ -155,7 +162,7 @@ impl Session {
         let approvals = Arc::new(Approvals::default());
         Ok(Session {
             system_prompt: harness.system_prompt(&env),
-            tools: harness.tools(),
+            tools: harness.tools(&env),
             approver: Arc::new(EventApprover {
                 approvals: approvals.clone(),
                 events: events.clone(),
@@ -185,6 +192,7 @@ impl Session {
             parent_id: None,
             details: Default::default(),
             diff_sent: None,
+            plan_saved: None,
             config,
         })
     }
@@ -231,14 +239,22 @@ impl Session {
     }
 
     /// Switches the harness; it takes effect on the next model request and is logged.
+    /// A new harness also sends its start-of-session context (project instructions, the
+    /// skills for its Skill tool), so the model knows what the new tools serve.
     pub(super) fn set_harness(&mut self, name: &str) -> Result<(), String> {
-        let h = harness_by_name(name).map_err(|e| e.to_string())?;
+        let h = harness::for_wire(name, self.config.provider.wire_api)?;
+        let changed = h.name() != self.harness.name();
         self.system_prompt = h.system_prompt(&self.env);
         self.harness = h;
         self.refresh_tools();
         self.log_line(&LogLine::Harness {
             harness: name.to_string(),
         });
+        if changed {
+            for item in self.harness.initial_context(&self.env) {
+                self.push_history(item);
+            }
+        }
         self.settings_changed();
         Ok(())
     }
@@ -250,16 +266,47 @@ impl Session {
     }
 
     fn refresh_tools(&mut self) {
-        let mut tools = self.harness.tools();
+        let mut tools = self.harness.tools(&self.env);
         if let Some(ext) = &self.external {
-            tools = tools.extended(crate::tools::external_entries(ext.clone()));
+            let h = self.harness.clone();
+            let rename = move |n: &str| h.external_tool_name(n);
+            tools = tools.extended(crate::tools::external_entries(ext.clone(), &rename));
         }
         self.tools = tools;
     }
 
-    /// Changes what runs without asking; remembered "always allow" answers stay. The
-    /// harness tells the model with its next reminder.
+    /// Changes what runs without asking (the user's choice: it also ends plan mode);
+    /// remembered "always allow" answers stay. The harness tells the model with its next
+    /// reminder.
     pub(super) fn set_permissions(&mut self, p: Permissions) {
+        self.plan_saved = None;
+        Arc::make_mut(&mut self.env).plan_mode = false;
+        self.apply_permissions(p);
+    }
+
+    /// Plan mode (a tool asked): read-only until the user approves leaving it, then the
+    /// permissions from before come back.
+    pub(super) fn change_mode(&mut self, change: crate::tools::ModeChange) {
+        use crate::tools::ModeChange;
+        match change {
+            ModeChange::EnterPlan if self.plan_saved.is_none() => {
+                self.plan_saved = Some(self.permissions);
+                Arc::make_mut(&mut self.env).plan_mode = true;
+                let read_only = interpreter_protocol::PermissionMode::ReadOnly
+                    .permissions(self.permissions.approval);
+                self.apply_permissions(read_only);
+            }
+            ModeChange::ExitPlan => {
+                if let Some(p) = self.plan_saved.take() {
+                    Arc::make_mut(&mut self.env).plan_mode = false;
+                    self.apply_permissions(p);
+                }
+            }
+            ModeChange::EnterPlan => {}
+        }
+    }
+
+    fn apply_permissions(&mut self, p: Permissions) {
         self.permissions = p;
         self.config.sandbox_mode = p.sandbox;
         self.config.approval_policy = p.approval;
@@ -378,13 +425,28 @@ impl Session {
     }
 }
 
-fn harness_by_name(name: &str) -> anyhow::Result<Arc<dyn Harness>> {
-    harness::by_name(name).ok_or_else(|| {
-        anyhow!(
-            "unknown harness `{name}` (available: {})",
-            harness::HARNESSES.join(", ")
-        )
-    })
+/// The session's harness: the one its log names (resume), else the configured one, else
+/// the default for the model and provider. A logged harness that does not fit the wire is
+/// replaced by the default, with a warning; a configured one is an error.
+fn pick_harness(
+    config: &Config,
+    logged: Option<String>,
+    events: &EventSink,
+) -> anyhow::Result<Arc<dyn Harness>> {
+    let wire = config.provider.wire_api;
+    if let Some(name) = logged {
+        match harness::for_wire(&name, wire) {
+            Ok(h) => return Ok(h),
+            Err(e) => events.send(Event::Warning {
+                message: format!("{e}; the session continues with the default harness"),
+            }),
+        }
+    }
+    let name = match &config.harness {
+        Some(h) => h.clone(),
+        None => harness::default_for(&config.provider, &config.model).to_string(),
+    };
+    harness::for_wire(&name, wire).map_err(|e| anyhow!("{e} (provider `{}`)", config.provider.id))
 }
 
 /// The facts the prompt is built from: AGENTS.md, skills, the environment.

@@ -122,6 +122,7 @@ impl SubagentRunner {
             parent_id: Some(self.parent_id.clone()),
             details: HashMap::new(),
             diff_sent: None,
+            plan_saved: None,
         }
     }
 }

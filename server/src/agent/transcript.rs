@@ -40,6 +40,7 @@ impl Session {
                     text,
                     reasoning,
                     tool_calls,
+                    ..
                 } => {
                     if let Some(r) = reasoning.as_ref().filter(|r| !r.trim().is_empty()) {
                         out.push(TranscriptItem::Reasoning { text: r.clone() });

@@ -275,6 +275,7 @@ impl Session {
         self.push_history(HistoryItem::Assistant {
             text: resp.text,
             reasoning: resp.reasoning,
+            signed_reasoning: resp.signed_reasoning,
             tool_calls: calls.iter().map(|(c, _)| c.clone()).collect(),
         });
         calls
@@ -363,6 +364,12 @@ impl Session {
         if let Some(plan) = &outcome.plan {
             self.events.send(Event::PlanUpdated(plan.clone()));
         }
+        // A subagent's mode is its own; only the session the user drives changes.
+        if let Some(change) = outcome.mode_change
+            && self.parent_id.is_none()
+        {
+            self.change_mode(change);
+        }
         self.remember_detail(&call.id, &outcome);
         self.events.send(Event::ToolCallEnd(ToolCallEnd {
             call_id: call.id.clone(),
@@ -393,6 +400,7 @@ impl Session {
             call_id,
             output_token_limit: self.config.tool_output_token_limit,
             subagents: subagents.map(|s| s as Arc<dyn crate::tools::Subagents>),
+            plan_mode: self.plan_saved.is_some(),
         }
     }
 

@@ -36,7 +36,7 @@ impl Harness for Minimal {
         Vec::new()
     }
 
-    fn tools(&self) -> ToolTable {
+    fn tools(&self, _env: &PromptEnv) -> ToolTable {
         ToolTable::new(vec![
             FnTool::plain(
                 native::WORDING,

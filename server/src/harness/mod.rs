@@ -5,15 +5,20 @@
 //! Facts that change (date, permission mode) go in reminder messages after the user's
 //! message, never in the system prompt, so the prompt prefix stays cacheable.
 
+mod claude_code;
 mod kimi_code;
 mod minimal;
 mod native;
+mod routing;
 mod tree;
+mod zcode;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::{ApprovalPolicy, SandboxMode};
+pub(crate) use routing::default_for;
+
+use crate::config::{ApprovalPolicy, SandboxMode, WireApi};
 use crate::model::HistoryItem;
 use crate::skills::Skill;
 use crate::tools::table::ToolTable;
@@ -32,6 +37,8 @@ pub(crate) struct PromptEnv {
     /// Two levels of the working directory, directories first.
     pub tree: String,
     pub skills: Vec<Skill>,
+    /// Plan mode is on (read-only until the user approves the plan).
+    pub plan_mode: bool,
 }
 
 impl PromptEnv {
@@ -58,6 +65,7 @@ impl PromptEnv {
             sandbox,
             approval,
             skills,
+            plan_mode: false,
         }
     }
 }
@@ -68,7 +76,15 @@ pub(crate) trait Harness: Send + Sync {
     fn system_prompt(&self, env: &PromptEnv) -> String;
     /// The tools, in the order the model sees them. Built once per session (and on a
     /// harness switch); a tool may keep per-session state (Kimi Code's TodoList).
-    fn tools(&self) -> ToolTable;
+    fn tools(&self, env: &PromptEnv) -> ToolTable;
+    /// The wire APIs this harness speaks. A session on any other is a config error.
+    fn wires(&self) -> &'static [WireApi] {
+        &[WireApi::Chat, WireApi::Responses]
+    }
+    /// The name an MCP tool (`<server>__<tool>`) gets in this harness's convention.
+    fn external_tool_name(&self, name: &str) -> String {
+        name.to_string()
+    }
     /// Context sent once at the start of a session, as history (e.g. AGENTS.md).
     fn initial_context(&self, env: &PromptEnv) -> Vec<HistoryItem>;
     /// A reminder to add after the user's message. The session sends it only when its text
@@ -83,23 +99,75 @@ pub(crate) trait Harness: Send + Sync {
     }
 }
 
-pub(crate) const HARNESSES: &[&str] = &["kimi-code", "native", "minimal"];
-
-/// The harness a model performs best in: Kimi models were trained against Kimi Code.
-pub(crate) fn default_for_model(model: &str) -> &'static str {
-    if crate::model::catalog::model_info(model).kimi {
-        "kimi-code"
-    } else {
-        "native"
-    }
-}
+pub(crate) const HARNESSES: &[&str] = &[
+    "native",
+    "claude-code",
+    "claude-code-bare",
+    "zcode",
+    "kimi-code",
+    "minimal",
+];
 
 pub(crate) fn by_name(name: &str) -> Option<Arc<dyn Harness>> {
     match name {
         "native" => Some(Arc::new(native::Native)),
+        "claude-code" => Some(Arc::new(claude_code::ClaudeCode::full())),
+        "claude-code-bare" => Some(Arc::new(claude_code::ClaudeCode::bare())),
+        "zcode" => Some(Arc::new(zcode::ZCode)),
         "kimi-code" => Some(Arc::new(kimi_code::KimiCode)),
         "minimal" => Some(Arc::new(minimal::Minimal)),
         _ => None,
+    }
+}
+
+/// The harness `name` for a session on `wire`: unknown names and unsupported wires are
+/// errors that say what would work.
+pub(crate) fn for_wire(name: &str, wire: WireApi) -> Result<Arc<dyn Harness>, String> {
+    let Some(h) = by_name(name) else {
+        return Err(format!(
+            "unknown harness `{name}` (available: {})",
+            HARNESSES.join(", ")
+        ));
+    };
+    if h.wires().contains(&wire) {
+        return Ok(h);
+    }
+    let supported: Vec<&str> = h.wires().iter().map(|w| w.as_str()).collect();
+    let fitting: Vec<&str> = HARNESSES
+        .iter()
+        .copied()
+        .filter(|n| by_name(n).is_some_and(|h| h.wires().contains(&wire)))
+        .collect();
+    Err(format!(
+        "harness `{name}` does not support wire_api = \"{}\": it supports {}. Harnesses for {}: {}",
+        wire.as_str(),
+        supported.join(", "),
+        wire.as_str(),
+        fitting.join(", ")
+    ))
+}
+
+/// One line on what the agent may do now, for the harnesses' reminders.
+pub(crate) fn permission_line(env: &PromptEnv) -> &'static str {
+    if env.plan_mode {
+        return "Plan mode is active: the user wants a plan before any change. Read and search only (edits are refused, commands run read-only); when the plan is ready, call ExitPlanMode with it for approval.";
+    }
+    match (env.sandbox, env.approval) {
+        (SandboxMode::ReadOnly, _) => {
+            "Read-only mode is active: do not change files; only read-only commands will run."
+        }
+        (SandboxMode::DangerFullAccess, _) => {
+            "Full-access mode is active: edits and commands run without asking."
+        }
+        (_, ApprovalPolicy::Never) => {
+            "Auto permission mode is active: tool calls run without asking the user; refused ones come back as errors."
+        }
+        (_, ApprovalPolicy::Untrusted) => {
+            "Ask mode is active: edits and commands may need the user's approval."
+        }
+        _ => {
+            "Auto-edit mode is active: edits inside the workspace run without asking; other commands may need approval."
+        }
     }
 }
 

@@ -102,7 +102,7 @@ impl Harness for Native {
         "<environment_context>"
     }
 
-    fn tools(&self) -> ToolTable {
+    fn tools(&self, _env: &PromptEnv) -> ToolTable {
         ToolTable::new([editing_tools(), reading_tools()].concat())
     }
 }
@@ -242,7 +242,10 @@ fn environment_context(env: &PromptEnv) -> String {
 }
 
 /// Codex's tools word errors without a prefix.
-pub(super) const WORDING: Wording = Wording { prefix: "" };
+pub(super) const WORDING: Wording = Wording {
+    prefix: "",
+    wrap: None,
+};
 
 fn tool(
     name: &str,
@@ -412,8 +415,7 @@ pub(super) async fn run_shell(ctx: &ToolContext, args: Value) -> ToolResult {
             interpreter_protocol::ToolStatus::Failed
         },
         exit_code: r.exit_code,
-        changes: vec![],
-        plan: None,
+        ..ToolOutcome::ok("")
     })
 }
 

@@ -35,6 +35,7 @@ pub fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key: bool)
                 text,
                 reasoning,
                 tool_calls,
+                ..
             } => {
                 // Empty assistant messages are a 400 on Moonshot; they carry nothing anyway.
                 if text.is_empty() && tool_calls.is_empty() {
@@ -305,6 +306,7 @@ impl ChatStream {
         Ok(ModelResponse {
             text: self.text,
             reasoning: (self.saw_reasoning || !self.reasoning.is_empty()).then_some(self.reasoning),
+            signed_reasoning: Vec::new(),
             tool_calls,
             finish_reason,
             usage: self.usage,
@@ -525,6 +527,7 @@ mod tests {
             HistoryItem::Assistant {
                 text: String::new(),
                 reasoning: None,
+                signed_reasoning: vec![],
                 tool_calls: vec![ToolCall {
                     id: "c1".into(),
                     name: "shell".into(),
@@ -540,6 +543,7 @@ mod tests {
                 text: String::new(),
                 reasoning: None,
                 tool_calls: vec![],
+                signed_reasoning: vec![],
             },
         ];
         let tools = vec![ToolSpec {

@@ -5,12 +5,11 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::catalog;
-use super::chat::{self, ChatStream};
-use super::responses::{self, ResponsesStream};
-use super::sse::SseDecoder;
+use super::chat;
+use super::sse::{SseDecoder, SseEvent};
 use super::types::{ModelError, ModelRequest, ModelResponse, StreamDelta};
-use crate::config::{ProviderConfig, WireApi};
+use super::wire::{self, WireStream};
+use crate::config::ProviderConfig;
 
 /// One HTTP client per connect timeout for the whole process: sessions to the same provider
 /// share its connection pool, and TLS is configured once.
@@ -131,20 +130,12 @@ impl ModelClient {
     }
 
     fn endpoint(&self) -> String {
-        let path = match self.provider.wire_api {
-            WireApi::Chat => "chat/completions",
-            WireApi::Responses => "responses",
-        };
-        format!("{}/{}", self.provider.base_url, path)
+        wire::endpoint(&self.provider)
     }
 
     /// The exact JSON body for a request (also used by `interpreter debug prompt`).
     pub fn request_body(&self, req: &ModelRequest<'_>) -> serde_json::Value {
-        let info = catalog::model_info(req.model);
-        match self.provider.wire_api {
-            WireApi::Chat => chat::build_body(req, info, send_cache_key(&self.provider)),
-            WireApi::Responses => responses::build_body(req),
-        }
+        wire::build_body(&self.provider, req)
     }
 
     /// Streams one model response, retrying what is worth retrying.
@@ -263,8 +254,8 @@ impl ModelClient {
         if !self.provider.query_params.is_empty() {
             rb = rb.query(&self.provider.query_params);
         }
-        if let Some(k) = &self.api_key {
-            rb = rb.bearer_auth(k);
+        for (k, v) in wire::headers(&self.provider, self.api_key.as_deref()) {
+            rb = rb.header(k, v);
         }
         for (k, v) in &self.provider.http_headers {
             rb = rb.header(k, v);
@@ -314,7 +305,7 @@ impl ModelClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let mut bytes = resp.bytes_stream();
-        let mut acc = Accumulator::new(&self.provider.id, self.provider.wire_api);
+        let mut acc = Accumulator::new(&self.provider);
         let mut idle_end = Instant::now() + bounds.idle;
         loop {
             let next = tokio::select! {
@@ -433,18 +424,14 @@ impl ModelClient {
 /// The SSE decoder and the wire's accumulator for one response.
 struct Accumulator {
     decoder: SseDecoder,
-    wire: WireApi,
-    chat: ChatStream,
-    responses: ResponsesStream,
+    wire: WireStream,
 }
 
 impl Accumulator {
-    fn new(provider: &str, wire: WireApi) -> Self {
+    fn new(provider: &ProviderConfig) -> Self {
         Accumulator {
             decoder: SseDecoder::new(),
-            wire,
-            chat: ChatStream::new(provider),
-            responses: ResponsesStream::new(provider),
+            wire: WireStream::new(provider),
         }
     }
 
@@ -452,21 +439,13 @@ impl Accumulator {
     fn feed(&mut self, chunk: &[u8], on_delta: DeltaSink<'_>) -> Result<bool, ModelError> {
         let mut visible = false;
         for ev in self.decoder.feed(chunk) {
-            visible |= self.event(ev.event.as_deref(), &ev.data, on_delta)?;
+            visible |= self.event(&ev, on_delta)?;
         }
         Ok(visible)
     }
 
-    fn event(
-        &mut self,
-        name: Option<&str>,
-        data: &str,
-        on_delta: DeltaSink<'_>,
-    ) -> Result<bool, ModelError> {
-        let deltas = match self.wire {
-            WireApi::Chat => self.chat.handle(data)?,
-            WireApi::Responses => self.responses.handle(name, data)?,
-        };
+    fn event(&mut self, ev: &SseEvent, on_delta: DeltaSink<'_>) -> Result<bool, ModelError> {
+        let deltas = self.wire.handle(ev)?;
         let visible = !deltas.is_empty();
         for d in deltas {
             on_delta(d);
@@ -475,20 +454,14 @@ impl Accumulator {
     }
 
     fn partial_state(&self) -> String {
-        match self.wire {
-            WireApi::Chat => self.chat.partial_state(),
-            WireApi::Responses => self.responses.partial_state(),
-        }
+        self.wire.partial_state()
     }
 
     fn finish(mut self, on_delta: DeltaSink<'_>) -> Result<ModelResponse, ModelError> {
         if let Some(ev) = self.decoder.finish() {
-            self.event(ev.event.as_deref(), &ev.data, on_delta)?;
+            self.event(&ev, on_delta)?;
         }
-        match self.wire {
-            WireApi::Chat => self.chat.finish(),
-            WireApi::Responses => self.responses.finish(),
-        }
+        self.wire.finish()
     }
 }
 
@@ -502,11 +475,6 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         src = s.source();
     }
     message
-}
-
-fn send_cache_key(p: &ProviderConfig) -> bool {
-    // Local servers may reject unknown fields; hosted ones use it for prefix caching.
-    !matches!(p.id.as_str(), "ollama" | "llamacpp")
 }
 
 fn backoff(base_ms: u64, attempt: u32) -> Duration {
@@ -579,7 +547,8 @@ mod tests {
             base_url: "https://api.unresolvable.invalid/v1".into(),
             env_key: None,
             api_key: None,
-            wire_api: WireApi::Chat,
+            wire_api: crate::config::WireApi::Chat,
+            auth: Default::default(),
             http_headers: Default::default(),
             query_params: Default::default(),
             request_max_retries: 2,
@@ -637,7 +606,8 @@ mod tests {
             base_url,
             env_key: None,
             api_key: None,
-            wire_api: WireApi::Chat,
+            wire_api: crate::config::WireApi::Chat,
+            auth: Default::default(),
             http_headers: Default::default(),
             query_params: Default::default(),
             request_max_retries: retries,

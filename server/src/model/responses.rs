@@ -253,6 +253,7 @@ impl ResponsesStream {
         Ok(ModelResponse {
             text,
             reasoning: (!reasoning.is_empty()).then_some(reasoning),
+            signed_reasoning: Vec::new(),
             tool_calls: self.calls,
             finish_reason,
             usage: self.usage,

@@ -23,6 +23,10 @@ pub enum HistoryItem {
         reasoning: Option<String>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The reasoning as the provider signed it (Anthropic Messages), sent back verbatim
+        /// on that wire; the other wires use `reasoning`. Absent in older session logs.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        signed_reasoning: Vec<SignedReasoning>,
     },
     ToolResult {
         call_id: String,
@@ -30,6 +34,20 @@ pub enum HistoryItem {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+}
+
+/// One reasoning block with the provider's signature. Messages providers require the blocks
+/// of a tool-use turn back unchanged, so they are kept apart from the plain text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SignedReasoning {
+    /// The reasoning text; empty for a redacted block.
+    #[serde(default)]
+    pub text: String,
+    /// The signature, or a redacted block's opaque data.
+    pub signature: String,
+    /// A `redacted_thinking` block: `signature` holds its data.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,6 +103,8 @@ pub struct RawToolCall {
 pub struct ModelResponse {
     pub text: String,
     pub reasoning: Option<String>,
+    /// Signed reasoning blocks (Messages wire only), to keep in history.
+    pub signed_reasoning: Vec<SignedReasoning>,
     pub tool_calls: Vec<RawToolCall>,
     pub finish_reason: FinishReason,
     pub usage: Option<TokenUsage>,

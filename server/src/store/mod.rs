@@ -321,6 +321,7 @@ mod tests {
             item: HistoryItem::Assistant {
                 text: String::new(),
                 reasoning: None,
+                signed_reasoning: vec![],
                 tool_calls: vec![ToolCall {
                     id: "c1".into(),
                     name: "shell".into(),

@@ -3,10 +3,12 @@
 //! shapes and render results in their own conventions on top of these.
 
 pub mod apply_patch;
+pub(crate) mod edit;
 pub mod exec;
 pub mod files;
 pub mod patch_runner;
 pub mod plan;
+pub(crate) mod search_tools;
 pub(crate) mod table;
 pub mod truncate;
 
@@ -132,6 +134,17 @@ pub(crate) struct ToolContext {
     pub(crate) output_token_limit: usize,
     /// Starts subagents; None inside a subagent (they do not nest).
     pub(crate) subagents: Option<Arc<dyn Subagents>>,
+    /// The session is in plan mode (read-only until the user approves leaving it).
+    pub(crate) plan_mode: bool,
+}
+
+/// A change to the session a tool asks for; the session applies it after the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModeChange {
+    /// Enter plan mode: read-only, the previous permissions kept for later.
+    EnterPlan,
+    /// Leave plan mode (the user approved): the previous permissions come back.
+    ExitPlan,
 }
 
 /// A self-contained task for a subagent.
@@ -154,7 +167,10 @@ pub(crate) trait Subagents: Send + Sync {
 /// An external tool (one of an MCP server's) as an entry of the session's table.
 struct External {
     set: Arc<dyn ExternalTools>,
+    /// As the model sees it (the harness may name it its own way).
     spec: crate::model::ToolSpec,
+    /// The set's own name for it.
+    name: String,
 }
 
 impl table::Tool for External {
@@ -163,7 +179,7 @@ impl table::Tool for External {
     }
     fn describe(&self, args: &serde_json::Value, _ws: &Workspace) -> CallDescription {
         self.set
-            .describe(&self.spec.name, args)
+            .describe(&self.name, args)
             .unwrap_or_else(|| CallDescription {
                 kind: ToolKind::Other,
                 title: self.spec.name.clone(),
@@ -176,18 +192,25 @@ impl table::Tool for External {
         args: serde_json::Value,
         ctx: &'a ToolContext,
     ) -> futures::future::BoxFuture<'a, ToolOutcome> {
-        self.set.call(&self.spec.name, args, ctx)
+        self.set.call(&self.name, args, ctx)
     }
 }
 
-/// The table entries of a set of external tools.
-pub(crate) fn external_entries(set: Arc<dyn ExternalTools>) -> Vec<Arc<dyn table::Tool>> {
+/// The table entries of a set of external tools, named as `rename` says (a harness's
+/// convention, such as Claude Code's `mcp__<server>__<tool>`).
+pub(crate) fn external_entries(
+    set: Arc<dyn ExternalTools>,
+    rename: &dyn Fn(&str) -> String,
+) -> Vec<Arc<dyn table::Tool>> {
     set.specs()
         .into_iter()
-        .map(|spec| {
+        .map(|mut spec| {
+            let name = std::mem::take(&mut spec.name);
+            spec.name = rename(&name);
             Arc::new(External {
                 set: set.clone(),
                 spec,
+                name,
             }) as Arc<dyn table::Tool>
         })
         .collect()
@@ -204,6 +227,8 @@ pub struct ToolOutcome {
     pub exit_code: Option<i32>,
     pub changes: Vec<FileChange>,
     pub plan: Option<Plan>,
+    /// A change to the session the call asks for (plan mode).
+    pub mode_change: Option<ModeChange>,
 }
 
 impl ToolOutcome {
@@ -216,6 +241,7 @@ impl ToolOutcome {
             exit_code: None,
             changes: Vec::new(),
             plan: None,
+            mode_change: None,
         }
     }
 
@@ -323,6 +349,53 @@ impl ToolContext {
                 }
             }
         }
+    }
+
+    /// Asks the user directly, whatever the policy (leaving plan mode is always the user's
+    /// call). Cancelling the turn answers `Cancelled`.
+    pub(crate) async fn ask_user(&self, tool: &str, title: &str, reason: &str) -> ApprovalDecision {
+        let req = ApprovalRequest {
+            call_id: self.call_id.clone(),
+            tool: tool.to_string(),
+            kind: ToolKind::Think,
+            title: title.to_string(),
+            reason: reason.to_string(),
+            command: None,
+            changes: vec![],
+            remember_key: String::new(),
+        };
+        let decision = tokio::select! {
+            d = self.approver.request(req) => d,
+            _ = self.cancel.cancelled() => ApprovalDecision::Cancelled,
+        };
+        if matches!(
+            decision,
+            ApprovalDecision::AllowOnce | ApprovalDecision::AllowAlways
+        ) {
+            self.events.send(Event::ToolCallRunning {
+                call_id: self.call_id.clone(),
+            });
+        }
+        decision
+    }
+
+    /// Runs `command` through the runner with its output streamed to the front end as
+    /// `ToolCallOutputDelta` events.
+    pub(crate) async fn run_streamed(
+        &self,
+        command: &str,
+        cwd: &std::path::Path,
+        timeout: std::time::Duration,
+    ) -> std::io::Result<exec::ExecResult> {
+        let events = self.events.clone();
+        let call_id = self.call_id.clone();
+        let on_chunk = Box::new(move |chunk: &str| {
+            events.send(Event::ToolCallOutputDelta {
+                call_id: call_id.clone(),
+                chunk: chunk.to_string(),
+            })
+        });
+        self.run_command(command, cwd, timeout, on_chunk).await
     }
 
     /// Runs a subagent, or explains that none can run here.

@@ -23,6 +23,11 @@ pub(crate) trait Tool: Send + Sync {
     fn starts_subagent(&self) -> bool {
         false
     }
+    /// Whether a subagent gets this tool: not those that start subagents, nor those that
+    /// change the session (plan mode).
+    fn for_subagents(&self) -> bool {
+        !self.starts_subagent()
+    }
 }
 
 /// Errors the model reads that many tools share. A harness words them its own way (Kimi Code
@@ -66,15 +71,24 @@ pub(crate) type ToolResult = Result<ToolOutcome, ToolError>;
 pub(crate) struct Wording {
     /// Put before every error message (`"ERROR: "` for Kimi Code, nothing for Codex).
     pub prefix: &'static str,
+    /// Tags around the text of every failed call (Claude Code's `<tool_use_error>`).
+    pub wrap: Option<(&'static str, &'static str)>,
 }
 
 impl Wording {
     pub(crate) fn outcome(self, r: ToolResult) -> ToolOutcome {
-        match r {
+        let mut o = match r {
             Ok(o) => o,
             Err(ToolError::Refused(o)) => *o,
             Err(e) => ToolOutcome::error(format!("{}{e}", self.prefix)),
+        };
+        if let Some((open, close)) = self.wrap
+            && o.is_error()
+            && !o.model_output.starts_with(open)
+        {
+            o.model_output = format!("{open}{}{close}", o.model_output);
         }
+        o
     }
 }
 
@@ -144,16 +158,32 @@ pub(crate) struct ToolTable {
     tools: Vec<Arc<dyn Tool>>,
     /// The specs in order, as every request sends them.
     specs: Vec<ToolSpec>,
+    /// Tools that run when called but are not in the request: names the original agent
+    /// answers without listing them (zcode's Glob and Grep).
+    hidden: Vec<Arc<dyn Tool>>,
 }
 
 impl ToolTable {
     pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> ToolTable {
         let specs = tools.iter().map(|t| t.spec().clone()).collect();
-        ToolTable { tools, specs }
+        ToolTable {
+            tools,
+            specs,
+            hidden: Vec::new(),
+        }
+    }
+
+    /// This table with `hidden` answering calls by name without being advertised.
+    pub(crate) fn with_hidden(mut self, hidden: Vec<Arc<dyn Tool>>) -> ToolTable {
+        self.hidden = hidden;
+        self
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.spec().name == name)
+        self.tools
+            .iter()
+            .chain(&self.hidden)
+            .find(|t| t.spec().name == name)
     }
 
     pub(crate) fn specs(&self) -> Vec<ToolSpec> {
@@ -173,18 +203,15 @@ impl ToolTable {
     pub(crate) fn extended(&self, more: impl IntoIterator<Item = Arc<dyn Tool>>) -> ToolTable {
         let mut tools = self.tools.clone();
         tools.extend(more);
-        ToolTable::new(tools)
+        ToolTable::new(tools).with_hidden(self.hidden.clone())
     }
 
-    /// The table a subagent gets: everything but the tools that start subagents.
+    /// The table a subagent gets: the tools made for subagents (see [`Tool::for_subagents`]).
     pub(crate) fn for_subagent(&self) -> ToolTable {
-        ToolTable::new(
-            self.tools
-                .iter()
-                .filter(|t| !t.starts_subagent())
-                .cloned()
-                .collect(),
-        )
+        let keep = |list: &[Arc<dyn Tool>]| -> Vec<Arc<dyn Tool>> {
+            list.iter().filter(|t| t.for_subagents()).cloned().collect()
+        };
+        ToolTable::new(keep(&self.tools)).with_hidden(keep(&self.hidden))
     }
 }
 

@@ -132,6 +132,17 @@ impl Workspace {
             .map_err(io::Error::other)?
     }
 
+    /// Whether the agent read or wrote `path` in this session (Claude Code's Edit asks for a
+    /// Read first).
+    pub fn has_seen(&self, path: &Path) -> bool {
+        self.lock().buffers.contains_key(path)
+    }
+
+    /// The text the agent last read or wrote for `path` in this session.
+    pub fn seen_text(&self, path: &Path) -> Option<String> {
+        self.lock().buffers.get(path).map(Rope::to_string)
+    }
+
     /// What searches must see instead of the disk (see [`FileBackend::buffers`]).
     pub fn buffers(&self) -> Buffers {
         self.backend.buffers()

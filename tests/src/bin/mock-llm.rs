@@ -18,7 +18,7 @@ use mock_llm::{MockServer, Script, ServerOptions};
 #[derive(Debug, Parser)]
 #[command(
     name = "mock-llm",
-    about = "Scripted OpenAI-compatible mock model server (Chat Completions + Responses SSE)"
+    about = "Scripted mock model server (Chat Completions, Responses and Anthropic Messages SSE)"
 )]
 struct Args {
     /// The JSON script of replies.

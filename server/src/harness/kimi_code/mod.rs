@@ -20,7 +20,10 @@ pub(crate) const BASH_DEFAULT_TIMEOUT_S: u64 = 60;
 pub(crate) const BASH_MAX_TIMEOUT_S: u64 = 300;
 
 /// Kimi Code words tool errors with an `ERROR: ` prefix.
-const WORDING: Wording = Wording { prefix: "ERROR: " };
+const WORDING: Wording = Wording {
+    prefix: "ERROR: ",
+    wrap: None,
+};
 
 pub(crate) struct KimiCode;
 
@@ -42,7 +45,7 @@ impl Harness for KimiCode {
         Some(prompt::reminder(env, today))
     }
 
-    fn tools(&self) -> ToolTable {
+    fn tools(&self, _env: &PromptEnv) -> ToolTable {
         tools::table()
     }
 }

@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use crate::config::{ApprovalPolicy, SandboxMode};
 use crate::harness::PromptEnv;
 use crate::skills::Scope;
 
@@ -105,22 +104,6 @@ pub fn system_prompt(env: &PromptEnv) -> String {
 }
 
 pub fn reminder(env: &PromptEnv, today: &str) -> String {
-    let mode = match (env.sandbox, env.approval) {
-        (SandboxMode::ReadOnly, _) => {
-            "Read-only mode is active: do not change files; only read-only commands will run."
-        }
-        (SandboxMode::DangerFullAccess, _) => {
-            "Full-access mode is active: edits and commands run without asking."
-        }
-        (_, ApprovalPolicy::Never) => {
-            "Auto permission mode is active: tool calls run without asking the user; refused ones come back as errors."
-        }
-        (_, ApprovalPolicy::Untrusted) => {
-            "Ask mode is active: edits and commands may need the user's approval."
-        }
-        _ => {
-            "Auto-edit mode is active: edits inside the workspace run without asking; other commands may need approval."
-        }
-    };
+    let mode = crate::harness::permission_line(env);
     format!("<system-reminder>\nToday's date is {today}.\n{mode}\n</system-reminder>")
 }

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use super::*;
 use crate::model::ToolSpec;
-use crate::tools::files::{self, SearchOptions};
+use crate::tools::edit::{self, EditMiss};
+use crate::tools::files;
+use crate::tools::search_tools::{self, paged};
 use crate::tools::table::{FnTool, Tool, ToolError, ToolResult, location, spec, str_or_empty};
 use crate::tools::truncate::truncate_head;
 use crate::tools::{CallDescription, SubagentTask, ToolContext, ToolOutcome, patch_runner, plan};
@@ -301,16 +303,8 @@ async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
         vec![],
     )
     .await?;
-    let events = ctx.events.clone();
-    let call_id = ctx.call_id.clone();
-    let on_chunk = Box::new(move |chunk: &str| {
-        events.send(interpreter_protocol::Event::ToolCallOutputDelta {
-            call_id: call_id.clone(),
-            chunk: chunk.to_string(),
-        })
-    });
     let r = ctx
-        .run_command(command, &cwd, Duration::from_secs(timeout), on_chunk)
+        .run_streamed(command, &cwd, Duration::from_secs(timeout))
         .await
         .map_err(|e| ToolError::message(format!("could not run the command: {e}")))?;
     let mut text = capped(&r.output);
@@ -337,8 +331,7 @@ async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
             ToolStatus::Failed
         },
         exit_code: r.exit_code,
-        changes: vec![],
-        plan: None,
+        ..ToolOutcome::ok("")
     })
 }
 
@@ -449,37 +442,19 @@ async fn edit(ctx: &ToolContext, args: Value) -> ToolResult {
         .read_text(&path)
         .await
         .map_err(|e| failed(format!("could not read {raw}: {e}")))?;
-    // CRLF files: match and replace with the file's own line ending.
-    let crlf = text.contains("\r\n");
-    let (old_m, new_m) = if crlf && !old_s.contains("\r\n") {
-        (old_s.replace('\n', "\r\n"), new_s.replace('\n', "\r\n"))
-    } else {
-        (old_s.to_string(), new_s.to_string())
-    };
-    let count = text.matches(&old_m).count();
-    if count == 0 {
-        return Err(failed(format!("old_string not found in {raw}.")));
-    }
-    if count > 1 && !replace_all {
-        return Err(failed(format!(
-            "old_string found {count} times in {raw}; add surrounding text to make it unique, or set replace_all to true."
-        )));
-    }
-    let new_text = if replace_all {
-        text.replace(&old_m, &new_m)
-    } else {
-        text.replacen(&old_m, &new_m, 1)
+    let (new_text, count) = match edit::replace_exact(&text, old_s, new_s, replace_all) {
+        Ok(r) => r,
+        Err(EditMiss::NotFound) => return Err(failed(format!("old_string not found in {raw}."))),
+        Err(EditMiss::Ambiguous(count)) => {
+            return Err(failed(format!(
+                "old_string found {count} times in {raw}; add surrounding text to make it unique, or set replace_all to true."
+            )));
+        }
     };
     let change = patch_runner::write_one(ctx, "Edit", &path, Some(text), new_text).await?;
     let mut o = ToolOutcome::ok(format!("Replaced {count} occurrence(s) in {raw}"));
     o.changes = vec![change];
     Ok(o)
-}
-
-fn paged<T>(items: Vec<T>, offset: usize, limit: usize) -> (Vec<T>, usize) {
-    let total = items.len();
-    let limit = if limit == 0 { usize::MAX } else { limit };
-    (items.into_iter().skip(offset).take(limit).collect(), total)
 }
 
 async fn glob(ctx: &ToolContext, args: Value) -> ToolResult {
@@ -500,16 +475,7 @@ async fn glob(ctx: &ToolContext, args: Value) -> ToolResult {
         .unwrap_or(false);
     let offset = uint_arg(&args, "offset").unwrap_or(0) as usize;
     let limit = uint_arg(&args, "head_limit").unwrap_or(GLOB_HEAD_LIMIT as u64) as usize;
-    let buffers = ctx.workspace.buffers();
-    let r = tokio::task::spawn_blocking(move || {
-        files::glob(&root, &pattern, include_ignored, 100_000, &buffers)
-    })
-    .await;
-    let paths = match r {
-        Ok(Ok((p, _))) => p,
-        Ok(Err(e)) => return Err(ToolError::Message(e)),
-        Err(e) => return Err(ToolError::message(format!("glob failed: {e}"))),
-    };
+    let (paths, _) = search_tools::glob(ctx, root, &pattern, include_ignored, 100_000).await?;
     if paths.is_empty() {
         return Ok(ToolOutcome::ok("No files found."));
     }
@@ -530,66 +496,15 @@ async fn glob(ctx: &ToolContext, args: Value) -> ToolResult {
 }
 
 async fn grep(ctx: &ToolContext, args: Value) -> ToolResult {
-    let args = &args;
-    let Some(pattern) = str_arg(args, "pattern").map(String::from) else {
-        return Err(ToolError::message("`pattern` is required."));
-    };
-    let root = ctx
-        .workspace
-        .resolve(str_arg(args, "path").unwrap_or("."))?;
-    let flag = |k: &str| args.get(k).and_then(Value::as_bool).unwrap_or(false);
-    let ctx_lines = uint_arg(args, "-C").unwrap_or(0) as usize;
-    let opts = SearchOptions {
-        case_insensitive: flag("-i"),
-        glob: str_arg(args, "glob").map(String::from),
-        file_type: str_arg(args, "type").map(String::from),
-        include_ignored: flag("include_ignored"),
-        multiline: flag("multiline"),
-        before: uint_arg(args, "-B")
-            .map(|v| v as usize)
-            .unwrap_or(ctx_lines),
-        after: uint_arg(args, "-A")
-            .map(|v| v as usize)
-            .unwrap_or(ctx_lines),
-        max_lines: 200_000,
-        buffers: ctx.workspace.buffers(),
-    };
-    let mode = str_arg(args, "output_mode")
-        .unwrap_or("files_with_matches")
-        .to_string();
-    let numbers = args.get("-n").and_then(Value::as_bool).unwrap_or(true);
-    let offset = uint_arg(args, "offset").unwrap_or(0) as usize;
-    let limit = uint_arg(args, "head_limit").unwrap_or(GREP_HEAD_LIMIT as u64) as usize;
-    let root2 = root.clone();
-    let hits =
-        match tokio::task::spawn_blocking(move || files::search(&root2, &pattern, &opts)).await {
-            Ok(Ok(h)) => h,
-            Ok(Err(e)) => return Err(ToolError::Message(e)),
-            Err(e) => return Err(ToolError::message(format!("search failed: {e}"))),
-        };
+    let call = search_tools::grep_call(ctx, &args, GREP_HEAD_LIMIT)?;
+    let mode = str_arg(&args, "output_mode").unwrap_or("files_with_matches");
+    let hits = search_tools::search(&call).await?;
     if hits.is_empty() {
         return Ok(ToolOutcome::ok("No matches found."));
     }
     let show = |p: &std::path::Path| ctx.workspace.display_path(p);
-    let lines: Vec<String> = match mode.as_str() {
-        "content" => hits
-            .iter()
-            .flat_map(|f| {
-                let path = show(&f.path);
-                f.lines
-                    .iter()
-                    .map(|l| {
-                        let sep = if l.is_match { ':' } else { '-' };
-                        let text = files::clip_line(&l.text, 500);
-                        if numbers {
-                            format!("{path}{sep}{}{sep}{text}", l.number)
-                        } else {
-                            format!("{path}{sep}{text}")
-                        }
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect(),
+    let lines: Vec<String> = match mode {
+        "content" => search_tools::content_lines(&hits, call.numbers, show),
         "count_matches" => hits
             .iter()
             .map(|f| format!("{}:{}", show(&f.path), f.matches))
@@ -601,14 +516,14 @@ async fn grep(ctx: &ToolContext, args: Value) -> ToolResult {
             )));
         }
     };
-    let (page, total) = paged(lines, offset, limit);
+    let (page, total) = paged(lines, call.offset, call.head_limit);
     let mut out = page.join("\n");
-    if offset + page.len() < total {
+    if call.offset + page.len() < total {
         let _ = write!(
             out,
             "\nResults truncated to {} lines (total: {total}). Use offset={} to see more.",
             page.len(),
-            offset + page.len()
+            call.offset + page.len()
         );
     }
     Ok(ToolOutcome::ok(capped(&out)))

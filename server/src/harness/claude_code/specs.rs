@@ -1,0 +1,237 @@
+//! Claude Code's tool schemas: the names, parameters, types and required lists of the
+//! original (Z Code shares most of them), with descriptions in our own words. Parameters we
+//! cannot honour (background runs, sandbox escapes, PDF pages, model overrides) are left out
+//! rather than advertised and ignored.
+
+use serde_json::{Value, json};
+
+use crate::model::ToolSpec;
+use crate::tools::table::spec;
+
+/// Bash's timeouts, in milliseconds, as Claude Code documents them.
+pub(crate) const BASH_DEFAULT_TIMEOUT_MS: u64 = 120_000;
+pub(crate) const BASH_MAX_TIMEOUT_MS: u64 = 600_000;
+/// Read's default and largest window, in lines.
+pub(crate) const READ_MAX_LINES: usize = 1_000;
+/// Lines longer than this are cut in Read's output.
+pub(crate) const READ_MAX_LINE_CHARS: usize = 2_000;
+/// Glob's and Grep's result caps.
+pub(crate) const GLOB_LIMIT: usize = 250;
+pub(crate) const GREP_HEAD_LIMIT: usize = 250;
+
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required,
+           "additionalProperties": false})
+}
+
+pub(crate) fn agent(types: &str) -> ToolSpec {
+    spec(
+        "Agent",
+        &format!(
+            "Hand a self-contained task to a subagent with a fresh context. It gets the same \
+             tools except Agent and the plan-mode tools, works on its own, and returns only its \
+             final message, so put everything it needs in the prompt and ask for a concise \
+             report. Use it for broad searches and research that would fill your context. \
+             Types: {types}."
+        ),
+        object(
+            json!({
+                "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
+                "prompt": {"type": "string", "description": "The task for the agent to perform"},
+                "subagent_type": {"type": "string", "description": "The type of specialized agent to use for this task"}
+            }),
+            &["description", "prompt"],
+        ),
+    )
+}
+
+pub(crate) fn bash(description: &str) -> ToolSpec {
+    spec(
+        "Bash",
+        description,
+        object(
+            json!({
+                "command": {"type": "string", "description": "The command to execute"},
+                "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
+                "description": {"type": "string", "description": "What the command does, in 5-10 words"}
+            }),
+            &["command"],
+        ),
+    )
+}
+
+pub(crate) const BASH_FULL: &str = "\
+Run a bash command in the working directory and get its combined stdout and stderr back. \
+The default timeout is 2 minutes (up to 10 minutes with `timeout`). Commands are \
+non-interactive: stdin is closed.
+- Quote paths that contain spaces. Chain dependent steps with `&&`; send independent \
+commands as separate calls in one response.
+- Prefer Read, Edit, Write, Glob and Grep to cat, sed, echo, find and grep.
+- Commit, push or rewrite git history only when the user asks; never skip hooks or force-push \
+unless asked.";
+
+pub(crate) fn read(description: &str) -> ToolSpec {
+    spec(
+        "Read",
+        description,
+        object(
+            json!({
+                "file_path": {"type": "string", "description": "The absolute path to the file to read"},
+                "offset": {"type": "integer", "minimum": 0, "description": "The line number to start reading from. Only provide if the file is too large to read at once"},
+                "limit": {"type": "integer", "exclusiveMinimum": 0, "description": "The number of lines to read. Only provide if the file is too large to read at once."}
+            }),
+            &["file_path"],
+        ),
+    )
+}
+
+pub(crate) const READ_FULL: &str = "\
+Read a text file. Lines come back numbered (`N<tab>text`), at most 1000 per call starting at \
+line 1; use offset and limit for later parts of long files. Lines over 2000 characters are \
+cut. Read a file before editing it, and read several files in one response when you need \
+them.";
+
+pub(crate) fn write(description: &str) -> ToolSpec {
+    spec(
+        "Write",
+        description,
+        object(
+            json!({
+                "file_path": {"type": "string", "description": "The absolute path to the file to write (must be absolute, not relative)"},
+                "content": {"type": "string", "description": "The content to write to the file"}
+            }),
+            &["file_path", "content"],
+        ),
+    )
+}
+
+pub(crate) const WRITE_FULL: &str = "\
+Write a whole file, creating folders as needed; an existing file is replaced. Prefer Edit for \
+changes to existing files, and do not create documentation files unless asked.";
+
+pub(crate) fn edit(description: &str) -> ToolSpec {
+    spec(
+        "Edit",
+        description,
+        object(
+            json!({
+                "file_path": {"type": "string", "description": "The absolute path to the file to modify"},
+                "old_string": {"type": "string", "description": "The text to replace"},
+                "new_string": {"type": "string", "description": "The text to replace it with (must be different from old_string)"},
+                "replace_all": {"type": "boolean", "default": false, "description": "Replace all occurrences of old_string (default false)"}
+            }),
+            &["file_path", "old_string", "new_string"],
+        ),
+    )
+}
+
+pub(crate) const EDIT_FULL: &str = "\
+Replace exact text in a file. `old_string` must match the file exactly, indentation included \
+(without Read's line-number prefix), and be unique unless `replace_all` is set; add \
+surrounding lines to make it unique.";
+
+pub(crate) fn glob() -> ToolSpec {
+    spec(
+        "Glob",
+        "Find files by glob pattern (`**/*.rs`, `src/**/*.ts`), honouring .gitignore. Returns \
+         matching paths relative to the working directory, sorted, at most 250.",
+        object(
+            json!({
+                "pattern": {"type": "string", "description": "The glob pattern to match files against"},
+                "path": {"type": "string", "description": "The directory to search in. Omit it for the working directory."}
+            }),
+            &["pattern"],
+        ),
+    )
+}
+
+pub(crate) fn grep() -> ToolSpec {
+    spec(
+        "Grep",
+        "Search file contents with a regular expression (ripgrep syntax), honouring \
+         .gitignore. Use it instead of grep or rg in Bash. output_mode: files_with_matches \
+         (default) lists files, content shows matching lines, count counts matches per file.",
+        object(
+            json!({
+                "pattern": {"type": "string", "description": "The regular expression pattern to search for in file contents"},
+                "path": {"type": "string", "description": "File or directory to search in. Defaults to the working directory."},
+                "glob": {"type": "string", "description": "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\")"},
+                "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "Defaults to files_with_matches"},
+                "-B": {"type": "number", "description": "Lines to show before each match (content mode)"},
+                "-A": {"type": "number", "description": "Lines to show after each match (content mode)"},
+                "-C": {"type": "number", "description": "Lines to show before and after each match (content mode)"},
+                "-n": {"type": "boolean", "description": "Show line numbers (content mode). Defaults to true."},
+                "-i": {"type": "boolean", "description": "Case insensitive search"},
+                "type": {"type": "string", "description": "File type to search (rg --type): js, py, rust, go, java…"},
+                "head_limit": {"type": "number", "description": "Only the first N lines or entries (default 250; 0 for all)"},
+                "offset": {"type": "number", "description": "Skip the first N lines or entries (default 0)"},
+                "multiline": {"type": "boolean", "description": "Let patterns span lines (. matches newlines). Default false."}
+            }),
+            &["pattern"],
+        ),
+    )
+}
+
+pub(crate) fn enter_plan_mode() -> ToolSpec {
+    spec(
+        "EnterPlanMode",
+        "Switch to plan mode before a change that needs a design decision or touches many \
+         files: you may only read and search until the user approves your plan. Then explore, \
+         and call ExitPlanMode with the plan.",
+        object(json!({}), &[]),
+    )
+}
+
+pub(crate) fn exit_plan_mode() -> ToolSpec {
+    spec(
+        "ExitPlanMode",
+        "In plan mode, present your implementation plan to the user for approval. If they \
+         approve, plan mode ends and you can edit files and run commands; if not, keep \
+         planning. Only for plans of code changes, not for research answers.",
+        object(
+            json!({
+                "plan": {"type": "string", "minLength": 1, "description": "The implementation plan to present to the user for approval (markdown)"}
+            }),
+            &["plan"],
+        ),
+    )
+}
+
+pub(crate) fn skill() -> ToolSpec {
+    spec(
+        "Skill",
+        "Run a skill from the available-skills list: you get its instructions back and follow \
+         them. Use it when the user names a skill or the task matches one's description.",
+        object(
+            json!({
+                "skill": {"type": "string", "description": "The name of a skill from the available-skills list. Do not guess names."},
+                "args": {"type": "string", "description": "Optional arguments for the skill"}
+            }),
+            &["skill"],
+        ),
+    )
+}
+
+pub(crate) fn todo_write() -> ToolSpec {
+    spec(
+        "TodoWrite",
+        "Keep a todo list for the task: send the whole list each time. Use it for work of three \
+         or more steps; mark one item in_progress when you start it and completed as soon as it \
+         is done. The user sees the list.",
+        object(
+            json!({
+                "todos": {"type": "array", "description": "The updated todo list", "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string", "minLength": 1},
+                        "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
+                        "activeForm": {"type": "string", "minLength": 1}
+                    },
+                    "required": ["content", "status", "activeForm"],
+                    "additionalProperties": false
+                }}
+            }),
+            &["todos"],
+        ),
+    )
+}
