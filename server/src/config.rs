@@ -359,60 +359,7 @@ impl Config {
             );
         }
         let user = user.cloned().unwrap_or_default();
-        let mut base_url = user
-            .base_url
-            .clone()
-            .or_else(|| builtin.map(|b| b.base_url.to_string()))
-            .with_context(|| format!("model_providers.{provider_id}.base_url is required"))?;
-        if provider_id == "openai"
-            && user.base_url.is_none()
-            && let Some(u) = &raw.openai_base_url
-        {
-            base_url = u.clone();
-        }
-        let wire_api = match &user.wire_api {
-            Some(w) => WireApi::parse(w)
-                .with_context(|| format!("model_providers.{provider_id}.wire_api"))?,
-            None => builtin.map(|b| b.wire_api).unwrap_or(WireApi::Chat),
-        };
-        let auth = match &user.auth {
-            Some(a) => AuthScheme::parse(a)
-                .with_context(|| format!("model_providers.{provider_id}.auth"))?,
-            None => builtin.map(|b| b.auth).unwrap_or_default(),
-        };
-        let mut http_headers = user.http_headers.clone();
-        for (header, var) in &user.env_http_headers {
-            if let Ok(v) = std::env::var(var) {
-                http_headers.insert(header.clone(), v);
-            }
-        }
-        let provider = ProviderConfig {
-            id: provider_id.clone(),
-            name: user
-                .name
-                .clone()
-                .or_else(|| builtin.map(|b| b.name.to_string()))
-                .unwrap_or_else(|| provider_id.clone()),
-            base_url: base_url.trim_end_matches('/').to_string(),
-            env_key: user
-                .env_key
-                .clone()
-                .or_else(|| builtin.and_then(|b| b.env_key.map(String::from))),
-            api_key: user
-                .api_key
-                .clone()
-                .or(user.experimental_bearer_token.clone()),
-            wire_api,
-            auth,
-            http_headers,
-            query_params: user.query_params.clone(),
-            request_max_retries: user.request_max_retries.unwrap_or(4).min(100),
-            stream_max_retries: user.stream_max_retries.unwrap_or(2).min(100),
-            stream_idle_timeout_ms: user.stream_idle_timeout_ms.unwrap_or(300_000),
-            connect_timeout_ms: user.connect_timeout_ms.unwrap_or(15_000),
-            request_timeout_ms: user.request_timeout_ms.unwrap_or(30 * 60_000),
-            retry_base_delay_ms: user.retry_base_delay_ms.unwrap_or(500),
-        };
+        let provider = provider_config(&provider_id, builtin, &user, &raw)?;
         let model = match raw
             .model
             .clone()
@@ -463,6 +410,71 @@ impl Config {
             provider,
         })
     }
+}
+
+/// The provider a config names: the user's `[model_providers.<id>]` over the built-in entry.
+fn provider_config(
+    provider_id: &str,
+    builtin: Option<&catalog::ProviderInfo>,
+    user: &ProviderToml,
+    raw: &ConfigToml,
+) -> Result<ProviderConfig> {
+    let mut base_url = user
+        .base_url
+        .clone()
+        .or_else(|| builtin.map(|b| b.base_url.to_string()))
+        .with_context(|| format!("model_providers.{provider_id}.base_url is required"))?;
+    if provider_id == "openai"
+        && user.base_url.is_none()
+        && let Some(u) = &raw.openai_base_url
+    {
+        base_url = u.clone();
+    }
+    let wire_api = match &user.wire_api {
+        Some(w) => {
+            WireApi::parse(w).with_context(|| format!("model_providers.{provider_id}.wire_api"))?
+        }
+        None => builtin.map(|b| b.wire_api).unwrap_or(WireApi::Chat),
+    };
+    let auth = match &user.auth {
+        Some(a) => {
+            AuthScheme::parse(a).with_context(|| format!("model_providers.{provider_id}.auth"))?
+        }
+        None => builtin.map(|b| b.auth).unwrap_or_default(),
+    };
+    let mut http_headers = user.http_headers.clone();
+    for (header, var) in &user.env_http_headers {
+        if let Ok(v) = std::env::var(var) {
+            http_headers.insert(header.clone(), v);
+        }
+    }
+    Ok(ProviderConfig {
+        id: provider_id.to_string(),
+        name: user
+            .name
+            .clone()
+            .or_else(|| builtin.map(|b| b.name.to_string()))
+            .unwrap_or_else(|| provider_id.to_string()),
+        base_url: base_url.trim_end_matches('/').to_string(),
+        env_key: user
+            .env_key
+            .clone()
+            .or_else(|| builtin.and_then(|b| b.env_key.map(String::from))),
+        api_key: user
+            .api_key
+            .clone()
+            .or(user.experimental_bearer_token.clone()),
+        wire_api,
+        auth,
+        http_headers,
+        query_params: user.query_params.clone(),
+        request_max_retries: user.request_max_retries.unwrap_or(4).min(100),
+        stream_max_retries: user.stream_max_retries.unwrap_or(2).min(100),
+        stream_idle_timeout_ms: user.stream_idle_timeout_ms.unwrap_or(300_000),
+        connect_timeout_ms: user.connect_timeout_ms.unwrap_or(15_000),
+        request_timeout_ms: user.request_timeout_ms.unwrap_or(30 * 60_000),
+        retry_base_delay_ms: user.retry_base_delay_ms.unwrap_or(500),
+    })
 }
 
 /// A provider of the user's own without a `model`: the default model, as Codex does, said once

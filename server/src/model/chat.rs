@@ -9,9 +9,8 @@ use super::types::{
     FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall, StreamDelta,
 };
 
-/// Builds the request body. Deterministic: the same history gives byte-identical JSON, so the
-/// provider's prefix cache hits.
-pub fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key: bool) -> Value {
+/// The history as Chat messages, the system prompt first.
+fn messages(req: &ModelRequest<'_>, info: ModelInfo) -> Vec<Value> {
     let mut messages = Vec::with_capacity(req.history.len() + 1);
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
@@ -79,7 +78,13 @@ pub fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key: bool)
             }
         }
     }
+    messages
+}
 
+/// Builds the request body. Deterministic: the same history gives byte-identical JSON, so the
+/// provider's prefix cache hits.
+pub fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key: bool) -> Value {
+    let messages = messages(req, info);
     let mut body = serde_json::Map::new();
     body.insert("model".into(), json!(req.model));
     body.insert("messages".into(), Value::Array(messages));

@@ -41,5 +41,6 @@ pub fn session_warnings(policy: &Policy, home: &std::path::Path) -> Vec<String> 
     warnings
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod landlock_tests;

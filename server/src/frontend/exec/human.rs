@@ -85,80 +85,15 @@ impl<W: Write> HumanWriter<W> {
             {
                 self.commands.remove(&end.call_id);
             }
-            Event::ToolCallBegin(b) => {
-                let label = match b.kind {
-                    ToolKind::Execute => "exec",
-                    ToolKind::Edit | ToolKind::Delete | ToolKind::Move => "apply patch",
-                    ToolKind::Read => "read",
-                    ToolKind::Search => "search",
-                    ToolKind::Think => "plan",
-                    ToolKind::Other => "tool",
-                };
-                let h = self.style("1", label);
-                self.line(&format!("{h}\n{}", clean(&b.title)));
-                self.commands
-                    .insert(b.call_id.clone(), (b.title.clone(), b.kind));
-            }
-            Event::ToolCallEnd(end) => {
-                let (_, kind) = self
-                    .commands
-                    .remove(&end.call_id)
-                    .unwrap_or_else(|| (String::new(), ToolKind::Other));
-                let status = match (end.status, end.exit_code) {
-                    (ToolStatus::Completed, _) => self.style("32", " succeeded"),
-                    (ToolStatus::Declined, _) => self.style("33", " declined"),
-                    (ToolStatus::Failed, Some(c)) => self.style("31", &format!(" exited {c}")),
-                    (ToolStatus::Failed, None) => self.style("31", " failed"),
-                };
-                self.line(&format!("{status}:"));
-                let show_output =
-                    matches!(kind, ToolKind::Execute | ToolKind::Edit | ToolKind::Other)
-                        || end.status != ToolStatus::Completed;
-                let output = clean(&end.output);
-                if show_output && !output.trim().is_empty() {
-                    let lines: Vec<&str> = output.trim_end().lines().collect();
-                    let shown: Vec<&str> = if lines.len() > 20 {
-                        lines[..10]
-                            .iter()
-                            .chain(lines[lines.len() - 10..].iter())
-                            .copied()
-                            .collect()
-                    } else {
-                        lines
-                    };
-                    for l in shown {
-                        let dim = self.style("2", l);
-                        self.line(&dim);
-                    }
-                }
-                self.line("");
-            }
-            Event::PlanUpdated(plan) => {
-                self.line(&self.style("1", "plan"));
-                for i in &plan.items {
-                    let mark = match i.status {
-                        PlanStatus::Completed => "✓",
-                        PlanStatus::InProgress => "→",
-                        PlanStatus::Pending => "•",
-                    };
-                    self.line(&format!("  {mark} {}", clean(&i.step)));
-                }
-                self.line("");
-            }
+            Event::ToolCallBegin(b) => self.tool_begin(b),
+            Event::ToolCallEnd(end) => self.tool_end(end),
+            Event::PlanUpdated(plan) => self.plan(plan),
             Event::Warning { message } => {
                 let w = self.style("33", &format!("warning: {}", clean(message)));
                 self.line(&w);
             }
             Event::SessionConfigured(c) => self.settings = Some(c.settings.clone()),
-            Event::SettingsChanged(new) => {
-                let old = self.settings.replace(new.clone());
-                if old.as_ref().is_some_and(|o| o.harness != new.harness) {
-                    self.line(&format!("harness: {}", clean(&new.harness)));
-                }
-                if old.as_ref().is_some_and(|o| o.model != new.model) {
-                    self.line(&format!("model: {}", clean(&new.model)));
-                }
-            }
+            Event::SettingsChanged(new) => self.settings_changed(new),
             Event::ModelWaiting {
                 provider,
                 attempt,
@@ -176,6 +111,78 @@ impl<W: Write> HumanWriter<W> {
                 "context compacted (about {tokens_before} → {tokens_after} tokens)\n"
             )),
             _ => {}
+        }
+    }
+
+    fn tool_begin(&mut self, b: &interpreter_protocol::ToolCallBegin) {
+        let label = match b.kind {
+            ToolKind::Execute => "exec",
+            ToolKind::Edit | ToolKind::Delete | ToolKind::Move => "apply patch",
+            ToolKind::Read => "read",
+            ToolKind::Search => "search",
+            ToolKind::Think => "plan",
+            ToolKind::Other => "tool",
+        };
+        let h = self.style("1", label);
+        self.line(&format!("{h}\n{}", clean(&b.title)));
+        self.commands
+            .insert(b.call_id.clone(), (b.title.clone(), b.kind));
+    }
+
+    fn tool_end(&mut self, end: &interpreter_protocol::ToolCallEnd) {
+        let (_, kind) = self
+            .commands
+            .remove(&end.call_id)
+            .unwrap_or_else(|| (String::new(), ToolKind::Other));
+        let status = match (end.status, end.exit_code) {
+            (ToolStatus::Completed, _) => self.style("32", " succeeded"),
+            (ToolStatus::Declined, _) => self.style("33", " declined"),
+            (ToolStatus::Failed, Some(c)) => self.style("31", &format!(" exited {c}")),
+            (ToolStatus::Failed, None) => self.style("31", " failed"),
+        };
+        self.line(&format!("{status}:"));
+        let show_output = matches!(kind, ToolKind::Execute | ToolKind::Edit | ToolKind::Other)
+            || end.status != ToolStatus::Completed;
+        let output = clean(&end.output);
+        if show_output && !output.trim().is_empty() {
+            let lines: Vec<&str> = output.trim_end().lines().collect();
+            let shown: Vec<&str> = if lines.len() > 20 {
+                lines[..10]
+                    .iter()
+                    .chain(lines[lines.len() - 10..].iter())
+                    .copied()
+                    .collect()
+            } else {
+                lines
+            };
+            for l in shown {
+                let dim = self.style("2", l);
+                self.line(&dim);
+            }
+        }
+        self.line("");
+    }
+
+    fn plan(&mut self, plan: &interpreter_protocol::Plan) {
+        self.line(&self.style("1", "plan"));
+        for i in &plan.items {
+            let mark = match i.status {
+                PlanStatus::Completed => "✓",
+                PlanStatus::InProgress => "→",
+                PlanStatus::Pending => "•",
+            };
+            self.line(&format!("  {mark} {}", clean(&i.step)));
+        }
+        self.line("");
+    }
+
+    fn settings_changed(&mut self, new: &SessionSettings) {
+        let old = self.settings.replace(new.clone());
+        if old.as_ref().is_some_and(|o| o.harness != new.harness) {
+            self.line(&format!("harness: {}", clean(&new.harness)));
+        }
+        if old.as_ref().is_some_and(|o| o.model != new.model) {
+            self.line(&format!("model: {}", clean(&new.model)));
         }
     }
 
