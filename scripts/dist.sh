@@ -192,6 +192,7 @@ if [ $want_npm = 1 ]; then
     cp "npm/platforms/$platform/package.json" LICENSE "$p/"
     cp "$stage/$exe" "$p/bin/$exe"
     chmod 755 "$p/bin/$exe"
+    # shellcheck disable=SC2016 # backticks are Markdown here
     printf '# @openinterpreter/interpreter-%s\n\nThe `interpreter` %s binary (%s build of %s) for %s. Install\n[@openinterpreter/interpreter](https://github.com/openinterpreter/interpreter#readme) instead:\nnpm picks this package for you by its `os` and `cpu` fields.\n' \
       "$platform" "$version" "$target" "$version" "$platform" >"$p/README.md"
     packs+=("$p")
@@ -222,8 +223,8 @@ if [ $want_vsix = 1 ]; then
   vsix=$dist/interpreter-vscode-$version-$vt.vsix
   # The binary is in editors/vscode/bin only while vsce packs it: a universal VSIX built
   # later (npm run package) must not pick up a stale one.
-  trap 'rm -rf "$ext/bin"' EXIT
-  rm -rf "$ext/bin"
+  trap 'rm -rf "${ext:?}/bin"' EXIT
+  rm -rf "${ext:?}/bin"
   mkdir -p "$ext/bin"
   cp "$stage/$exe" "$ext/bin/$exe"
   chmod 755 "$ext/bin/$exe"
@@ -234,7 +235,7 @@ if [ $want_vsix = 1 ]; then
     fi
     npx --no-install vsce package --no-dependencies --target "$vt" --out "$vsix"
   )
-  rm -rf "$ext/bin"
+  rm -rf "${ext:?}/bin"
   say "wrote $vsix"
 fi
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of what users install, all offline (local servers on 127.0.0.1 only):
 #
-#   tests/dist/run.sh [archive|npm|install|vsix|action ...]     # default: all of them
+#   tests/dist/run.sh [archive|npm|npx|install|vsix|action ...]     # default: all of them
 #
 # Needs dist/ from `scripts/dist.sh --npm --vsix` (the host's archive, npm tarballs, VSIX),
 # target/debug/mock-llm (cargo build -p interpreter-tests) and tests/acp-node/node_modules
@@ -12,6 +12,8 @@
 # - npm: the launcher and platform tarballs installed into a temp prefix; `npx interpreter
 #   --version` (timed: the first run after install), an ACP session through the launcher,
 #   argv/stdio/exit codes/signals passing through, the missing-platform message.
+# - npx: `npx -y @openinterpreter/interpreter` from a local registry serving the packed
+#   tarballs (cold and warm --version timed), then as an ACP agent command.
 # - install: scripts/install.sh against dist/ served over HTTP installs (latest and pinned)
 #   and refuses a tampered archive and a missing checksum.
 # - vsix: the platform VSIX holds extension/bin/interpreter with its exec bit.
@@ -29,7 +31,7 @@ version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"
 host=$(rustc -vV | sed -n 's/^host: //p')
 arch=${host%%-*}
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(archive npm install vsix action)
+[ ${#parts[@]} -gt 0 ] || parts=(archive npm npx install vsix action)
 
 tmp=$(mktemp -d)
 pids=()
@@ -163,6 +165,35 @@ part_npm() {
   # `npx interpreter acp` itself as the agent command (npm exec adds its own processes).
   INTERPRETER_BIN="$here/npx-agent.sh" NPX_PREFIX="$npm_prefix" NPX_CACHE="$tmp/npm-cache" MOCK_LLM_BIN="$mock" \
     EXPECT_VERSION="$version" node --test --test-reporter=spec "$here/acp.test.mjs"
+}
+
+part_npx() {
+  echo "== npx -y @openinterpreter/interpreter, from a local registry holding the packed tarballs"
+  : >"$tmp/registry.out"
+  "$py" "$here/registry.py" "$dist/npm" "$root/npm" >"$tmp/registry.out" 2>"$tmp/registry.err" &
+  pids+=($!)
+  local reg=""
+  for _ in $(seq 200); do
+    reg=$(sed -n 's/^REGISTRY //p' "$tmp/registry.out")
+    [ -n "$reg" ] && break
+    sleep 0.05
+  done
+  [ -n "$reg" ] || fail "registry.py did not start: $(cat "$tmp/registry.err")"
+  local cwd=$tmp/npx-cwd cache=$tmp/npx-cache start end out
+  mkdir -p "$cwd"
+  start=$(now_ms)
+  out=$(cd "$cwd" && npm_config_registry=$reg npx -y --cache "$cache" "@openinterpreter/interpreter@$version" --version)
+  end=$(now_ms)
+  [ "$out" = "interpreter $version" ] || fail "npx -y printed: $out"
+  echo "   figure: cold npx -y @openinterpreter/interpreter@$version --version (empty cache, download from 127.0.0.1): $((end - start)) ms"
+  start=$(now_ms)
+  (cd "$cwd" && npm_config_registry=$reg npx -y --cache "$cache" "@openinterpreter/interpreter@$version" --version >/dev/null)
+  end=$(now_ms)
+  echo "   figure: warm npx -y @openinterpreter/interpreter@$version --version: $((end - start)) ms"
+  ! grep -q "missing-" "$tmp/registry.err" || fail "npm downloaded another platform's package: $(grep missing- "$tmp/registry.err")"
+  ok "npm installed only this platform's package (os/cpu), and npx ran the interpreter bin"
+  npm_config_registry=$reg INTERPRETER_BIN="$here/npx-agent.sh" NPX_PACKAGE="@openinterpreter/interpreter@$version" NPX_CACHE="$cache" \
+    MOCK_LLM_BIN="$mock" EXPECT_VERSION="$version" node --test --test-reporter=spec "$here/acp.test.mjs"
 }
 
 part_install() {
@@ -304,7 +335,7 @@ EOF
   git -C "$fresh" apply --check "$patch" || fail "git apply --check rejects the patch"
   git -C "$fresh" apply "$patch"
   (cd "$fresh" && python3 -m unittest -q 2>/dev/null) || fail "the patched repo's tests fail"
-  grep -q "^## interpreter" "$runner/summary" && grep -q "stats.py" "$runner/summary" || fail "job summary: $(cat "$runner/summary")"
+  { grep -q "^## interpreter" "$runner/summary" && grep -q "stats.py" "$runner/summary"; } || fail "job summary: $(cat "$runner/summary")"
   ok "outputs: changed=true, final-message, a patch that git apply accepts (and fixes the tests); a job summary"
 
   # Again, now with the installed binary on PATH and no version asked: no install.
