@@ -77,8 +77,9 @@ target_installed() {
   fi
 }
 
-# cc-rs looks for <arch>-linux-musl-gcc; Debian/Ubuntu's musl-tools installs musl-gcc for the
-# machine's own architecture. ring and tree-sitter have C code, so a musl build needs one.
+# ring and tree-sitter have C code, so a musl build needs a musl C compiler: cc-rs looks for
+# <arch>-linux-musl-gcc, which Debian/Ubuntu's musl-tools installs (with musl-gcc) for the
+# machine's own architecture.
 musl_cc() {
   local arch=${1%%-*} var=CC_${1//-/_}
   if [ -n "${!var:-}" ]; then
