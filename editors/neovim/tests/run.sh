@@ -29,7 +29,7 @@ failed=0
 passed=0
 mock_pid=""
 # A mock model must not outlive the run, whatever ends it.
-trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; true' EXIT
+trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; for p in ${server_pids[@]+"${server_pids[@]}"}; do kill "$p" 2>/dev/null; done; true' EXIT
 
 # run_test NAME MOCK_SCRIPT SETUP_FN EXPECT...  (EXPECT: strings the mock's recorded requests must contain)
 run_test() {
@@ -70,7 +70,7 @@ run_test() {
   local status=0
   (
     cd "$ws"
-    env -u MOONSHOT_API_KEY \
+    env -u MOONSHOT_API_KEY -u INTERPRETER_DOWNLOAD_BASE -u INTERPRETER_TARGET \
       PLUGIN_DIR="$plugin" INTERPRETER_BIN="$bin" MOCK_URL="$url" WORKSPACE="$ws" \
       AGENT_HOME="$tmp/home" OPENINTERPRETER_HOME="$tmp/home" \
       XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data" \
@@ -116,9 +116,63 @@ setup_none() { :; }
 setup_calc() { printf 'def add(a, b):\n    return a - b\n' >"$1/calc.py"; }
 setup_chat() { printf 'old\n' >"$1/a.txt"; }
 
+# The install test downloads from a local HTTP server serving dist/ (scripts/dist.sh makes
+# it) and from a copy with a tampered archive. Without an archive for this machine it is
+# skipped, or fails when REQUIRE_DIST=1 (scripts/test.sh sets it).
+install_test() {
+  if [ -n "$filter" ] && [[ install != *"$filter"* ]]; then
+    return
+  fi
+  local dist=$root/dist version host arch t archive="" target=""
+  version=$(sed -n 1p "$dist/latest" 2>/dev/null || true)
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  arch=${host%%-*}
+  for t in "$arch-unknown-linux-musl" "$host"; do
+    if [ -n "$version" ] && [ -f "$dist/interpreter-v$version-$t.tar.gz" ]; then
+      archive=$dist/interpreter-v$version-$t.tar.gz
+      target=$t
+      break
+    fi
+  done
+  if [ -z "$archive" ]; then
+    if [ "${REQUIRE_DIST:-0}" = 1 ]; then
+      echo "FAIL install: no archive in $dist for this machine (run scripts/dist.sh)"
+      failed=$((failed + 1))
+    else
+      echo "-- install: SKIPPED, no archive in $dist for this machine (run scripts/dist.sh)"
+    fi
+    return
+  fi
+  local srv
+  srv=$(mktemp -d)
+  mkdir -p "$srv/bad/v$version"
+  cp "$dist/SHA256SUMS" "$archive" "$srv/bad/v$version/"
+  printf 'x' >>"$srv/bad/v$version/$(basename "$archive")"
+  local py
+  py=$(python3 -c 'import sys; print(sys.executable)')
+  "$py" "$root/tests/dist/serve.py" "$dist" >"$srv/good.out" 2>/dev/null &
+  server_pids+=($!)
+  "$py" "$root/tests/dist/serve.py" "$srv/bad" >"$srv/bad.out" 2>/dev/null &
+  server_pids+=($!)
+  local good="" bad=""
+  for _ in $(seq 1 200); do
+    good=$(sed -n 's/^SERVING //p' "$srv/good.out")
+    bad=$(sed -n 's/^SERVING //p' "$srv/bad.out")
+    [ -n "$good" ] && [ -n "$bad" ] && break
+    sleep 0.05
+  done
+  DOWNLOAD_BASE=$good TAMPERED_BASE=$bad DIST_VERSION=$version INSTALL_TARGET=$target \
+    run_test install "" setup_none
+  for p in "${server_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  server_pids=()
+  rm -rf "$srv"
+}
+server_pids=()
+
 run_test unit "" setup_none
 run_test lsp lsp.json setup_calc 'add subtracts (test)' 'how do I call it?'
 run_test chat chat.json setup_chat 'a.txt#L1-2\">\nold\nkeep me\n</context>' 'new\nkeep me'
+install_test
 
 echo "neovim plugin tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]

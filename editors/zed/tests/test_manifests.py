@@ -126,6 +126,17 @@ class RegistryEntry(unittest.TestCase):
                 if "sha256" in target:
                     self.assertRegex(target["sha256"], r"^[a-fA-F0-9]{64}$")
 
+    def test_npx_distribution(self):
+        # The schema's packageDistribution: package (with an optional @version), args, env.
+        npx = self.agent["distribution"]["npx"]
+        self.assertLessEqual(set(npx), {"package", "args", "env"})
+        self.assertEqual(npx["package"], f"@openinterpreter/interpreter@{self.agent['version']}")
+        self.assertEqual(npx["args"], ["acp"])
+        launcher = json.loads((ROOT / "npm" / "interpreter" / "package.json").read_text())
+        self.assertEqual(launcher["name"], "@openinterpreter/interpreter")
+        # npx runs the bin named like the package when there are several.
+        self.assertIn("interpreter", launcher["bin"])
+
     def test_icon(self):
         svg = ET.parse(ENTRY / "icon.svg").getroot()
         self.assertTrue(svg.tag.endswith("svg"))

@@ -93,6 +93,25 @@ M.subcommands = {
       end, ids)
     end,
   },
+  install = {
+    desc = "install the binary into the plugin's data folder: :Interpreter install [version|latest] [cargo]",
+    run = function(c)
+      local opts = {}
+      for word in c.rest:gmatch("%S+") do
+        if word == "cargo" or word == "release" then
+          opts.method = word
+        else
+          opts.version = word
+        end
+      end
+      require("interpreter.install").install(opts)
+    end,
+    complete = function(lead)
+      return vim.tbl_filter(function(w)
+        return vim.startswith(w, lead)
+      end, { "latest", "cargo", "release" })
+    end,
+  },
   log = {
     desc = "show the chat agent's recent stderr",
     run = function()
@@ -154,7 +173,7 @@ function M.create()
     nargs = "*",
     range = true,
     complete = complete,
-    desc = "interpreter: fix, explain, ask, refactor, tests, chat, new, cancel, stop, mode, log",
+    desc = "interpreter: fix, explain, ask, refactor, tests, chat, new, cancel, stop, mode, install, log",
   })
 end
 

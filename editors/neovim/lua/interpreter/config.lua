@@ -16,7 +16,8 @@ local M = {}
 ---@field keymaps interpreter.ChatKeymaps
 
 ---@class interpreter.Options
----@field cmd string             Path or name of the `interpreter` binary.
+---@field cmd string             Path or name of the `interpreter` binary. The default, "interpreter",
+---                              means the one `:Interpreter install` put in stdpath("data"), else PATH.
 ---@field args string[]          Extra arguments after the subcommand, for both `lsp` and `acp`.
 ---@field env table<string,string>|nil  Extra environment for both servers.
 ---@field provider string|nil
@@ -104,12 +105,31 @@ function M.set(opts)
   return o
 end
 
---- The binary as an absolute path when it can be found, else as given (errors later name it).
+--- The binary and where it was found: a `cmd` from setup() ("cmd"), the one
+--- `:Interpreter install` put in the data folder ("installed"), or `interpreter` on PATH
+--- ("path"). When none exists: the name as given and nil (errors later name it).
+---@return string, "cmd"|"installed"|"path"|nil
+function M.find_binary()
+  local cmd = vim.fn.expand(M.options.cmd)
+  if cmd ~= M.defaults.cmd then
+    local exe = vim.fn.exepath(cmd)
+    return exe ~= "" and exe or cmd, exe ~= "" and "cmd" or nil
+  end
+  local installed = require("interpreter.install").binary()
+  if vim.fn.executable(installed) == 1 then
+    return installed, "installed"
+  end
+  local exe = vim.fn.exepath(cmd)
+  if exe ~= "" then
+    return exe, "path"
+  end
+  return cmd, nil
+end
+
+--- The binary as an absolute path when it can be found, else as given.
 ---@return string
 function M.binary()
-  local cmd = vim.fn.expand(M.options.cmd)
-  local exe = vim.fn.exepath(cmd)
-  return exe ~= "" and exe or cmd
+  return (M.find_binary())
 end
 
 --- `interpreter lsp …args`

@@ -44,6 +44,13 @@ function M.chat(prompt, opts)
   return require("interpreter.chat").open(vim.tbl_extend("force", opts or {}, { prompt = prompt }))
 end
 
+--- Installs the binary into the plugin's data folder (see :help interpreter-install).
+--- lazy.nvim: `build = function() require("interpreter").install({ wait = true }) end`.
+---@param opts interpreter.InstallOptions|nil
+function M.install(opts)
+  return require("interpreter.install").install(opts)
+end
+
 --- Cancels the chat's running turn and every running code action.
 function M.cancel()
   local chat = require("interpreter.chat").cancel()
