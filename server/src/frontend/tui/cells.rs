@@ -304,6 +304,10 @@ impl ToolCell {
             ToolKind::Read if !b.locations.is_empty() => {
                 (pick("Reading", "Read"), paths(), t.text())
             }
+            _ if self.end.as_ref().is_some_and(|e| !e.changes.is_empty()) => {
+                let changes = self.end.as_ref().map(|e| e.changes.as_slice()).unwrap_or(&[]);
+                ("Edited".into(), changes_summary(ctx, changes), t.text())
+            }
             ToolKind::Edit | ToolKind::Delete | ToolKind::Move => {
                 let changes = self.end.as_ref().map(|e| e.changes.as_slice()).unwrap_or(&[]);
                 let subject = if changes.is_empty() {
@@ -326,6 +330,12 @@ impl ToolCell {
         let mut out = Vec::new();
         match (self.begin.kind, end.status) {
             (_, ToolStatus::Declined) => out.push(note(t.warn(), "declined")),
+            // A replayed call may not know its kind; its stored changes still show.
+            (_, ToolStatus::Completed) if !end.changes.is_empty() => {
+                for c in &end.changes {
+                    out.extend(diff_lines(ctx, c));
+                }
+            }
             (ToolKind::Execute, status) => {
                 out.extend(tail(t, &end.output, None));
                 let code = match (end.exit_code, status) {
