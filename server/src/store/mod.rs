@@ -231,7 +231,9 @@ impl SessionStore {
 
     /// The size of a session's log in bytes (for pickers), without reading it.
     pub fn size(&self, id: &str) -> Option<u64> {
-        std::fs::metadata(self.path_for(id).ok()?).ok().map(|m| m.len())
+        std::fs::metadata(self.path_for(id).ok()?)
+            .ok()
+            .map(|m| m.len())
     }
 
     /// A session's title, read from its title line without loading the history.

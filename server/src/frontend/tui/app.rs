@@ -279,10 +279,10 @@ impl App {
             if old.model != new.model {
                 said.push(format!("model: {}", new.model));
             }
-            if old.permissions.sandbox != new.permissions.sandbox {
-                if let Some(v) = self.view.as_ref() {
-                    said.push(format!("mode: {}", mode_of(v).as_str()));
-                }
+            if old.permissions.sandbox != new.permissions.sandbox
+                && let Some(v) = self.view.as_ref()
+            {
+                said.push(format!("mode: {}", mode_of(v).as_str()));
             }
             if old.effort != new.effort {
                 said.push(format!(
@@ -306,7 +306,11 @@ impl App {
 
     fn delta(&mut self, message_id: &str, delta: &str) {
         self.clear_waiting();
-        if self.stream.as_ref().is_some_and(|s| s.message_id != message_id) {
+        if self
+            .stream
+            .as_ref()
+            .is_some_and(|s| s.message_id != message_id)
+        {
             self.finish_stream();
         }
         let stream = self
@@ -386,7 +390,11 @@ impl App {
     fn tool_end(&mut self, end: interpreter_protocol::ToolCallEnd) {
         self.approvals.retain(|a| a.call_id != end.call_id);
         self.running_since.retain(|(id, _)| *id != end.call_id);
-        let Some(i) = self.running.iter().position(|c| c.begin.call_id == end.call_id) else {
+        let Some(i) = self
+            .running
+            .iter()
+            .position(|c| c.begin.call_id == end.call_id)
+        else {
             return;
         };
         let mut cell = self.running.remove(i);

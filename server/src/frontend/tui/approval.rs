@@ -13,7 +13,10 @@ const PROMPT_DIFF_LINES: usize = 16;
 
 /// What a key means while an approval is asked: None for keys that mean nothing here.
 pub(crate) fn decision_for(key: &KeyEvent) -> Option<ApprovalDecision> {
-    if key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) {
+    if key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    {
         return None;
     }
     match key.code {
@@ -67,11 +70,18 @@ pub(crate) fn lines(ctx: &Ctx<'_>, req: &ApprovalRequest) -> Vec<Wrapped> {
             hard: true,
         }),
         None => out.push(Wrapped::indented(
-            Line::from(vec![Span::raw("  "), Span::styled(clean(&req.title), t.text())]),
+            Line::from(vec![
+                Span::raw("  "),
+                Span::styled(clean(&req.title), t.text()),
+            ]),
             2,
         )),
     }
-    let mut diff: Vec<Wrapped> = req.changes.iter().flat_map(|c| diff_lines(ctx, c)).collect();
+    let mut diff: Vec<Wrapped> = req
+        .changes
+        .iter()
+        .flat_map(|c| diff_lines(ctx, c))
+        .collect();
     if diff.len() > PROMPT_DIFF_LINES {
         let more = diff.len() - PROMPT_DIFF_LINES;
         diff.truncate(PROMPT_DIFF_LINES);

@@ -3,8 +3,7 @@
 //! cleaned of control sequences here, before any of our own styling is added.
 
 use interpreter_protocol::{
-    FileChange, FileChangeKind, Plan, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKind,
-    ToolStatus,
+    FileChange, FileChangeKind, Plan, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus,
 };
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -48,7 +47,10 @@ impl Ctx<'_> {
 #[derive(Debug, Clone)]
 pub(crate) enum Cell {
     /// The banner at the top of a session.
-    Banner { cwd: PathBuf, resumed: Option<String> },
+    Banner {
+        cwd: PathBuf,
+        resumed: Option<String>,
+    },
     /// A message the user sent.
     User(String),
     /// A piece of the agent's answer (a whole message, or the part of a streaming one that
@@ -93,7 +95,10 @@ impl Cell {
             Cell::Info(lines) => lines
                 .iter()
                 .map(|l| {
-                    Wrapped::indented(Line::from(Span::styled(format!("  {}", clean(l)), t.dim())), 2)
+                    Wrapped::indented(
+                        Line::from(Span::styled(format!("  {}", clean(l)), t.dim())),
+                        2,
+                    )
                 })
                 .collect(),
             Cell::Warning(m) => mark_lines(t.warn(), "⚠ ", &clean(m), t.warn()),
@@ -305,13 +310,25 @@ impl ToolCell {
                 (pick("Reading", "Read"), paths(), t.text())
             }
             _ if self.end.as_ref().is_some_and(|e| !e.changes.is_empty()) => {
-                let changes = self.end.as_ref().map(|e| e.changes.as_slice()).unwrap_or(&[]);
+                let changes = self
+                    .end
+                    .as_ref()
+                    .map(|e| e.changes.as_slice())
+                    .unwrap_or(&[]);
                 ("Edited".into(), changes_summary(ctx, changes), t.text())
             }
             ToolKind::Edit | ToolKind::Delete | ToolKind::Move => {
-                let changes = self.end.as_ref().map(|e| e.changes.as_slice()).unwrap_or(&[]);
+                let changes = self
+                    .end
+                    .as_ref()
+                    .map(|e| e.changes.as_slice())
+                    .unwrap_or(&[]);
                 let subject = if changes.is_empty() {
-                    if b.locations.is_empty() { clean(&b.title) } else { paths() }
+                    if b.locations.is_empty() {
+                        clean(&b.title)
+                    } else {
+                        paths()
+                    }
                 } else {
                     changes_summary(ctx, changes)
                 };
@@ -343,7 +360,11 @@ impl ToolCell {
                     (None, ToolStatus::Completed) => "done".into(),
                     (None, _) => "failed".into(),
                 };
-                let style = if status == ToolStatus::Completed { t.ok() } else { t.error() };
+                let style = if status == ToolStatus::Completed {
+                    t.ok()
+                } else {
+                    t.error()
+                };
                 out.push(note(style, &code));
             }
             (ToolKind::Edit | ToolKind::Delete | ToolKind::Move, ToolStatus::Completed) => {
@@ -361,7 +382,10 @@ impl ToolCell {
 
 fn note(style: Style, text: &str) -> Wrapped {
     Wrapped::indented(
-        Line::from(vec![Span::raw("  └ "), Span::styled(text.to_string(), style)]),
+        Line::from(vec![
+            Span::raw("  └ "),
+            Span::styled(text.to_string(), style),
+        ]),
         4,
     )
 }

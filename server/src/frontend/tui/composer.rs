@@ -88,7 +88,10 @@ impl Composer {
     /// A bracketed paste: line endings normalised, control characters dropped, and folded
     /// when it is big.
     pub(crate) fn paste(&mut self, raw: &str) {
-        let text = raw.replace("\r\n", "\n").replace('\r', "\n").replace('\t', "    ");
+        let text = raw
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .replace('\t', "    ");
         let text: String = text
             .chars()
             .filter(|c| *c == '\n' || !c.is_control())
@@ -244,11 +247,19 @@ impl Composer {
     }
 
     /// The composer's rows at `width` and the cursor's (column, row) among them.
-    pub(crate) fn render(&self, theme: &Theme, width: u16, placeholder: &str) -> (Vec<Line<'static>>, (u16, u16)) {
+    pub(crate) fn render(
+        &self,
+        theme: &Theme,
+        width: u16,
+        placeholder: &str,
+    ) -> (Vec<Line<'static>>, (u16, u16)) {
         let width = usize::from(width.max(4));
         let prompt = Span::styled("› ", theme.user());
         if self.text.is_empty() {
-            let line = Line::from(vec![prompt, Span::styled(placeholder.to_string(), theme.dim())]);
+            let line = Line::from(vec![
+                prompt,
+                Span::styled(placeholder.to_string(), theme.dim()),
+            ]);
             return (vec![line], (2, 0));
         }
         let avail = width - 2;
@@ -292,7 +303,11 @@ impl Composer {
             .skip(first)
             .take(MAX_ROWS)
             .map(|(i, r)| {
-                let lead = if i == 0 { prompt.clone() } else { Span::raw("  ") };
+                let lead = if i == 0 {
+                    prompt.clone()
+                } else {
+                    Span::raw("  ")
+                };
                 Line::from(vec![lead, Span::raw(r)])
             })
             .collect();

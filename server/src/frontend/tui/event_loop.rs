@@ -18,7 +18,7 @@ const EVENT_BATCH: usize = 512;
 /// What woke the loop.
 enum Wake {
     Terminal(Option<TermEvent>),
-    Session(Option<interpreter_protocol::Event>),
+    Events(Option<interpreter_protocol::Event>),
     Files(Option<Vec<String>>),
     Quit,
     Tick,
@@ -55,10 +55,14 @@ impl<B: Backend> Tui<B> {
         }
         let mut last_draw = Instant::now();
         loop {
-            let wait = if self.app.turn.is_some() { TICK } else { Duration::from_secs(3600) };
+            let wait = if self.app.turn.is_some() {
+                TICK
+            } else {
+                Duration::from_secs(3600)
+            };
             let wake = tokio::select! {
                 e = input.recv() => Wake::Terminal(e),
-                e = recv(&mut self.events) => Wake::Session(e),
+                e = recv(&mut self.events) => Wake::Events(e),
                 f = files(&mut self.files) => Wake::Files(f),
                 _ = term.recv() => Wake::Quit,
                 _ = hup.recv() => Wake::Quit,
@@ -68,11 +72,11 @@ impl<B: Backend> Tui<B> {
             let woke = match wake {
                 Wake::Terminal(Some(e)) => self.on_terminal(e)?,
                 Wake::Terminal(None) | Wake::Quit => Flow::Quit,
-                Wake::Session(Some(e)) => {
+                Wake::Events(Some(e)) => {
                     self.app.on_event(e);
                     Flow::Continue
                 }
-                Wake::Session(None) => {
+                Wake::Events(None) => {
                     self.events = None;
                     Flow::Continue
                 }
@@ -110,7 +114,8 @@ impl<B: Backend> Tui<B> {
                 let entries = popup::sessions_of(&self.opener.config.home, &self.opener.cwd);
                 if entries.is_empty() {
                     self.open(None).await?;
-                    self.app.info("no earlier session in this folder: this is a new one");
+                    self.app
+                        .info("no earlier session in this folder: this is a new one");
                 } else {
                     self.app.open_picker(entries);
                 }
@@ -131,7 +136,9 @@ impl<B: Backend> Tui<B> {
     }
 
     fn drain_events(&mut self) {
-        let Some(rx) = self.events.as_mut() else { return };
+        let Some(rx) = self.events.as_mut() else {
+            return;
+        };
         for _ in 0..EVENT_BATCH {
             match rx.try_recv() {
                 Ok(e) => self.app.on_event(e),
@@ -189,8 +196,9 @@ impl<B: Backend> Tui<B> {
     async fn resume(&mut self, id: String) -> Result<(), String> {
         let store = crate::store::SessionStore::new(&self.opener.config.home);
         if !store.exists(&id) {
-            self.app
-                .push(super::cells::Cell::Error(format!("no stored session `{id}`")));
+            self.app.push(super::cells::Cell::Error(format!(
+                "no stored session `{id}`"
+            )));
             return Ok(());
         }
         if self.app.view.as_ref().is_some_and(|v| v.id == id) {
@@ -244,7 +252,10 @@ impl<B: Backend> Tui<B> {
         let max = ms.last().copied().unwrap_or(0.0);
         let json = serde_json::json!({"frames": ms.len(), "median_ms": median, "max_ms": max});
         if let Err(e) = std::fs::write(&path, json.to_string()) {
-            tracing::warn!("writing frame stats to {}: {e}", std::path::Path::new(&path).display());
+            tracing::warn!(
+                "writing frame stats to {}: {e}",
+                std::path::Path::new(&path).display()
+            );
         }
     }
 }
@@ -256,7 +267,9 @@ async fn recv<T>(rx: &mut Option<tokio::sync::mpsc::UnboundedReceiver<T>>) -> Op
     }
 }
 
-async fn files(rx: &mut Option<tokio::sync::oneshot::Receiver<Vec<String>>>) -> Option<Vec<String>> {
+async fn files(
+    rx: &mut Option<tokio::sync::oneshot::Receiver<Vec<String>>>,
+) -> Option<Vec<String>> {
     match rx {
         Some(rx) => rx.await.ok(),
         None => std::future::pending().await,
@@ -264,7 +277,10 @@ async fn files(rx: &mut Option<tokio::sync::oneshot::Receiver<Vec<String>>>) -> 
 }
 
 /// Writes the app's finished cells above the viewport.
-pub(super) fn flush_history<B: Backend>(app: &mut App, screen: &mut Screen<B>) -> Result<(), String> {
+pub(super) fn flush_history<B: Backend>(
+    app: &mut App,
+    screen: &mut Screen<B>,
+) -> Result<(), String> {
     if app.history.is_empty() {
         return Ok(());
     }
@@ -278,8 +294,14 @@ pub(super) fn flush_history<B: Backend>(app: &mut App, screen: &mut Screen<B>) -
 }
 
 /// One frame: new history, then the viewport as of `now`.
-pub(super) fn paint<B: Backend>(app: &mut App, screen: &mut Screen<B>, now: Instant) -> Result<(), String> {
+pub(super) fn paint<B: Backend>(
+    app: &mut App,
+    screen: &mut Screen<B>,
+    now: Instant,
+) -> Result<(), String> {
     flush_history(app, screen)?;
     let frame = render::frame(app, screen.width(), screen.max_rows(), now);
-    screen.draw(&frame.rows, frame.cursor).map_err(|e| e.to_string())
+    screen
+        .draw(&frame.rows, frame.cursor)
+        .map_err(|e| e.to_string())
 }

@@ -129,9 +129,9 @@ impl App {
         };
         match p.kind {
             PopupKind::Slash => {
-                let needs_arg = BUILTINS
-                    .iter()
-                    .any(|b| b.name == item.value && matches!(b.name, "harness" | "model" | "mode"));
+                let needs_arg = BUILTINS.iter().any(|b| {
+                    b.name == item.value && matches!(b.name, "harness" | "model" | "mode")
+                });
                 if run && !needs_arg {
                     self.composer.set_text(&format!("/{}", item.value));
                     self.submit();
@@ -160,7 +160,11 @@ impl App {
         }
         self.popup_dismissed = None;
         let before = &text[..self.composer.cursor()];
-        let skills = self.view.as_ref().map(|v| v.skills.as_slice()).unwrap_or(&[]);
+        let skills = self
+            .view
+            .as_ref()
+            .map(|v| v.skills.as_slice())
+            .unwrap_or(&[]);
         if let Some(q) = before.strip_prefix('/')
             && !text.contains(char::is_whitespace)
         {
@@ -202,7 +206,9 @@ impl App {
     }
 
     fn cycle_mode(&mut self) {
-        let Some(view) = self.view.as_ref() else { return };
+        let Some(view) = self.view.as_ref() else {
+            return;
+        };
         let next = mode_of(view).next();
         self.op(Op::SetPermissions(next.permissions(self.base_approval)));
     }
@@ -226,7 +232,9 @@ impl App {
     }
 
     fn picker_key(&mut self, key: KeyEvent) {
-        let Some(entries) = self.picker.as_ref() else { return };
+        let Some(entries) = self.picker.as_ref() else {
+            return;
+        };
         let mut p = self
             .popup
             .take()
@@ -271,7 +279,11 @@ impl App {
             return;
         }
         let full = self.composer.take();
-        let skills = self.view.as_ref().map(|v| v.skills.clone()).unwrap_or_default();
+        let skills = self
+            .view
+            .as_ref()
+            .map(|v| v.skills.clone())
+            .unwrap_or_default();
         match slash::parse(&full, &skills) {
             Some(cmd) => self.command(cmd, &shown),
             None if slash::split(&full).is_some() => {
@@ -295,7 +307,11 @@ impl App {
             self.queued.push_back(full.to_string());
             return;
         }
-        let skills = self.view.as_ref().map(|v| v.skills.clone()).unwrap_or_default();
+        let skills = self
+            .view
+            .as_ref()
+            .map(|v| v.skills.clone())
+            .unwrap_or_default();
         self.push(Cell::User(shown.to_string()));
         self.op(Op::UserInput {
             items: vec![slash::input_for(full, &skills)],
@@ -309,16 +325,28 @@ impl App {
     fn command(&mut self, cmd: Command<'_>, shown: &str) {
         match cmd {
             Command::Harness("") => {
-                let now = self.view.as_ref().map(|v| v.settings.harness.clone()).unwrap_or_default();
+                let now = self
+                    .view
+                    .as_ref()
+                    .map(|v| v.settings.harness.clone())
+                    .unwrap_or_default();
                 let all = crate::harness::HARNESSES.join(", ");
                 self.info(format!("harness: {now} (available: {all})"));
             }
-            Command::Harness(h) => self.op(Op::SetHarness { harness: h.to_string() }),
+            Command::Harness(h) => self.op(Op::SetHarness {
+                harness: h.to_string(),
+            }),
             Command::Model("") => {
-                let now = self.view.as_ref().map(|v| v.settings.model.clone()).unwrap_or_default();
+                let now = self
+                    .view
+                    .as_ref()
+                    .map(|v| v.settings.model.clone())
+                    .unwrap_or_default();
                 self.info(format!("model: {now}"));
             }
-            Command::Model(m) => self.op(Op::SetModel { model: m.to_string() }),
+            Command::Model(m) => self.op(Op::SetModel {
+                model: m.to_string(),
+            }),
             Command::Mode(m) => self.mode_command(m),
             Command::Compact => self.op(Op::Compact),
             Command::Init(_) | Command::Review(_) => {
@@ -354,7 +382,9 @@ impl App {
         if m.is_empty() {
             if let Some(v) = self.view.as_ref() {
                 let now = mode_of(v).as_str();
-                self.info(format!("mode: {now} (read-only, auto, full-access; Shift+Tab cycles)"));
+                self.info(format!(
+                    "mode: {now} (read-only, auto, full-access; Shift+Tab cycles)"
+                ));
             }
             return;
         }
@@ -371,13 +401,22 @@ impl App {
         let s = &v.settings;
         let u = v.total_usage();
         let mut out = vec![
-            format!("session   {}{}", v.id, v.title.as_ref().map(|t| format!("  ({t})")).unwrap_or_default()),
+            format!(
+                "session   {}{}",
+                v.id,
+                v.title
+                    .as_ref()
+                    .map(|t| format!("  ({t})"))
+                    .unwrap_or_default()
+            ),
             format!("folder    {}", v.cwd.display()),
             format!(
                 "model     {} / {}{}",
                 s.provider,
                 s.model,
-                s.effort.map(|e| format!(" · effort {}", e.as_str())).unwrap_or_default()
+                s.effort
+                    .map(|e| format!(" · effort {}", e.as_str()))
+                    .unwrap_or_default()
             ),
             format!("harness   {}", s.harness),
             format!("mode      {}", mode_of(v).as_str()),
@@ -387,7 +426,9 @@ impl App {
             out.push(format!(
                 "context   {}{}",
                 super::status::tokens(t.context_used),
-                window.map(|w| format!(" of {}", super::status::tokens(w))).unwrap_or_default()
+                window
+                    .map(|w| format!(" of {}", super::status::tokens(w)))
+                    .unwrap_or_default()
             ));
             if let Some(c) = t.cost_usd {
                 out.push(format!("cost      ${c:.4}"));

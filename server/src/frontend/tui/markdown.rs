@@ -124,7 +124,9 @@ impl<'t> Renderer<'t> {
             Tag::CodeBlock(kind) => {
                 self.block_gap();
                 let lang = match kind {
-                    CodeBlockKind::Fenced(l) => l.split_whitespace().next().unwrap_or("").to_string(),
+                    CodeBlockKind::Fenced(l) => {
+                        l.split_whitespace().next().unwrap_or("").to_string()
+                    }
                     CodeBlockKind::Indented => String::new(),
                 };
                 self.line
@@ -157,7 +159,9 @@ impl<'t> Renderer<'t> {
                     style: self.theme.dim(),
                 });
             }
-            Tag::Emphasis => self.styles.push(Style::new().add_modifier(Modifier::ITALIC)),
+            Tag::Emphasis => self
+                .styles
+                .push(Style::new().add_modifier(Modifier::ITALIC)),
             Tag::Strong => self.styles.push(Style::new().add_modifier(Modifier::BOLD)),
             Tag::Strikethrough => self
                 .styles
@@ -212,7 +216,8 @@ impl<'t> Renderer<'t> {
                 if let Some(url) = self.link.take() {
                     let shown: String = self.line.iter().map(|s| s.content.as_ref()).collect();
                     if !url.is_empty() && !shown.ends_with(url.as_str()) {
-                        self.line.push(Span::styled(format!(" ({url})"), self.theme.dim()));
+                        self.line
+                            .push(Span::styled(format!(" ({url})"), self.theme.dim()));
                     }
                 }
             }

@@ -22,10 +22,10 @@ mod screen;
 mod status;
 mod stream;
 mod terminal;
-mod theme;
-mod wrap;
 #[cfg(test)]
 mod tests;
+mod theme;
+mod wrap;
 
 use interpreter_protocol::{ApprovalPolicy, Event, Op, PermissionMode};
 use ratatui::backend::{Backend, CrosstermBackend};
@@ -154,7 +154,8 @@ impl Opener {
         let mut config = Config::load(&overrides).map_err(|e| format!("{e:#}"))?;
         let cwd = match &args.cd {
             Some(d) => d.clone(),
-            None => std::env::current_dir().map_err(|e| format!("reading the current directory: {e}"))?,
+            None => std::env::current_dir()
+                .map_err(|e| format!("reading the current directory: {e}"))?,
         };
         let cwd = std::fs::canonicalize(&cwd).map_err(|e| format!("{}: {e}", cwd.display()))?;
         // The modes as in ACP: `auto` also asks before sandboxed commands.
@@ -209,7 +210,9 @@ impl Opener {
             SessionError::MissingKey(k) => k.to_string(),
             other => other.to_string(),
         })?;
-        let _ = handle.submit(Op::SetPermissions(self.mode.permissions(self.base_approval)));
+        let _ = handle.submit(Op::SetPermissions(
+            self.mode.permissions(self.base_approval),
+        ));
         if resumed {
             let _ = handle.submit(Op::Replay);
         }

@@ -70,7 +70,10 @@ impl Popup {
     /// The popup's rows at `width`.
     pub(crate) fn render(&self, theme: &Theme, width: u16) -> Vec<Line<'static>> {
         if self.items.is_empty() {
-            return vec![Line::from(Span::styled(format!("  {}", self.empty), theme.dim()))];
+            return vec![Line::from(Span::styled(
+                format!("  {}", self.empty),
+                theme.dim(),
+            ))];
         }
         let first = self.selected.saturating_sub(POPUP_ROWS - 1);
         let label_width = self
@@ -93,7 +96,11 @@ impl Popup {
                 let pad = label_width.saturating_sub(str_width(&label));
                 let room = width.saturating_sub(label_width + 4);
                 let detail = fit(&item.detail, room);
-                let style = if chosen { theme.selected() } else { theme.text() };
+                let style = if chosen {
+                    theme.selected()
+                } else {
+                    theme.text()
+                };
                 Line::from(vec![
                     Span::styled(lead, style),
                     Span::styled(label, style),
@@ -197,7 +204,11 @@ pub(crate) fn files(query: &str, index: Option<&[String]>) -> Popup {
         let mut found = pattern.match_list(index.iter(), &mut matcher);
         // Best score first; shorter paths win ties.
         found.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.len().cmp(&b.0.len())));
-        found.into_iter().take(POPUP_ROWS * 4).map(|(p, _)| p).collect()
+        found
+            .into_iter()
+            .take(POPUP_ROWS * 4)
+            .map(|(p, _)| p)
+            .collect()
     };
     Popup {
         kind: PopupKind::Files,
@@ -234,7 +245,10 @@ pub(crate) fn sessions_of(home: &Path, cwd: &Path) -> Vec<SessionEntry> {
         .map(|(meta, modified)| SessionEntry {
             title: store.title(&meta.id),
             bytes: store.size(&meta.id).unwrap_or(0),
-            age_secs: now.duration_since(modified).map(|d| d.as_secs()).unwrap_or(0),
+            age_secs: now
+                .duration_since(modified)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
             id: meta.id,
         })
         .collect()

@@ -35,7 +35,10 @@ pub(crate) fn history_rows(app: &App, cell: &Cell, width: u16) -> Vec<Line<'stat
 pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame {
     let t = &app.theme;
     let cwd = app.view.as_ref().map(|v| v.cwd.clone()).unwrap_or_default();
-    let ctx = Ctx { theme: t, cwd: &cwd };
+    let ctx = Ctx {
+        theme: t,
+        cwd: &cwd,
+    };
     let mut bottom: Vec<Line<'static>> = Vec::new();
     let mut cursor = None;
     if let Some(req) = app.approvals.front() {
@@ -100,7 +103,11 @@ pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame
 }
 
 fn stream_rows(app: &App, width: u16, room: usize) -> Vec<Line<'static>> {
-    let Some(s) = app.stream.as_ref().filter(|s| !s.pending().trim().is_empty()) else {
+    let Some(s) = app
+        .stream
+        .as_ref()
+        .filter(|s| !s.pending().trim().is_empty())
+    else {
         return Vec::new();
     };
     if room == 0 {

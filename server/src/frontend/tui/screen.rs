@@ -58,8 +58,14 @@ impl<B: Backend> Screen<B> {
     }
 
     /// Draws the viewport: `rows` from its top, the cursor at (column, row) or hidden.
-    pub(crate) fn draw(&mut self, rows: &[Line<'static>], cursor: Option<(u16, u16)>) -> Result<(), B> {
-        let height = u16::try_from(rows.len()).unwrap_or(u16::MAX).clamp(1, self.max_rows());
+    pub(crate) fn draw(
+        &mut self,
+        rows: &[Line<'static>],
+        cursor: Option<(u16, u16)>,
+    ) -> Result<(), B> {
+        let height = u16::try_from(rows.len())
+            .unwrap_or(u16::MAX)
+            .clamp(1, self.max_rows());
         self.set_height(height)?;
         let area = self.area;
         self.cursor_row = cursor.map_or(0, |c| c.1.min(height - 1));

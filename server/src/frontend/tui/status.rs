@@ -27,7 +27,12 @@ pub(crate) fn tokens(n: u64) -> String {
 }
 
 /// The status line at `width`; `hint` is shown on the right when there is room.
-pub(crate) fn line(theme: &Theme, view: Option<&SessionView>, width: u16, hint: &str) -> Line<'static> {
+pub(crate) fn line(
+    theme: &Theme,
+    view: Option<&SessionView>,
+    width: u16,
+    hint: &str,
+) -> Line<'static> {
     let Some(view) = view else {
         return Line::from(Span::styled("  starting…", theme.dim()));
     };
@@ -40,7 +45,10 @@ pub(crate) fn line(theme: &Theme, view: Option<&SessionView>, width: u16, hint: 
         sep(),
         Span::styled(clean(&s.harness), theme.text()),
         sep(),
-        Span::styled(mode.as_str(), theme.mode(mode == PermissionMode::FullAccess)),
+        Span::styled(
+            mode.as_str(),
+            theme.mode(mode == PermissionMode::FullAccess),
+        ),
     ];
     let window = view
         .tokens

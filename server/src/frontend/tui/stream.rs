@@ -75,7 +75,14 @@ impl AgentStream {
             let next = start + nl + 1;
             let fence = fence_marker(line);
             match (&self.in_fence, fence) {
-                (Some(open), Some(f)) if f.starts_with(open.as_str()) && line.trim_start().trim_start_matches(['`', '~']).trim().is_empty() => {
+                (Some(open), Some(f))
+                    if f.starts_with(open.as_str())
+                        && line
+                            .trim_start()
+                            .trim_start_matches(['`', '~'])
+                            .trim()
+                            .is_empty() =>
+                {
                     self.in_fence = None;
                     self.boundary = next;
                     self.prev_blank = false;

@@ -3,9 +3,8 @@
 
 use interpreter_protocol::{
     ApprovalPolicy, ApprovalRequest, Event, FileChange, FileChangeKind, Permissions, Plan,
-    PlanItem, PlanStatus, SandboxMode, SessionConfigured, SessionSettings, SkillInfo,
-    TokenCount, TokenUsage, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus, TurnEndReason,
-    TurnEnded,
+    PlanItem, PlanStatus, SandboxMode, SessionConfigured, SessionSettings, SkillInfo, TokenCount,
+    TokenUsage, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus, TurnEndReason, TurnEnded,
 };
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -89,7 +88,11 @@ impl Term {
 
     fn draw(&mut self) {
         // The clock stands still at the turn's start, so elapsed times are 0 s.
-        let now = self.app.turn.as_ref().map_or_else(Instant::now, |t| t.started);
+        let now = self
+            .app
+            .turn
+            .as_ref()
+            .map_or_else(Instant::now, |t| t.started);
         paint(&mut self.app, &mut self.screen, now).unwrap();
     }
 
@@ -170,8 +173,12 @@ fn calc_change() -> FileChange {
         path: PathBuf::from(CWD).join("calc.py"),
         kind: FileChangeKind::Update,
         move_path: None,
-        old_text: Some("def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n".into()),
-        new_text: Some("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n".into()),
+        old_text: Some(
+            "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n".into(),
+        ),
+        new_text: Some(
+            "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n".into(),
+        ),
     }
 }
 
@@ -209,7 +216,9 @@ fn command_cells_succeeded_and_failed() {
     t.feed([
         turn("t1"),
         exec("c1", "cargo test -q"),
-        Event::ToolCallRunning { call_id: "c1".into() },
+        Event::ToolCallRunning {
+            call_id: "c1".into(),
+        },
         Event::ToolCallOutputDelta {
             call_id: "c1".into(),
             chunk: "running 3 tests\n".into(),
@@ -340,9 +349,15 @@ fn slash_popup() {
 fn file_popup() {
     let mut t = Term::new(80, 24);
     t.app.files = Some(
-        ["Cargo.toml", "README.md", "src/main.rs", "src/tui/markdown.rs", "tests/markdown_test.rs"]
-            .map(String::from)
-            .to_vec(),
+        [
+            "Cargo.toml",
+            "README.md",
+            "src/main.rs",
+            "src/tui/markdown.rs",
+            "tests/markdown_test.rs",
+        ]
+        .map(String::from)
+        .to_vec(),
     );
     t.keys("look at @mark");
     insta::assert_snapshot!("file_popup", t.text());
@@ -382,11 +397,18 @@ fn status_line() {
 #[test]
 fn narrow_terminal() {
     let mut t = Term::new(40, 30);
-    t.app.send_message("why does the build fail on CI but not locally?");
-    t.feed([turn("t1"), exec("c1", "cargo build --locked --all-targets 2>&1 | tail -n 20")]);
+    t.app
+        .send_message("why does the build fail on CI but not locally?");
     t.feed([
-        end("c1", ToolStatus::Failed, "error[E0432]: unresolved import `crate::tui::widgets::StatusLine`", Some(101)),
+        turn("t1"),
+        exec("c1", "cargo build --locked --all-targets 2>&1 | tail -n 20"),
     ]);
+    t.feed([end(
+        "c1",
+        ToolStatus::Failed,
+        "error[E0432]: unresolved import `crate::tui::widgets::StatusLine`",
+        Some(101),
+    )]);
     t.feed(ANSWER.iter().map(|d| delta(d)));
     t.feed([ended("t1", TurnEndReason::Completed)]);
     t.keys("and on macOS?");
@@ -402,11 +424,23 @@ fn hostile_text_reaches_the_terminal_as_text() {
         delta(evil),
         exec("c1", evil),
         end("c1", ToolStatus::Completed, evil, Some(0)),
-        Event::Warning { message: evil.into() },
-        ended("t1", TurnEndReason::Failed { message: evil.into() }),
+        Event::Warning {
+            message: evil.into(),
+        },
+        ended(
+            "t1",
+            TurnEndReason::Failed {
+                message: evil.into(),
+            },
+        ),
     ]);
     let b = t.screen.backend();
-    for cell in b.scrollback().content.iter().chain(b.buffer().content.iter()) {
+    for cell in b
+        .scrollback()
+        .content
+        .iter()
+        .chain(b.buffer().content.iter())
+    {
         assert!(
             !cell.symbol().chars().any(char::is_control),
             "a control character reached the screen: {:?}",
@@ -419,11 +453,20 @@ fn hostile_text_reaches_the_terminal_as_text() {
 #[test]
 fn no_color_draws_no_colours() {
     let mut t = Term::with_theme(60, 20, Theme::new(false));
-    t.feed([turn("t1"), exec("c1", "false"), end("c1", ToolStatus::Failed, "", Some(1))]);
+    t.feed([
+        turn("t1"),
+        exec("c1", "false"),
+        end("c1", ToolStatus::Failed, "", Some(1)),
+    ]);
     t.feed(ANSWER.iter().map(|d| delta(d)));
     t.feed([ended("t1", TurnEndReason::Completed)]);
     let b = t.screen.backend();
-    for cell in b.scrollback().content.iter().chain(b.buffer().content.iter()) {
+    for cell in b
+        .scrollback()
+        .content
+        .iter()
+        .chain(b.buffer().content.iter())
+    {
         assert_eq!(cell.fg, ratatui::style::Color::Reset, "{:?}", cell.symbol());
         assert_eq!(cell.bg, ratatui::style::Color::Reset, "{:?}", cell.symbol());
     }
@@ -452,14 +495,19 @@ fn keys_ctrl_c_shift_tab_and_commands() {
     // During a turn Ctrl+C interrupts it.
     t.feed([turn("t2")]);
     t.key(KeyCode::Char('c'), KeyModifiers::CONTROL);
-    assert_eq!(t.app.take_actions(), [Action::Op(interpreter_protocol::Op::Interrupt)]);
+    assert_eq!(
+        t.app.take_actions(),
+        [Action::Op(interpreter_protocol::Op::Interrupt)]
+    );
     // Ctrl+J and Shift+Enter insert newlines; Enter sends; slash commands become ops.
     t.feed([ended("t2", TurnEndReason::Cancelled)]);
     t.keys("/harness kimi-code");
     t.key(KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
         t.app.take_actions(),
-        [Action::Op(interpreter_protocol::Op::SetHarness { harness: "kimi-code".into() })]
+        [Action::Op(interpreter_protocol::Op::SetHarness {
+            harness: "kimi-code".into()
+        })]
     );
     t.keys("a");
     t.key(KeyCode::Char('j'), KeyModifiers::CONTROL);
@@ -474,7 +522,10 @@ fn keys_ctrl_c_shift_tab_and_commands() {
     assert_eq!(
         t.app.take_actions(),
         [Action::Op(interpreter_protocol::Op::UserInput {
-            items: vec![interpreter_protocol::InputItem::Skill { name: "deploy".into(), args: "now".into() }]
+            items: vec![interpreter_protocol::InputItem::Skill {
+                name: "deploy".into(),
+                args: "now".into()
+            }]
         })]
     );
     t.keys("/nope");
@@ -488,9 +539,17 @@ fn resumed_transcript_is_replayed() {
     use interpreter_protocol::TranscriptItem;
     let mut t = Term::new(80, 24);
     t.feed([Event::Transcript(vec![
-        TranscriptItem::UserMessage { text: "say hi".into(), images: vec![] },
-        TranscriptItem::AgentMessage { text: "Hi there.".into() },
+        TranscriptItem::UserMessage {
+            text: "say hi".into(),
+            images: vec![],
+        },
+        TranscriptItem::AgentMessage {
+            text: "Hi there.".into(),
+        },
     ])]);
     let text = t.text();
-    assert!(text.contains("› say hi") && text.contains("• Hi there."), "{text}");
+    assert!(
+        text.contains("› say hi") && text.contains("• Hi there."),
+        "{text}"
+    );
 }

@@ -194,7 +194,10 @@ fn group(chars: Vec<(char, Style)>) -> Vec<Span<'static>> {
     let mut style = None;
     for (c, s) in chars {
         if style.is_some_and(|st| st != s) {
-            spans.push(Span::styled(std::mem::take(&mut text), style.unwrap_or_default()));
+            spans.push(Span::styled(
+                std::mem::take(&mut text),
+                style.unwrap_or_default(),
+            ));
         }
         style = Some(s);
         text.push(c);
@@ -210,10 +213,13 @@ mod tests {
     use super::*;
 
     fn rows(text: &str, width: u16, indent: usize) -> Vec<String> {
-        wrap_all(&[Wrapped::indented(Line::from(text.to_string()), indent)], width)
-            .iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
+        wrap_all(
+            &[Wrapped::indented(Line::from(text.to_string()), indent)],
+            width,
+        )
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect()
     }
 
     #[test]
