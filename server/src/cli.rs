@@ -228,8 +228,13 @@ pub enum ExecSub {
     },
 }
 
-pub fn init_logging() {
+/// `terminal_ui`: stderr is the terminal the UI draws on, so logs go to
+/// `INTERPRETER_LOG_FILE` only (session warnings reach the UI as events).
+pub fn init_logging(terminal_ui: bool) {
     use tracing_subscriber::EnvFilter;
+    if terminal_ui && std::env::var_os("INTERPRETER_LOG_FILE").is_none() {
+        return;
+    }
     let filter =
         EnvFilter::try_from_env("INTERPRETER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let builder = tracing_subscriber::fmt()
@@ -267,7 +272,7 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    init_logging();
+    init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
