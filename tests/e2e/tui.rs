@@ -26,7 +26,9 @@ impl Tmux {
                 std::env::var_os("CI").is_none(),
                 "tmux is missing in CI: scripts/test.sh installs it (Debian package tmux)"
             );
-            eprintln!("SKIPPED: tmux is not installed (apt-get install tmux); the terminal UI test needs it");
+            eprintln!(
+                "SKIPPED: tmux is not installed (apt-get install tmux); the terminal UI test needs it"
+            );
             return None;
         }
         let dir = tempfile::tempdir().expect("tempdir");
@@ -34,7 +36,19 @@ impl Tmux {
         let mut cmd = Command::new("tmux");
         cmd.arg("-S")
             .arg(&socket)
-            .args(["-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "t", "-c"])
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-s",
+                "t",
+                "-c",
+            ])
             .arg(repo.path())
             .arg("bash --norc --noprofile")
             .env("OPENINTERPRETER_HOME", repo.home.path())
@@ -51,9 +65,13 @@ impl Tmux {
         let ok = cmd.status().map(|s| s.success()).unwrap_or(false);
         assert!(ok, "tmux new-session failed");
         let t = Tmux { socket, _dir: dir };
-        t.wait_for("the shell", Duration::from_secs(10), |s| !s.trim().is_empty());
+        t.wait_for("the shell", Duration::from_secs(10), |s| {
+            !s.trim().is_empty()
+        });
         t.line("export PS1='$ '; clear");
-        t.wait_for("the shell prompt", Duration::from_secs(10), |s| s.trim() == "$");
+        t.wait_for("the shell prompt", Duration::from_secs(10), |s| {
+            s.trim() == "$"
+        });
         Some(t)
     }
 
@@ -100,7 +118,9 @@ impl Tmux {
     }
 
     fn display(&self, format: &str) -> String {
-        self.tmux(&["display-message", "-p", "-t", "t", format]).trim().to_string()
+        self.tmux(&["display-message", "-p", "-t", "t", format])
+            .trim()
+            .to_string()
     }
 
     /// Waits until the screen satisfies `ok`; the screen then.
@@ -121,7 +141,11 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").arg("-S").arg(&self.socket).arg("kill-server").status();
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .status();
     }
 }
 
@@ -175,7 +199,10 @@ fn colour_indices(ansi: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for prefix in ["38;5;", "48;5;"] {
         for (i, _) in ansi.match_indices(prefix) {
-            let digits: String = ansi[i + prefix.len()..].chars().take_while(char::is_ascii_digit).collect();
+            let digits: String = ansi[i + prefix.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
             out.extend(digits.parse::<u32>().ok());
         }
     }
@@ -199,7 +226,11 @@ fn tool_names(body: &Value) -> Vec<String> {
 fn wait_requests(mock: &MockServer, n: usize) {
     let start = Instant::now();
     while mock.model_requests().len() < n {
-        assert!(start.elapsed() < Duration::from_secs(20), "the mock got {} requests, not {n}", mock.model_requests().len());
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the mock got {} requests, not {n}",
+            mock.model_requests().len()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -213,10 +244,21 @@ fn assert_terminal_restored(t: &Tmux, marker: &str) {
     let words: Vec<&str> = s.split_whitespace().collect();
     for flag in ["icanon", "echo", "isig", "icrnl"] {
         assert!(words.contains(&flag), "`{flag}` not set after exit:\n{s}");
-        assert!(!words.contains(&format!("-{flag}").as_str()), "-{flag} after exit:\n{s}");
+        assert!(
+            !words.contains(&format!("-{flag}").as_str()),
+            "-{flag} after exit:\n{s}"
+        );
     }
-    assert_eq!(t.display("#{alternate_on}"), "0", "the alternate screen was left on");
-    assert_eq!(t.display("#{cursor_flag}"), "1", "the cursor was left hidden");
+    assert_eq!(
+        t.display("#{alternate_on}"),
+        "0",
+        "the alternate screen was left on"
+    );
+    assert_eq!(
+        t.display("#{cursor_flag}"),
+        "1",
+        "the cursor was left hidden"
+    );
     assert_eq!(t.display("#{pane_in_mode}"), "0");
 }
 
@@ -226,41 +268,75 @@ fn a_session_in_tmux_streams_asks_edits_switches_quits_and_resumes() {
     repo.write("calc.py", "def add(a, b):\n    return a - b\n");
     let mock = MockServer::start_blocking(main_script()).expect("mock");
     mock_config(&repo, &mock);
-    let Some(t) = Tmux::start(&repo, &[]) else { return };
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
     t.line(&format!("clear; {}", bin()));
-    t.wait_for("the composer", Duration::from_secs(10), |s| s.contains("Ask anything") && s.contains("mock-model"));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything") && s.contains("mock-model")
+    });
 
     // A prompt gets a streamed answer, rendered as Markdown.
     t.line("hello");
-    let s = t.wait_for("the answer", Duration::from_secs(10), |s| s.contains("Anything else?"));
+    let s = t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Anything else?")
+    });
     assert!(s.contains("› hello"), "{s}");
-    assert!(s.contains("• Hello from the mock model."), "bold markers are not shown:\n{s}");
+    assert!(
+        s.contains("• Hello from the mock model."),
+        "bold markers are not shown:\n{s}"
+    );
     assert!(s.contains("```sh") && s.contains("echo streamed"), "{s}");
     let colours = colour_indices(&t.screen_ansi());
     assert!(!colours.is_empty(), "no colour at all");
-    assert!(colours.iter().all(|c| *c < 16), "only the 16 basic colours are used: {colours:?}");
+    assert!(
+        colours.iter().all(|c| *c < 16),
+        "only the 16 basic colours are used: {colours:?}"
+    );
 
     // A command that needs approval runs after `y`...
     t.line("make a file");
-    let s = t.wait_for("the approval prompt", Duration::from_secs(10), |s| s.contains("Run this command?"));
-    assert!(s.contains("$ touch approved.txt") && s.contains("y yes"), "{s}");
-    assert!(!repo.path().join("approved.txt").exists(), "it ran before it was approved");
+    let s = t.wait_for("the approval prompt", Duration::from_secs(10), |s| {
+        s.contains("Run this command?")
+    });
+    assert!(
+        s.contains("$ touch approved.txt") && s.contains("y yes"),
+        "{s}"
+    );
+    assert!(
+        !repo.path().join("approved.txt").exists(),
+        "it ran before it was approved"
+    );
     t.keys(&["y"]);
-    t.wait_for("the command's cell", Duration::from_secs(10), |s| s.contains("Made approved.txt."));
+    t.wait_for("the command's cell", Duration::from_secs(10), |s| {
+        s.contains("Made approved.txt.")
+    });
     assert!(repo.path().join("approved.txt").exists());
     // ...and not after `n`.
     t.line("make another");
-    t.wait_for("the approval prompt", Duration::from_secs(10), |s| s.contains("$ touch refused.txt"));
+    t.wait_for("the approval prompt", Duration::from_secs(10), |s| {
+        s.contains("$ touch refused.txt")
+    });
     t.keys(&["n"]);
-    let s = t.wait_for("the refusal", Duration::from_secs(10), |s| s.contains("Skipped refused.txt."));
+    let s = t.wait_for("the refusal", Duration::from_secs(10), |s| {
+        s.contains("Skipped refused.txt.")
+    });
     assert!(s.contains("declined"), "{s}");
-    assert!(!repo.path().join("refused.txt").exists(), "it ran though it was refused");
+    assert!(
+        !repo.path().join("refused.txt").exists(),
+        "it ran though it was refused"
+    );
 
     // An edit shows its diff and changes the file.
     t.line("fix calc.py");
-    let s = t.wait_for("the edit", Duration::from_secs(10), |s| s.contains("Fixed add."));
+    let s = t.wait_for("the edit", Duration::from_secs(10), |s| {
+        s.contains("Fixed add.")
+    });
     assert!(s.contains("Edited calc.py (+1 -1)"), "{s}");
-    assert!(s.contains("-    return a - b") && s.contains("+    return a + b"), "{s}");
+    assert!(
+        s.contains("-    return a - b") && s.contains("+    return a + b"),
+        "{s}"
+    );
     assert_eq!(repo.read("calc.py"), "def add(a, b):\n    return a + b\n");
     if let Some(dir) = std::env::var_os("TUI_SCREENSHOT_DIR") {
         std::fs::write(Path::new(&dir).join("tui.ansi"), t.screen_ansi()).expect("screenshot");
@@ -268,9 +344,13 @@ fn a_session_in_tmux_streams_asks_edits_switches_quits_and_resumes() {
 
     // `/harness kimi-code` switches the harness: the next request carries its tools.
     t.line("/harness kimi-code");
-    t.wait_for("the switch", Duration::from_secs(10), |s| s.contains("harness: kimi-code"));
+    t.wait_for("the switch", Duration::from_secs(10), |s| {
+        s.contains("harness: kimi-code")
+    });
     t.line("go on");
-    t.wait_for("the answer", Duration::from_secs(10), |s| s.contains("Now with Kimi Code tools."));
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Now with Kimi Code tools.")
+    });
     let reqs = mock.model_requests();
     let before = tool_names(&reqs[6].body);
     let after = tool_names(&reqs[7].body);
@@ -281,8 +361,13 @@ fn a_session_in_tmux_streams_asks_edits_switches_quits_and_resumes() {
 
     // `/quit` leaves the terminal as it was.
     t.line("/quit");
-    let s = t.wait_for("the exit", Duration::from_secs(10), |s| s.contains("interpreter resume"));
-    assert!(!s.contains("Ask anything"), "the composer was left on the screen:\n{s}");
+    let s = t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("interpreter resume")
+    });
+    assert!(
+        !s.contains("Ask anything"),
+        "the composer was left on the screen:\n{s}"
+    );
     assert_terminal_restored(&t, "RESTORED-1");
 
     // The same store as exec: the terminal's session continues there, and back.
@@ -293,11 +378,26 @@ fn a_session_in_tmux_streams_asks_edits_switches_quits_and_resumes() {
         .expect("the session id")
         .trim()
         .to_string();
-    let out = repo.run(&["exec".into(), "resume".into(), id.clone(), "from exec".into()], "");
-    assert!(out.status.success(), "exec resume: {}", String::from_utf8_lossy(&out.stderr));
+    let out = repo.run(
+        &[
+            "exec".into(),
+            "resume".into(),
+            id.clone(),
+            "from exec".into(),
+        ],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "exec resume: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Answered from exec."));
     let exec_req = mock.model_requests()[8].body.to_string();
-    assert!(exec_req.contains("fix calc.py"), "exec did not get the terminal's history");
+    assert!(
+        exec_req.contains("fix calc.py"),
+        "exec did not get the terminal's history"
+    );
 
     // `interpreter resume --last` shows the earlier transcript and continues it (without
     // colour: NO_COLOR is honoured).
@@ -306,18 +406,36 @@ fn a_session_in_tmux_streams_asks_edits_switches_quits_and_resumes() {
         s.contains("end of the earlier conversation") && s.contains("Ask anything")
     });
     let all = t.history();
-    let resumed = &all[all.rfind("resumed").unwrap_or_else(|| panic!("no resume banner:\n{all}"))..];
-    assert!(resumed.contains("› make a file") && resumed.contains("Fixed add."), "{s}");
-    assert!(resumed.contains("› from exec") && resumed.contains("Answered from exec."), "{s}");
+    let resumed = &all[all
+        .rfind("resumed")
+        .unwrap_or_else(|| panic!("no resume banner:\n{all}"))..];
+    assert!(
+        resumed.contains("› make a file") && resumed.contains("Fixed add."),
+        "{s}"
+    );
+    assert!(
+        resumed.contains("› from exec") && resumed.contains("Answered from exec."),
+        "{s}"
+    );
     let ansi = t.screen_ansi();
-    assert!(colour_indices(&ansi).is_empty(), "colours with NO_COLOR set:\n{ansi}");
+    assert!(
+        colour_indices(&ansi).is_empty(),
+        "colours with NO_COLOR set:\n{ansi}"
+    );
     t.line("and now?");
-    t.wait_for("the continued answer", Duration::from_secs(10), |s| s.contains("Continued the old session."));
+    t.wait_for("the continued answer", Duration::from_secs(10), |s| {
+        s.contains("Continued the old session.")
+    });
     wait_requests(&mock, 10);
     let last = mock.model_requests()[9].body.to_string();
-    assert!(last.contains("make a file") && last.contains("Fixed add."), "the history was not sent: {last}");
+    assert!(
+        last.contains("make a file") && last.contains("Fixed add."),
+        "the history was not sent: {last}"
+    );
     t.keys(&["C-d"]);
-    t.wait_for("the exit", Duration::from_secs(10), |s| s.contains("interpreter resume"));
+    t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("interpreter resume")
+    });
     assert_terminal_restored(&t, "RESTORED-2");
 }
 
@@ -329,40 +447,70 @@ fn ctrl_c_ends_a_running_command_within_a_second() {
         tool("c1", "shell", json!({"command": format!("echo $$ > {}; exec sleep 30", pidfile.display())})),
         text("Still here."),
     ]});
-    let mock = MockServer::start_blocking(Script::from_json(&script.to_string()).expect("script")).expect("mock");
+    let mock = MockServer::start_blocking(Script::from_json(&script.to_string()).expect("script"))
+        .expect("mock");
     mock_config(&repo, &mock);
-    let Some(t) = Tmux::start(&repo, &[]) else { return };
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
     t.line(&format!("clear; {} -s danger-full-access", bin()));
-    t.wait_for("the composer", Duration::from_secs(10), |s| s.contains("full-access"));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("full-access")
+    });
     t.line("sleep a while");
     let start = Instant::now();
     while !pidfile.exists() {
-        assert!(start.elapsed() < Duration::from_secs(20), "the command never started");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the command never started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(100));
-    let sleeper: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
-    t.wait_for("the running cell", Duration::from_secs(10), |s| s.contains("Running echo"));
+    let sleeper: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    t.wait_for("the running cell", Duration::from_secs(10), |s| {
+        s.contains("Running echo")
+    });
     let pressed = Instant::now();
     t.keys(&["C-c"]);
-    let s = t.wait_for("the interruption", Duration::from_secs(5), |s| s.contains("interrupted"));
+    let s = t.wait_for("the interruption", Duration::from_secs(5), |s| {
+        s.contains("interrupted")
+    });
     let took = pressed.elapsed();
-    assert!(took < Duration::from_secs(1), "the turn took {took:?} to end:\n{s}");
+    assert!(
+        took < Duration::from_secs(1),
+        "the turn took {took:?} to end:\n{s}"
+    );
     std::thread::sleep(Duration::from_millis(100));
-    assert!(gone(sleeper), "sleep ({sleeper}) outlived the interrupted turn");
+    assert!(
+        gone(sleeper),
+        "sleep ({sleeper}) outlived the interrupted turn"
+    );
     // The session goes on: the next prompt is answered.
     t.line("still there?");
-    t.wait_for("the next answer", Duration::from_secs(10), |s| s.contains("Still here."));
+    t.wait_for("the next answer", Duration::from_secs(10), |s| {
+        s.contains("Still here.")
+    });
     // One Ctrl+C on an empty prompt only arms; the second quits.
     t.keys(&["C-c"]);
-    t.wait_for("the hint", Duration::from_secs(5), |s| s.contains("Ctrl+C again to quit"));
+    t.wait_for("the hint", Duration::from_secs(5), |s| {
+        s.contains("Ctrl+C again to quit")
+    });
     t.keys(&["C-c"]);
-    t.wait_for("the exit", Duration::from_secs(10), |s| s.contains("interpreter resume"));
+    t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("interpreter resume")
+    });
     assert_terminal_restored(&t, "RESTORED");
 }
 
 fn gone(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map(|s| s.contains(") Z ")).unwrap_or(true)
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| s.contains(") Z "))
+        .unwrap_or(true)
 }
 
 #[test]
@@ -370,10 +518,20 @@ fn sigterm_restores_the_terminal() {
     let repo = TestRepo::new();
     let mock = MockServer::start_blocking(Script::new([])).expect("mock");
     mock_config(&repo, &mock);
-    let Some(t) = Tmux::start(&repo, &[]) else { return };
-    t.line(&format!("clear; {} & sleep 1; kill -TERM %1; wait; echo EXITED $?", bin()));
-    let s = t.wait_for("the exit", Duration::from_secs(10), |s| s.contains("EXITED"));
-    assert!(!s.contains("Ask anything"), "the viewport was left behind:\n{s}");
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!(
+        "clear; {} & sleep 1; kill -TERM %1; wait; echo EXITED $?",
+        bin()
+    ));
+    let s = t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("EXITED")
+    });
+    assert!(
+        !s.contains("Ask anything"),
+        "the viewport was left behind:\n{s}"
+    );
     assert_terminal_restored(&t, "RESTORED");
 }
 
