@@ -6,6 +6,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+# The terminal UI's end-to-end test (tests/e2e/tui.rs) runs the binary inside tmux.
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "== installing tmux (Debian package) for the terminal UI test"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  fi
+fi
+
 echo "== cargo build (binaries the e2e tests drive)"
 cargo build --workspace --bins
 echo "== cargo test"

@@ -10,15 +10,71 @@ use crate::config::Overrides;
 #[command(
     name = "interpreter",
     version,
-    about = "A coding agent for low-cost models: ACP for editors, LSP code actions, and Codex-compatible exec for CI"
+    about = "A coding agent for low-cost models: an interactive terminal session, ACP for editors, LSP code actions, and Codex-compatible exec for CI"
 )]
 pub struct Cli {
+    /// Options of the interactive session (no subcommand).
+    #[command(flatten)]
+    pub tui: TuiArgs,
+    /// A first prompt for the interactive session.
+    pub prompt: Option<String>,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+/// Options of the interactive terminal session (`interpreter`, `interpreter resume`).
+#[derive(Debug, Clone, Args, Default)]
+pub struct TuiArgs {
+    /// Override a config key: `-c key=value` (value parsed as TOML). Repeatable; later wins.
+    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+    /// Select a `[profiles.<name>]` table from config.toml.
+    #[arg(short = 'p', long)]
+    pub profile: Option<String>,
+    #[arg(short = 'm', long)]
+    pub model: Option<String>,
+    /// native, kimi-code or minimal.
+    #[arg(long)]
+    pub harness: Option<String>,
+    /// read-only, workspace-write or danger-full-access (the starting mode).
+    #[arg(short = 's', long, value_name = "MODE")]
+    pub sandbox: Option<String>,
+    /// Working directory for the session.
+    #[arg(short = 'C', long = "cd")]
+    pub cd: Option<PathBuf>,
+    /// auto, always or never (NO_COLOR is honoured with auto).
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub color: String,
+}
+
+impl TuiArgs {
+    /// These options with `later`'s on top (`interpreter -c a resume -c b`).
+    pub fn merged(mut self, later: TuiArgs) -> TuiArgs {
+        self.config.extend(later.config);
+        self.profile = later.profile.or(self.profile);
+        self.model = later.model.or(self.model);
+        self.harness = later.harness.or(self.harness);
+        self.sandbox = later.sandbox.or(self.sandbox);
+        self.cd = later.cd.or(self.cd);
+        if later.color != "auto" {
+            self.color = later.color;
+        }
+        self
+    }
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Continue an interactive session of this folder: a picker, `--last`, or an id.
+    Resume {
+        #[command(flatten)]
+        tui: TuiArgs,
+        /// The session id.
+        session_id: Option<String>,
+        /// The newest session started in this folder.
+        #[arg(long, conflicts_with = "session_id")]
+        last: bool,
+    },
     /// Run one task non-interactively (Codex `exec` compatible: --json emits JSONL events).
     Exec(Box<ExecArgs>),
     /// Serve the Agent Client Protocol on stdio (Zed's agent panel and other ACP clients).
@@ -172,8 +228,13 @@ pub enum ExecSub {
     },
 }
 
-pub fn init_logging() {
+/// `terminal_ui`: stderr is the terminal the UI draws on, so logs go to
+/// `INTERPRETER_LOG_FILE` only (session warnings reach the UI as events).
+pub fn init_logging(terminal_ui: bool) {
     use tracing_subscriber::EnvFilter;
+    if terminal_ui && std::env::var_os("INTERPRETER_LOG_FILE").is_none() {
+        return;
+    }
     let filter =
         EnvFilter::try_from_env("INTERPRETER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let builder = tracing_subscriber::fmt()
@@ -211,7 +272,7 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    init_logging();
+    init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -224,7 +285,23 @@ pub fn main() -> i32 {
         }
     };
     rt.block_on(async move {
-        match cli.command {
+        use crate::frontend::tui::Start;
+        let Some(command) = cli.command else {
+            return crate::frontend::tui::run(cli.tui, cli.prompt, Start::New).await;
+        };
+        match command {
+            Command::Resume {
+                tui,
+                session_id,
+                last,
+            } => {
+                let start = match (session_id, last) {
+                    (Some(id), _) => Start::Resume(id),
+                    (None, true) => Start::Last,
+                    (None, false) => Start::Pick,
+                };
+                crate::frontend::tui::run(cli.tui.merged(tui), None, start).await
+            }
             Command::Exec(args) => crate::frontend::exec::run(*args).await,
             Command::Acp { common } => crate::frontend::acp::serve(common).await,
             Command::Lsp(args) => crate::frontend::lsp::run(args).await,

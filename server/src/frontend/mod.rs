@@ -7,6 +7,7 @@ pub mod login;
 pub mod lsp;
 mod slash;
 pub mod terminal_text;
+pub mod tui;
 mod view;
 
 /// Default cap on one protocol message (an ACP line, an LSP frame's body).

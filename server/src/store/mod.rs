@@ -229,6 +229,13 @@ impl SessionStore {
         out
     }
 
+    /// The size of a session's log in bytes (for pickers), without reading it.
+    pub fn size(&self, id: &str) -> Option<u64> {
+        std::fs::metadata(self.path_for(id).ok()?)
+            .ok()
+            .map(|m| m.len())
+    }
+
     /// A session's title, read from its title line without loading the history.
     pub fn title(&self, id: &str) -> Option<String> {
         let file = File::open(self.path_for(id).ok()?).ok()?;

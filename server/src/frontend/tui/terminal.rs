@@ -1,0 +1,109 @@
+//! Terminal set-up and restore. Raw mode and bracketed paste go on when the session starts
+//! and come off however it ends: a normal exit, an error, a panic (the hook restores first),
+//! SIGTERM, SIGHUP or SIGINT (the event loop ends and the guard restores). The alternate
+//! screen is never used: history stays in the terminal's scrollback.
+
+use ratatui::crossterm::event::{
+    self, DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use ratatui::crossterm::{cursor, execute, terminal};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The terminal is in our mode now.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Keyboard enhancement flags were pushed and must be popped.
+static ENHANCED: AtomicBool = AtomicBool::new(false);
+
+/// Restores the terminal when dropped.
+pub(crate) struct Guard(());
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Puts the terminal in raw mode with bracketed paste, and reports Shift+Enter where the
+/// terminal can (the kitty keyboard protocol). Returns the guard and the cursor's row.
+pub(crate) fn enter() -> std::io::Result<(Guard, u16)> {
+    install_panic_hook();
+    terminal::enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let guard = Guard(());
+    let mut out = std::io::stdout();
+    execute!(out, EnableBracketedPaste)?;
+    if matches!(terminal::supports_keyboard_enhancement(), Ok(true)) {
+        execute!(
+            out,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+        ENHANCED.store(true, Ordering::SeqCst);
+    }
+    let row = cursor::position().map(|(_, y)| y).unwrap_or(0);
+    Ok((guard, row))
+}
+
+/// Undoes [`enter`]; safe to call more than once and from a panic hook.
+pub(crate) fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = std::io::stdout();
+    if ENHANCED.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    let _ = execute!(out, DisableBracketedPaste, cursor::Show);
+    let _ = terminal::disable_raw_mode();
+    let _ = out.flush();
+}
+
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let was_active = ACTIVE.load(Ordering::SeqCst);
+            restore();
+            if was_active {
+                // The panic message starts on a fresh line, under the viewport.
+                let _ = std::io::stdout().write_all(b"\r\n");
+            }
+            previous(info);
+        }));
+    });
+}
+
+/// Reads terminal events on a thread of its own and hands them to the event loop. It polls
+/// with a timeout so a cursor-position query elsewhere is not starved, and ends when the
+/// loop stops listening or the terminal goes away.
+pub(crate) fn spawn_input() -> tokio::sync::mpsc::UnboundedReceiver<event::Event> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let spawned = std::thread::Builder::new()
+        .name("tui-input".into())
+        .spawn(move || {
+            loop {
+                if tx.is_closed() {
+                    break;
+                }
+                match event::poll(Duration::from_millis(50)) {
+                    Ok(true) => match event::read() {
+                        Ok(e) => {
+                            if tx.send(e).is_err() {
+                                break;
+                            }
+                        }
+                        Err(_) => break,
+                    },
+                    Ok(false) => {}
+                    Err(_) => break,
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!("could not start the terminal input thread: {e}");
+    }
+    rx
+}

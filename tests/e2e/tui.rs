@@ -1,0 +1,563 @@
+//! `interpreter` (the interactive terminal session) end to end: the real binary in a real
+//! terminal (tmux, 120×40), driven with `send-keys` and read with `capture-pane`, in a temp
+//! git repository against the mock model. Skipped, with a message, where tmux is missing
+//! (`.ci/run` installs it, so CI never skips).
+
+use mock_llm::e2e::{TestRepo, interpreter_bin};
+use mock_llm::{MockServer, Script};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const PATCH: &str = "*** Begin Patch\n*** Update File: calc.py\n@@ def add(a, b):\n-    return a - b\n+    return a + b\n*** End Patch\n";
+
+/// A tmux server of its own (its own socket) with one 120×40 pane running bash.
+struct Tmux {
+    socket: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Tmux {
+    /// None (after saying why) when tmux is not installed.
+    fn start(repo: &TestRepo, env: &[(&str, &str)]) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "tmux is missing in CI: scripts/test.sh installs it (Debian package tmux)"
+            );
+            eprintln!(
+                "SKIPPED: tmux is not installed (apt-get install tmux); the terminal UI test needs it"
+            );
+            return None;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let socket = dir.path().join("sock");
+        let mut cmd = Command::new("tmux");
+        cmd.arg("-S")
+            .arg(&socket)
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-s",
+                "t",
+                "-c",
+            ])
+            .arg(repo.path())
+            .arg("bash --norc --noprofile")
+            .env("OPENINTERPRETER_HOME", repo.home.path())
+            .env("PS1", "$ ")
+            .env("TERM", "xterm-256color")
+            .env_remove("NO_COLOR")
+            .env_remove("CODEX_HOME")
+            .env_remove("OPENINTERPRETER_MODEL")
+            .env_remove("OPENINTERPRETER_PROVIDER")
+            .env_remove("OPENINTERPRETER_HARNESS");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let ok = cmd.status().map(|s| s.success()).unwrap_or(false);
+        assert!(ok, "tmux new-session failed");
+        let t = Tmux { socket, _dir: dir };
+        t.wait_for("the shell", Duration::from_secs(10), |s| {
+            !s.trim().is_empty()
+        });
+        t.line("export PS1='$ '; clear");
+        t.wait_for("the shell prompt", Duration::from_secs(10), |s| {
+            s.trim() == "$"
+        });
+        Some(t)
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Types `text` literally.
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    /// Presses keys by tmux name (`Enter`, `C-c`, `Escape`).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend(keys);
+        self.tmux(&args);
+    }
+
+    /// Types a line and presses Enter.
+    fn line(&self, text: &str) {
+        self.type_text(text);
+        self.keys(&["Enter"]);
+    }
+
+    /// The scrollback and the screen.
+    fn history(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-S", "-", "-t", "t"])
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    /// The screen with its colours and attributes as escape sequences.
+    fn screen_ansi(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-e", "-t", "t"])
+    }
+
+    fn display(&self, format: &str) -> String {
+        self.tmux(&["display-message", "-p", "-t", "t", format])
+            .trim()
+            .to_string()
+    }
+
+    /// Waits until the screen satisfies `ok`; the screen then.
+    fn wait_for(&self, what: &str, limit: Duration, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if start.elapsed() > limit {
+                panic!("timed out waiting for {what}; the screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .status();
+    }
+}
+
+fn mock_config(repo: &TestRepo, mock: &MockServer) {
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!(
+            "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}\"\nwire_api = \"chat\"\nretry_base_delay_ms = 10\n",
+            mock.url()
+        ),
+    )
+    .expect("config.toml");
+}
+
+fn bin() -> String {
+    interpreter_bin().display().to_string()
+}
+
+fn tool(id: &str, name: &str, args: Value) -> Value {
+    json!({"events": [{"tool_call": {"id": id, "name": name, "arguments": args}}]})
+}
+
+fn text(t: &str) -> Value {
+    json!({"events": [{"text": t}]})
+}
+
+fn main_script() -> Script {
+    let replies = vec![
+        json!({"events": [
+            {"reasoning": "The user greets me."},
+            {"text": "Hello from the "}, {"delay_ms": 150},
+            {"text": "**mock** model.\n\n```sh\necho streamed\n"}, {"delay_ms": 150},
+            {"text": "```\n\nAnything else?"}
+        ]}),
+        tool("c1", "shell", json!({"command": "touch approved.txt"})),
+        text("Made approved.txt."),
+        tool("c2", "shell", json!({"command": "touch refused.txt"})),
+        text("Skipped refused.txt."),
+        tool("c3", "apply_patch", json!({"input": PATCH})),
+        text("Fixed add."),
+        text("Now with Kimi Code tools."),
+        text("Answered from exec."),
+        text("Continued the old session."),
+    ];
+    Script::from_json(&json!({"replies": replies}).to_string()).expect("script")
+}
+
+/// The colours a `capture-pane -e` screen uses: tmux writes every colour as `38;5;N` /
+/// `48;5;N` (and true colour as `38;2;…`, counted as 256 here).
+fn colour_indices(ansi: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for prefix in ["38;5;", "48;5;"] {
+        for (i, _) in ansi.match_indices(prefix) {
+            let digits: String = ansi[i + prefix.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            out.extend(digits.parse::<u32>().ok());
+        }
+    }
+    if ansi.contains("38;2;") || ansi.contains("48;2;") {
+        out.push(256);
+    }
+    out
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn wait_requests(mock: &MockServer, n: usize) {
+    let start = Instant::now();
+    while mock.model_requests().len() < n {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the mock got {} requests, not {n}",
+            mock.model_requests().len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `stty -a` in the pane after the TUI left: the terminal is cooked again.
+fn assert_terminal_restored(t: &Tmux, marker: &str) {
+    t.line(&format!("stty -a; echo {marker}"));
+    let s = t.wait_for("stty output", Duration::from_secs(10), |s| {
+        s.lines().any(|l| l.trim() == marker)
+    });
+    let words: Vec<&str> = s.split_whitespace().collect();
+    for flag in ["icanon", "echo", "isig", "icrnl"] {
+        assert!(words.contains(&flag), "`{flag}` not set after exit:\n{s}");
+        assert!(
+            !words.contains(&format!("-{flag}").as_str()),
+            "-{flag} after exit:\n{s}"
+        );
+    }
+    assert_eq!(
+        t.display("#{alternate_on}"),
+        "0",
+        "the alternate screen was left on"
+    );
+    assert_eq!(
+        t.display("#{cursor_flag}"),
+        "1",
+        "the cursor was left hidden"
+    );
+    assert_eq!(t.display("#{pane_in_mode}"), "0");
+}
+
+#[test]
+fn a_session_in_tmux_streams_asks_edits_switches_quits_and_resumes() {
+    let repo = TestRepo::new();
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n");
+    let mock = MockServer::start_blocking(main_script()).expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {}", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything") && s.contains("mock-model")
+    });
+
+    // A prompt gets a streamed answer, rendered as Markdown.
+    t.line("hello");
+    let s = t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Anything else?")
+    });
+    assert!(s.contains("› hello"), "{s}");
+    assert!(
+        s.contains("• Hello from the mock model."),
+        "bold markers are not shown:\n{s}"
+    );
+    assert!(s.contains("```sh") && s.contains("echo streamed"), "{s}");
+    let colours = colour_indices(&t.screen_ansi());
+    assert!(!colours.is_empty(), "no colour at all");
+    assert!(
+        colours.iter().all(|c| *c < 16),
+        "only the 16 basic colours are used: {colours:?}"
+    );
+
+    // A command that needs approval runs after `y`...
+    t.line("make a file");
+    let s = t.wait_for("the approval prompt", Duration::from_secs(10), |s| {
+        s.contains("Run this command?")
+    });
+    assert!(
+        s.contains("$ touch approved.txt") && s.contains("y yes"),
+        "{s}"
+    );
+    assert!(
+        !repo.path().join("approved.txt").exists(),
+        "it ran before it was approved"
+    );
+    t.keys(&["y"]);
+    t.wait_for("the command's cell", Duration::from_secs(10), |s| {
+        s.contains("Made approved.txt.")
+    });
+    assert!(repo.path().join("approved.txt").exists());
+    // ...and not after `n`.
+    t.line("make another");
+    t.wait_for("the approval prompt", Duration::from_secs(10), |s| {
+        s.contains("$ touch refused.txt")
+    });
+    t.keys(&["n"]);
+    let s = t.wait_for("the refusal", Duration::from_secs(10), |s| {
+        s.contains("Skipped refused.txt.")
+    });
+    assert!(s.contains("declined"), "{s}");
+    assert!(
+        !repo.path().join("refused.txt").exists(),
+        "it ran though it was refused"
+    );
+
+    // An edit shows its diff and changes the file.
+    t.line("fix calc.py");
+    let s = t.wait_for("the edit", Duration::from_secs(10), |s| {
+        s.contains("Fixed add.")
+    });
+    assert!(s.contains("Edited calc.py (+1 -1)"), "{s}");
+    assert!(
+        s.contains("-    return a - b") && s.contains("+    return a + b"),
+        "{s}"
+    );
+    assert_eq!(repo.read("calc.py"), "def add(a, b):\n    return a + b\n");
+    if let Some(dir) = std::env::var_os("TUI_SCREENSHOT_DIR") {
+        std::fs::write(Path::new(&dir).join("tui.ansi"), t.screen_ansi()).expect("screenshot");
+    }
+
+    // `/harness kimi-code` switches the harness: the next request carries its tools.
+    t.line("/harness kimi-code");
+    t.wait_for("the switch", Duration::from_secs(10), |s| {
+        s.contains("harness: kimi-code")
+    });
+    t.line("go on");
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Now with Kimi Code tools.")
+    });
+    let reqs = mock.model_requests();
+    let before = tool_names(&reqs[6].body);
+    let after = tool_names(&reqs[7].body);
+    assert!(before.iter().any(|n| n == "shell"), "{before:?}");
+    for name in ["Bash", "Read", "Edit", "Write"] {
+        assert!(after.iter().any(|n| n == name), "no {name} in {after:?}");
+    }
+
+    // `/quit` leaves the terminal as it was.
+    t.line("/quit");
+    let s = t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("interpreter resume")
+    });
+    assert!(
+        !s.contains("Ask anything"),
+        "the composer was left on the screen:\n{s}"
+    );
+    assert_terminal_restored(&t, "RESTORED-1");
+
+    // The same store as exec: the terminal's session continues there, and back.
+    let id = s
+        .split("interpreter resume ")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .expect("the session id")
+        .trim()
+        .to_string();
+    let out = repo.run(
+        &[
+            "exec".into(),
+            "resume".into(),
+            id.clone(),
+            "from exec".into(),
+        ],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "exec resume: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Answered from exec."));
+    let exec_req = mock.model_requests()[8].body.to_string();
+    assert!(
+        exec_req.contains("fix calc.py"),
+        "exec did not get the terminal's history"
+    );
+
+    // `interpreter resume --last` shows the earlier transcript and continues it (without
+    // colour: NO_COLOR is honoured).
+    t.line(&format!("clear; NO_COLOR=1 {} resume --last", bin()));
+    let s = t.wait_for("the replayed transcript", Duration::from_secs(10), |s| {
+        s.contains("end of the earlier conversation") && s.contains("Ask anything")
+    });
+    let all = t.history();
+    let resumed = &all[all
+        .rfind("resumed")
+        .unwrap_or_else(|| panic!("no resume banner:\n{all}"))..];
+    assert!(
+        resumed.contains("› make a file") && resumed.contains("Fixed add."),
+        "{s}"
+    );
+    assert!(
+        resumed.contains("› from exec") && resumed.contains("Answered from exec."),
+        "{s}"
+    );
+    let ansi = t.screen_ansi();
+    assert!(
+        colour_indices(&ansi).is_empty(),
+        "colours with NO_COLOR set:\n{ansi}"
+    );
+    t.line("and now?");
+    t.wait_for("the continued answer", Duration::from_secs(10), |s| {
+        s.contains("Continued the old session.")
+    });
+    wait_requests(&mock, 10);
+    let last = mock.model_requests()[9].body.to_string();
+    assert!(
+        last.contains("make a file") && last.contains("Fixed add."),
+        "the history was not sent: {last}"
+    );
+    t.keys(&["C-d"]);
+    t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("interpreter resume")
+    });
+    assert_terminal_restored(&t, "RESTORED-2");
+}
+
+#[test]
+fn ctrl_c_ends_a_running_command_within_a_second() {
+    let repo = TestRepo::new();
+    let pidfile = repo.path().join("sleeper.pid");
+    let script = json!({"replies": [
+        tool("c1", "shell", json!({"command": format!("echo $$ > {}; exec sleep 30", pidfile.display())})),
+        text("Still here."),
+    ]});
+    let mock = MockServer::start_blocking(Script::from_json(&script.to_string()).expect("script"))
+        .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {} -s danger-full-access", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("full-access")
+    });
+    t.line("sleep a while");
+    let start = Instant::now();
+    while !pidfile.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let sleeper: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    t.wait_for("the running cell", Duration::from_secs(10), |s| {
+        s.contains("Running echo")
+    });
+    let pressed = Instant::now();
+    t.keys(&["C-c"]);
+    let s = t.wait_for("the interruption", Duration::from_secs(5), |s| {
+        s.contains("interrupted")
+    });
+    let took = pressed.elapsed();
+    assert!(
+        took < Duration::from_secs(1),
+        "the turn took {took:?} to end:\n{s}"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        gone(sleeper),
+        "sleep ({sleeper}) outlived the interrupted turn"
+    );
+    // The session goes on: the next prompt is answered.
+    t.line("still there?");
+    t.wait_for("the next answer", Duration::from_secs(10), |s| {
+        s.contains("Still here.")
+    });
+    // One Ctrl+C on an empty prompt only arms; the second quits.
+    t.keys(&["C-c"]);
+    t.wait_for("the hint", Duration::from_secs(5), |s| {
+        s.contains("Ctrl+C again to quit")
+    });
+    t.keys(&["C-c"]);
+    t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("interpreter resume")
+    });
+    assert_terminal_restored(&t, "RESTORED");
+}
+
+fn gone(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| s.contains(") Z "))
+        .unwrap_or(true)
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([])).expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!(
+        "clear; {} & sleep 1; kill -TERM %1; wait; echo EXITED $?",
+        bin()
+    ));
+    let s = t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("EXITED")
+    });
+    assert!(
+        !s.contains("Ask anything"),
+        "the viewport was left behind:\n{s}"
+    );
+    assert_terminal_restored(&t, "RESTORED");
+}
+
+#[test]
+fn without_a_terminal_it_points_to_exec_also_as_i() {
+    let repo = TestRepo::new();
+    let out = repo.run(&[], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("interpreter exec"), "{err}");
+    assert!(out.stdout.is_empty());
+    // Installed as `i` it is the same program.
+    let dir = tempfile::tempdir().unwrap();
+    let alias = dir.path().join("i");
+    std::os::unix::fs::symlink(interpreter_bin(), &alias).unwrap();
+    let out = Command::new(&alias)
+        .arg("resume")
+        .arg("--last")
+        .current_dir(repo.path())
+        .env("OPENINTERPRETER_HOME", repo.home.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interpreter exec"));
+    let help = Command::new(&alias).arg("--help").output().unwrap();
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).contains("resume"));
+}
