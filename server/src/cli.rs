@@ -13,6 +13,10 @@ use crate::config::Overrides;
     about = "A coding agent for low-cost models: ACP for editors, LSP code actions, and Codex-compatible exec for CI"
 )]
 pub struct Cli {
+    /// `-c`/`--profile` given anywhere: before the subcommand (as the Codex SDK passes them)
+    /// or after it. `main` hands them to the subcommand.
+    #[command(flatten)]
+    pub common: CommonArgs,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -23,14 +27,16 @@ pub enum Command {
     Exec(Box<ExecArgs>),
     /// Serve the Agent Client Protocol on stdio (Zed's agent panel and other ACP clients).
     Acp {
-        #[command(flatten)]
+        #[arg(skip)]
         common: CommonArgs,
     },
+    /// Serve the Codex app-server protocol (JSON-RPC over JSON lines) for the Python Codex SDK.
+    AppServer(AppServerArgs),
     /// Serve the Language Server Protocol on stdio: AI code actions for any LSP editor.
     Lsp(LspArgs),
     /// Store a provider's API key in config.toml (mode 0600).
     Login {
-        #[command(flatten)]
+        #[arg(skip)]
         common: CommonArgs,
         /// Provider id (default: the configured provider).
         #[arg(long)]
@@ -50,7 +56,7 @@ pub enum Command {
 pub enum DebugCommand {
     /// Print the exact first request body for a prompt (default "hello").
     Prompt {
-        #[command(flatten)]
+        #[arg(skip)]
         common: CommonArgs,
         #[arg(long)]
         harness: Option<String>,
@@ -64,7 +70,7 @@ pub enum DebugCommand {
 /// `initializationOptions` and `workspace/didChangeConfiguration` (docs/lsp.md).
 #[derive(Debug, Clone, Args)]
 pub struct LspArgs {
-    #[command(flatten)]
+    #[arg(skip)]
     pub common: CommonArgs,
     /// Talk LSP over stdin/stdout (the only transport; vscode-languageclient passes it).
     #[arg(long)]
@@ -98,7 +104,7 @@ impl CommonArgs {
     subcommand_precedence_over_arg = true
 )]
 pub struct ExecArgs {
-    #[command(flatten)]
+    #[arg(skip)]
     pub common: CommonArgs,
     /// Print events as JSON Lines on stdout (Codex `--experimental-json`).
     #[arg(long = "json", alias = "experimental-json", global = true)]
@@ -159,6 +165,31 @@ pub struct ExecArgs {
     pub resume: Option<ExecSub>,
 }
 
+/// `interpreter app-server`.
+#[derive(Debug, Clone, Args)]
+pub struct AppServerArgs {
+    #[arg(skip)]
+    pub common: CommonArgs,
+    /// Where to serve; only `stdio://` (JSON lines on stdin and stdout).
+    #[arg(long, value_name = "URL", default_value = "stdio://")]
+    pub listen: String,
+}
+
+impl Command {
+    /// Hands the global `-c`/`--profile` options to the subcommand that uses them.
+    fn set_common(&mut self, c: CommonArgs) {
+        match self {
+            Command::Exec(a) => a.common = c,
+            Command::Acp { common } | Command::Login { common, .. } => *common = c,
+            Command::AppServer(a) => a.common = c,
+            Command::Lsp(a) => a.common = c,
+            Command::Debug {
+                what: DebugCommand::Prompt { common, .. },
+            } => *common = c,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Subcommand)]
 pub enum ExecSub {
     /// Continue a stored session.
@@ -203,7 +234,7 @@ pub fn init_logging() {
 }
 
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -211,6 +242,7 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    cli.command.set_common(std::mem::take(&mut cli.common));
     init_logging();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -227,6 +259,7 @@ pub fn main() -> i32 {
         match cli.command {
             Command::Exec(args) => crate::frontend::exec::run(*args).await,
             Command::Acp { common } => crate::frontend::acp::serve(common).await,
+            Command::AppServer(args) => crate::frontend::app_server::serve(args).await,
             Command::Lsp(args) => crate::frontend::lsp::run(args).await,
             Command::Login {
                 common,

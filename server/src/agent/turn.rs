@@ -125,6 +125,14 @@ impl Session {
                     images.push(url);
                     continue;
                 }
+                InputItem::LocalImage { path } => {
+                    let path = self.workspace.cwd().join(path);
+                    match local_image_data_url(&path) {
+                        Ok(url) => images.push(url),
+                        Err(message) => self.events.send(Event::Warning { message }),
+                    }
+                    continue;
+                }
                 InputItem::Skill { name, args } => {
                     match self.env.skills.iter().find(|s| s.name == name) {
                         Some(skill) => crate::skills::invocation(skill, &args),
@@ -472,6 +480,43 @@ impl Session {
     }
 }
 
+/// Largest local image a turn attaches.
+const MAX_LOCAL_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+
+/// A local image file as a data URL. The user named the file, so it is read as given (like
+/// `exec --image`), not through the agent's workspace confinement.
+pub(super) fn local_image_data_url(path: &std::path::Path) -> Result<String, String> {
+    use base64::Engine;
+    let shown = path.display();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mime = match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => {
+            return Err(format!(
+                "image {shown}: unsupported type (png, jpeg, gif, webp); not attached"
+            ));
+        }
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("image {shown}: {e}; not attached"))?
+        .len();
+    if size > MAX_LOCAL_IMAGE_BYTES {
+        return Err(format!("image {shown} is larger than 20 MiB; not attached"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("image {shown}: {e}; not attached"))?;
+    Ok(format!(
+        "data:{mime};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
+}
+
 /// Parses tool arguments leniently: empty means `{}`, raw control characters inside strings
 /// are tolerated. Anything that is still not a JSON object is an error for the model.
 fn parse_arguments(raw: &str) -> Result<Value, String> {
@@ -523,6 +568,25 @@ fn escape_control_chars(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_images_become_data_urls() {
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("a.png");
+        std::fs::write(&png, [0x89, b'P', b'N', b'G']).unwrap();
+        assert_eq!(
+            local_image_data_url(&png).unwrap(),
+            "data:image/png;base64,iVBORw=="
+        );
+        let txt = dir.path().join("a.txt");
+        std::fs::write(&txt, "x").unwrap();
+        assert!(
+            local_image_data_url(&txt)
+                .unwrap_err()
+                .contains("unsupported type")
+        );
+        assert!(local_image_data_url(&dir.path().join("missing.png")).is_err());
+    }
 
     #[test]
     fn lenient_arguments() {

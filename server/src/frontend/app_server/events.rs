@@ -1,0 +1,398 @@
+//! Core events → app-server notifications, inside the session's event sink: they leave in
+//! the order the core produced them, and `turn/completed` is the last message of its turn.
+
+use interpreter_protocol::{Event, TurnEndReason, TurnEnded};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::items::{self, ToolItem};
+use super::threads::{ThreadShared, ThreadState};
+use super::wire::{Item, TokenBreakdown, Turn, TurnError, TurnStatus};
+use crate::frontend::view::SessionView;
+
+/// Milliseconds since the epoch.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The running turn, as far as its items go.
+pub(crate) struct TurnState {
+    pub id: String,
+    pub started_ms: i64,
+    /// Streaming agent messages and reasoning, by item id: the text so far.
+    streaming: HashMap<String, String>,
+    /// An answer whose phase is known only from what follows it.
+    held_message: Option<(String, String)>,
+    /// Tool calls shown as items, by call id.
+    tools: HashMap<String, ToolItem>,
+    /// Items completed in this turn, for `thread/read`.
+    pub completed: Vec<Value>,
+}
+
+impl TurnState {
+    fn new(id: String) -> TurnState {
+        TurnState {
+            id,
+            started_ms: now_ms(),
+            streaming: HashMap::new(),
+            held_message: None,
+            tools: HashMap::new(),
+            completed: Vec::new(),
+        }
+    }
+}
+
+impl ThreadShared {
+    /// Translates one event. Runs in the session's task; holds the thread's state briefly.
+    pub(crate) fn event(&self, e: Event) {
+        let mut st = self.state();
+        match &e {
+            Event::SessionConfigured(c) => st.view = Some(SessionView::new(c.clone())),
+            other => {
+                if let Some(v) = st.view.as_mut() {
+                    v.observe(other);
+                }
+            }
+        }
+        match e {
+            Event::TurnStarted { turn_id } => self.turn_started(&mut st, turn_id),
+            Event::TurnEnded(ended) => self.turn_ended(&mut st, ended),
+            Event::Transcript(items) => {
+                if let Some(tx) = st.transcript.take() {
+                    let _ = tx.send(items);
+                }
+            }
+            Event::TitleChanged { title } => self.out.notify(
+                "thread/name/updated",
+                json!({"threadId": self.id, "threadName": title}),
+            ),
+            Event::Warning { message } | Event::Error { message } => self
+                .out
+                .notify("warning", json!({"threadId": self.id, "message": message})),
+            Event::ApprovalRequested(req) => {
+                let Some(turn) = st.active.as_ref() else {
+                    return;
+                };
+                let turn_id = turn.id.clone();
+                let cwd = cwd(&st);
+                st.waiting_on_approval += 1;
+                self.approvals.ask(self, &turn_id, &cwd, req);
+            }
+            e => {
+                let cwd = cwd(&st);
+                if let Some(turn) = st.active.as_mut() {
+                    self.turn_event(turn, &cwd, e);
+                }
+            }
+        }
+    }
+
+    fn turn_started(&self, st: &mut ThreadState, turn_id: String) {
+        let input = st.queued.remove(&turn_id).unwrap_or_default();
+        let mut turn = TurnState::new(turn_id.clone());
+        if st.preview.is_empty() {
+            st.preview = items::preview(&input);
+        }
+        let started = Turn {
+            id: turn_id.clone(),
+            items: vec![],
+            status: TurnStatus::InProgress,
+            error: None,
+            started_at: Some(turn.started_ms / 1000),
+            completed_at: None,
+            duration_ms: None,
+        };
+        self.out.notify(
+            "turn/started",
+            json!({"threadId": self.id, "turn": started}),
+        );
+        if !input.is_empty() {
+            let item = Item::UserMessage {
+                id: format!("{turn_id}-user"),
+                content: input,
+            };
+            self.item_started(&turn, &item);
+            self.item_completed(&mut turn, &item);
+        }
+        st.turns.push(started);
+        st.active = Some(turn);
+    }
+
+    /// Input added to the running turn (`turn/steer`) shows as a user message of that turn.
+    pub(crate) fn steered(&self, st: &mut ThreadState, input: Vec<Value>) {
+        let Some(turn) = st.active.as_mut() else {
+            return;
+        };
+        let item = Item::UserMessage {
+            id: format!("{}-steer-{}", turn.id, turn.completed.len()),
+            content: input,
+        };
+        self.item_started(turn, &item);
+        self.item_completed(turn, &item);
+    }
+
+    fn item_started(&self, turn: &TurnState, item: &Item) {
+        self.out.notify(
+            "item/started",
+            json!({"threadId": self.id, "turnId": turn.id, "item": item, "startedAtMs": now_ms()}),
+        );
+    }
+
+    fn item_completed(&self, turn: &mut TurnState, item: &Item) {
+        let value = item.to_value();
+        self.out.notify(
+            "item/completed",
+            json!({"threadId": self.id, "turnId": turn.id, "item": value, "completedAtMs": now_ms()}),
+        );
+        turn.completed.push(value);
+    }
+
+    fn notify_turn(&self, turn: &TurnState, method: &str, mut params: Value) {
+        if let Some(obj) = params.as_object_mut() {
+            obj.insert("threadId".into(), json!(self.id));
+            obj.insert("turnId".into(), json!(turn.id));
+        }
+        self.out.notify(method, params);
+    }
+
+    fn turn_event(&self, turn: &mut TurnState, cwd: &std::path::Path, e: Event) {
+        match e {
+            Event::AgentMessageDelta { message_id, delta } => {
+                self.release_held(turn, Some("commentary"));
+                let id = items::message_id(&message_id);
+                if !turn.streaming.contains_key(&id) {
+                    turn.streaming.insert(id.clone(), String::new());
+                    let item = Item::AgentMessage {
+                        id: id.clone(),
+                        text: String::new(),
+                        phase: None,
+                    };
+                    self.item_started(turn, &item);
+                }
+                if let Some(text) = turn.streaming.get_mut(&id) {
+                    text.push_str(&delta);
+                }
+                self.notify_turn(
+                    turn,
+                    "item/agentMessage/delta",
+                    json!({"itemId": id, "delta": delta}),
+                );
+            }
+            Event::AgentMessage { message_id, text } => {
+                let id = items::message_id(&message_id);
+                if turn.streaming.remove(&id).is_none() {
+                    let item = Item::AgentMessage {
+                        id: id.clone(),
+                        text: String::new(),
+                        phase: None,
+                    };
+                    self.item_started(turn, &item);
+                }
+                // Final or commentary: known once the next thing happens.
+                turn.held_message = Some((id, text));
+            }
+            Event::ReasoningDelta { message_id, delta } => {
+                let id = items::reasoning_id(&message_id);
+                if !turn.streaming.contains_key(&id) {
+                    turn.streaming.insert(id.clone(), String::new());
+                    let item = Item::Reasoning {
+                        id: id.clone(),
+                        summary: vec![],
+                        content: vec![],
+                    };
+                    self.item_started(turn, &item);
+                }
+                if let Some(text) = turn.streaming.get_mut(&id) {
+                    text.push_str(&delta);
+                }
+                self.notify_turn(
+                    turn,
+                    "item/reasoning/textDelta",
+                    json!({"itemId": id, "delta": delta, "contentIndex": 0}),
+                );
+            }
+            Event::Reasoning { message_id, text } => {
+                let id = items::reasoning_id(&message_id);
+                if turn.streaming.remove(&id).is_none() {
+                    let item = Item::Reasoning {
+                        id: id.clone(),
+                        summary: vec![],
+                        content: vec![],
+                    };
+                    self.item_started(turn, &item);
+                }
+                let item = Item::Reasoning {
+                    id,
+                    summary: vec![],
+                    content: vec![text],
+                };
+                self.item_completed(turn, &item);
+            }
+            Event::ToolCallBegin(b) => {
+                self.release_held(turn, Some("commentary"));
+                let tool = ToolItem::begin(&b, cwd);
+                self.item_started(turn, &tool.item(None));
+                turn.tools.insert(b.call_id.clone(), tool);
+            }
+            Event::ToolCallOutputDelta { call_id, chunk } => {
+                if turn.tools.get(&call_id).is_some_and(ToolItem::is_command) {
+                    self.notify_turn(
+                        turn,
+                        "item/commandExecution/outputDelta",
+                        json!({"itemId": call_id, "delta": chunk}),
+                    );
+                }
+            }
+            Event::ToolCallEnd(end) => {
+                if let Some(tool) = turn.tools.remove(&end.call_id) {
+                    let item = tool.item(Some(&end));
+                    self.item_completed(turn, &item);
+                }
+            }
+            Event::PlanUpdated(plan) => self.notify_turn(
+                turn,
+                "turn/plan/updated",
+                json!({"explanation": plan.explanation, "plan": items::plan_steps(&plan)}),
+            ),
+            Event::TokenCount(t) => self.notify_turn(
+                turn,
+                "thread/tokenUsage/updated",
+                json!({"tokenUsage": {
+                    "total": TokenBreakdown::from(t.total),
+                    "last": TokenBreakdown::from(t.last),
+                    "modelContextWindow": t.context_window,
+                }}),
+            ),
+            Event::Diff { unified_diff } => {
+                self.notify_turn(turn, "turn/diff/updated", json!({"diff": unified_diff}))
+            }
+            Event::ContextCompacting { compaction_id } => {
+                self.item_started(turn, &Item::ContextCompaction { id: compaction_id });
+            }
+            Event::ContextCompacted { compaction_id, .. } => {
+                self.item_completed(turn, &Item::ContextCompaction { id: compaction_id });
+                self.notify_turn(turn, "thread/compacted", json!({}));
+            }
+            _ => {}
+        }
+    }
+
+    /// Completes a held answer with the phase what followed it gave it.
+    fn release_held(&self, turn: &mut TurnState, phase: Option<&'static str>) {
+        if let Some((id, text)) = turn.held_message.take() {
+            self.item_completed(turn, &Item::AgentMessage { id, text, phase });
+        }
+    }
+
+    fn turn_ended(&self, st: &mut ThreadState, ended: TurnEnded) {
+        // The core starts every turn it ends; anything else is not this thread's turn.
+        if !st.active.as_ref().is_some_and(|t| t.id == ended.turn_id) {
+            tracing::debug!(
+                "app-server: end of turn {} that is not running",
+                ended.turn_id
+            );
+            return;
+        }
+        let Some(mut turn) = st.active.take() else {
+            return;
+        };
+        let (status, error) = match &ended.reason {
+            TurnEndReason::Completed | TurnEndReason::MaxTokens | TurnEndReason::Refusal => {
+                (TurnStatus::Completed, None)
+            }
+            TurnEndReason::Cancelled => (TurnStatus::Interrupted, None),
+            TurnEndReason::MaxTurnRequests => (
+                TurnStatus::Failed,
+                Some("the turn reached max_turn_requests without a final answer".to_string()),
+            ),
+            TurnEndReason::Failed { message } => (TurnStatus::Failed, Some(message.clone())),
+        };
+        let final_phase = (status == TurnStatus::Completed).then_some("final_answer");
+        self.release_held(&mut turn, final_phase);
+        self.close_open_items(&mut turn);
+        for request_id in self.approvals.drop_turn(&self.id, &turn.id) {
+            st.waiting_on_approval = st.waiting_on_approval.saturating_sub(1);
+            self.out.notify(
+                "serverRequest/resolved",
+                json!({"threadId": self.id, "requestId": request_id}),
+            );
+        }
+        if let Some(message) = &error {
+            self.out.notify(
+                "error",
+                json!({"threadId": self.id, "turnId": turn.id, "willRetry": false,
+                       "error": {"message": message}}),
+            );
+        }
+        let now = now_ms();
+        let done = Turn {
+            id: turn.id.clone(),
+            items: vec![],
+            status,
+            error: error.map(|message| TurnError { message }),
+            started_at: Some(turn.started_ms / 1000),
+            completed_at: Some(now / 1000),
+            duration_ms: Some(now - turn.started_ms),
+        };
+        self.out
+            .notify("turn/completed", json!({"threadId": self.id, "turn": done}));
+        if let Some(record) = st.turns.iter_mut().rev().find(|t| t.id == turn.id) {
+            *record = Turn {
+                items: std::mem::take(&mut turn.completed),
+                ..done
+            };
+        }
+    }
+
+    /// Items a cancelled or failed turn left open end with it.
+    fn close_open_items(&self, turn: &mut TurnState) {
+        let mut streaming: Vec<(String, String)> = turn.streaming.drain().collect();
+        streaming.sort();
+        for (id, text) in streaming {
+            let item = if items::is_reasoning_id(&id) {
+                Item::Reasoning {
+                    id,
+                    summary: vec![],
+                    content: vec![text],
+                }
+            } else {
+                Item::AgentMessage {
+                    id,
+                    text,
+                    phase: None,
+                }
+            };
+            self.item_completed(turn, &item);
+        }
+        let tools: Vec<ToolItem> = turn.tools.drain().map(|(_, t)| t).collect();
+        for tool in tools {
+            let item = tool.cancelled();
+            self.item_completed(turn, &item);
+        }
+    }
+
+    /// A turn whose session ended without its `TurnEnded` (the session task is gone).
+    pub(crate) fn turn_lost(&self, turn_id: &str, message: &str) {
+        let mut st = self.state();
+        if st.queued.contains_key(turn_id) && st.active.is_none() {
+            self.turn_started(&mut st, turn_id.to_string());
+        }
+        if st.active.as_ref().is_some_and(|t| t.id == turn_id) {
+            let ended = TurnEnded {
+                turn_id: turn_id.to_string(),
+                reason: TurnEndReason::Failed {
+                    message: message.to_string(),
+                },
+            };
+            self.turn_ended(&mut st, ended);
+        }
+    }
+}
+
+fn cwd(st: &ThreadState) -> std::path::PathBuf {
+    st.view.as_ref().map(|v| v.cwd.clone()).unwrap_or_default()
+}
