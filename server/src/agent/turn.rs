@@ -167,6 +167,14 @@ impl Session {
         });
     }
 
+    fn steer_pending(&self) -> bool {
+        !self
+            .steer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+    }
+
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
         for _ in 0..self.config.max_turn_requests {
             if cancel.is_cancelled() {
@@ -180,6 +188,10 @@ impl Session {
             };
             let finish = resp.finish_reason;
             let calls = self.record_response(resp);
+            // Input steered in while the model answered gets its own request in this turn.
+            if calls.is_empty() && finish == FinishReason::Stop && self.steer_pending() {
+                continue;
+            }
             if calls.is_empty() {
                 return match finish {
                     FinishReason::Length => TurnEndReason::MaxTokens,
