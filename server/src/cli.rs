@@ -203,6 +203,39 @@ pub enum ExecSub {
     },
 }
 
+/// Moves `-c`/`--config`/`-p`/`--profile` given before the subcommand to right after it.
+/// Clap keeps a global option's values from one level only, so `interpreter -c a exec -c b`
+/// would lose `a`; after the move both are the subcommand's, in their order.
+pub fn hoist_global_options(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut hoisted = Vec::new();
+    let mut it = args.into_iter();
+    out.extend(it.next());
+    while let Some(arg) = it.next() {
+        let text = arg.to_string_lossy();
+        let takes_value = matches!(&*text, "-c" | "--config" | "-p" | "--profile");
+        let attached = text.starts_with("--config=")
+            || text.starts_with("--profile=")
+            || (text.len() > 2 && (text.starts_with("-c") || text.starts_with("-p")) && !text.starts_with("--"));
+        if takes_value {
+            hoisted.push(arg);
+            hoisted.extend(it.next());
+        } else if attached {
+            hoisted.push(arg);
+        } else if text.starts_with('-') {
+            // --help, --version: the top level's own.
+            out.push(arg);
+        } else {
+            out.push(arg);
+            out.append(&mut hoisted);
+            break;
+        }
+    }
+    out.extend(hoisted);
+    out.extend(it);
+    out
+}
+
 pub fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter =
@@ -234,7 +267,7 @@ pub fn init_logging() {
 }
 
 pub fn main() -> i32 {
-    let mut cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse_from(hoist_global_options(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -278,3 +311,32 @@ pub fn main() -> i32 {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &[&str]) -> Vec<std::ffi::OsString> {
+        line.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn options_before_the_subcommand_join_those_after_it() {
+        let hoisted = hoist_global_options(args(&[
+            "interpreter", "--config", "a=1", "-cb=2", "app-server", "-c", "c=3", "--listen", "stdio://",
+        ]));
+        assert_eq!(
+            hoisted,
+            args(&["interpreter", "app-server", "--config", "a=1", "-cb=2", "-c", "c=3", "--listen", "stdio://"])
+        );
+        let cli = Cli::try_parse_from(hoisted).unwrap();
+        assert_eq!(cli.common.config, ["a=1", "b=2", "c=3"]);
+        let cli = Cli::try_parse_from(hoist_global_options(args(&[
+            "interpreter", "-p", "work", "exec", "--json", "resume", "ID", "go",
+        ])))
+        .unwrap();
+        assert_eq!(cli.common.profile.as_deref(), Some("work"));
+        assert!(matches!(cli.command, Command::Exec(_)));
+    }
+}
+
