@@ -216,7 +216,9 @@ pub fn hoist_global_options(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
         let takes_value = matches!(&*text, "-c" | "--config" | "-p" | "--profile");
         let attached = text.starts_with("--config=")
             || text.starts_with("--profile=")
-            || (text.len() > 2 && (text.starts_with("-c") || text.starts_with("-p")) && !text.starts_with("--"));
+            || (text.len() > 2
+                && (text.starts_with("-c") || text.starts_with("-p"))
+                && !text.starts_with("--"));
         if takes_value {
             hoisted.push(arg);
             hoisted.extend(it.next());
@@ -323,20 +325,44 @@ mod tests {
     #[test]
     fn options_before_the_subcommand_join_those_after_it() {
         let hoisted = hoist_global_options(args(&[
-            "interpreter", "--config", "a=1", "-cb=2", "app-server", "-c", "c=3", "--listen", "stdio://",
+            "interpreter",
+            "--config",
+            "a=1",
+            "-cb=2",
+            "app-server",
+            "-c",
+            "c=3",
+            "--listen",
+            "stdio://",
         ]));
         assert_eq!(
             hoisted,
-            args(&["interpreter", "app-server", "--config", "a=1", "-cb=2", "-c", "c=3", "--listen", "stdio://"])
+            args(&[
+                "interpreter",
+                "app-server",
+                "--config",
+                "a=1",
+                "-cb=2",
+                "-c",
+                "c=3",
+                "--listen",
+                "stdio://"
+            ])
         );
         let cli = Cli::try_parse_from(hoisted).unwrap();
         assert_eq!(cli.common.config, ["a=1", "b=2", "c=3"]);
         let cli = Cli::try_parse_from(hoist_global_options(args(&[
-            "interpreter", "-p", "work", "exec", "--json", "resume", "ID", "go",
+            "interpreter",
+            "-p",
+            "work",
+            "exec",
+            "--json",
+            "resume",
+            "ID",
+            "go",
         ])))
         .unwrap();
         assert_eq!(cli.common.profile.as_deref(), Some("work"));
         assert!(matches!(cli.command, Command::Exec(_)));
     }
 }
-

@@ -396,3 +396,149 @@ impl ThreadShared {
 fn cwd(st: &ThreadState) -> std::path::PathBuf {
     st.view.as_ref().map(|v| v.cwd.clone()).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::app_server::approvals::Pending;
+    use crate::frontend::app_server::transport::Outbound;
+    use interpreter_protocol::{ToolCallBegin, ToolKind};
+    use std::sync::Arc;
+
+    fn thread() -> (
+        Arc<ThreadShared>,
+        tokio::sync::mpsc::UnboundedReceiver<String>,
+    ) {
+        let (out, rx) = Outbound::new();
+        let t = ThreadShared::new(
+            "th".into(),
+            out,
+            Arc::new(Pending::default()),
+            false,
+            "appServer",
+            0,
+        );
+        t.state()
+            .queued
+            .insert("u1".into(), vec![json!({"type": "text", "text": "hi"})]);
+        (t, rx)
+    }
+
+    fn drain(rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> Vec<Value> {
+        let mut out = Vec::new();
+        while let Ok(line) = rx.try_recv() {
+            out.push(serde_json::from_str(&line).unwrap());
+        }
+        out
+    }
+
+    fn methods(msgs: &[Value]) -> Vec<String> {
+        msgs.iter()
+            .map(|m| {
+                let kind = m["params"]["item"]["type"]
+                    .as_str()
+                    .map(|t| format!(":{t}"))
+                    .unwrap_or_default();
+                format!("{}{kind}", m["method"].as_str().unwrap_or(""))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_turn_that_panics_mid_tool_still_ends_with_turn_completed() {
+        let (t, mut rx) = thread();
+        t.event(Event::TurnStarted {
+            turn_id: "u1".into(),
+        });
+        t.event(Event::AgentMessage {
+            message_id: "m1".into(),
+            text: "Let me look.".into(),
+        });
+        t.event(Event::ToolCallBegin(ToolCallBegin {
+            call_id: "c1".into(),
+            tool: "shell".into(),
+            kind: ToolKind::Execute,
+            title: "ls".into(),
+            input: json!({"command": "ls"}),
+            locations: vec![],
+            command: Some("ls".into()),
+        }));
+        t.event(Event::TurnEnded(TurnEnded {
+            turn_id: "u1".into(),
+            reason: TurnEndReason::Failed {
+                message: "internal error: the turn panicked; the session has stopped".into(),
+            },
+        }));
+        let msgs = drain(&mut rx);
+        assert_eq!(
+            methods(&msgs),
+            [
+                "turn/started",
+                "item/started:userMessage",
+                "item/completed:userMessage",
+                "item/started:agentMessage",
+                "item/completed:agentMessage",
+                "item/started:commandExecution",
+                "item/completed:commandExecution",
+                "error",
+                "turn/completed",
+            ]
+        );
+        assert_eq!(msgs[4]["params"]["item"]["phase"], "commentary");
+        assert_eq!(msgs[6]["params"]["item"]["status"], "failed");
+        let done = &msgs[8]["params"]["turn"];
+        assert_eq!(done["status"], "failed");
+        assert!(
+            done["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("panicked")
+        );
+        // A second end for the same turn (the ticket watcher) adds nothing.
+        t.turn_lost("u1", "the session has ended");
+        assert!(drain(&mut rx).is_empty());
+        let st = t.state();
+        assert_eq!(
+            st.turns[0].items.len(),
+            3,
+            "the turn's items are kept for thread/read"
+        );
+    }
+
+    #[test]
+    fn the_last_answer_is_final_and_a_lost_turn_is_completed() {
+        let (t, mut rx) = thread();
+        t.event(Event::TurnStarted {
+            turn_id: "u1".into(),
+        });
+        t.event(Event::AgentMessageDelta {
+            message_id: "m1".into(),
+            delta: "Done".into(),
+        });
+        t.event(Event::AgentMessage {
+            message_id: "m1".into(),
+            text: "Done".into(),
+        });
+        t.event(Event::TurnEnded(TurnEnded {
+            turn_id: "u1".into(),
+            reason: TurnEndReason::Completed,
+        }));
+        let msgs = drain(&mut rx);
+        let answer = msgs
+            .iter()
+            .find(|m| {
+                m["method"] == "item/completed" && m["params"]["item"]["type"] == "agentMessage"
+            })
+            .unwrap();
+        assert_eq!(answer["params"]["item"]["phase"], "final_answer");
+        assert_eq!(
+            msgs.last().unwrap()["params"]["turn"]["status"],
+            "completed"
+        );
+        // A queued turn whose session went away gets its start and its end.
+        t.state().queued.insert("u2".into(), vec![]);
+        t.turn_lost("u2", "the session has ended");
+        let msgs = drain(&mut rx);
+        assert_eq!(methods(&msgs), ["turn/started", "error", "turn/completed"]);
+    }
+}
