@@ -238,14 +238,14 @@ impl ThreadShared {
                 self.item_started(turn, &tool.item(None));
                 turn.tools.insert(b.call_id.clone(), tool);
             }
-            Event::ToolCallOutputDelta { call_id, chunk } => {
-                if turn.tools.get(&call_id).is_some_and(ToolItem::is_command) {
-                    self.notify_turn(
-                        turn,
-                        "item/commandExecution/outputDelta",
-                        json!({"itemId": call_id, "delta": chunk}),
-                    );
-                }
+            Event::ToolCallOutputDelta { call_id, chunk }
+                if turn.tools.get(&call_id).is_some_and(ToolItem::is_command) =>
+            {
+                self.notify_turn(
+                    turn,
+                    "item/commandExecution/outputDelta",
+                    json!({"itemId": call_id, "delta": chunk}),
+                );
             }
             Event::ToolCallEnd(end) => {
                 if let Some(tool) = turn.tools.remove(&end.call_id) {
@@ -290,7 +290,7 @@ impl ThreadShared {
 
     fn turn_ended(&self, st: &mut ThreadState, ended: TurnEnded) {
         // The core starts every turn it ends; anything else is not this thread's turn.
-        if !st.active.as_ref().is_some_and(|t| t.id == ended.turn_id) {
+        if st.active.as_ref().is_none_or(|t| t.id != ended.turn_id) {
             tracing::debug!(
                 "app-server: end of turn {} that is not running",
                 ended.turn_id
