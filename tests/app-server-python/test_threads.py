@@ -25,11 +25,12 @@ def test_resume_and_fork_keep_the_history(env, mode):
         await side.close()
         side2 = await open_side(mode, env)
         try:
-            resumed = await side2.thread_resume(thread_id)
+            resumed = await side2.thread_resume(thread_id, model="mock-model-resumed")
             assert resumed.id == thread_id
             second = await resumed.run("which word?")
             assert second.final_response == "Second answer."
             assert "PAPAYA" in request_text(env.mock.requests()[1])
+            assert env.mock.requests()[1]["body"]["model"] == "mock-model-resumed"
             fork = await side2.thread_fork(thread_id)
             assert fork.id != thread_id
             forked = await fork.run("and in the fork?")

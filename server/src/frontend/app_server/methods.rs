@@ -177,6 +177,14 @@ fn policy_for(
     Some(perms)
 }
 
+/// A stored session continues with the model it last used; a requested one replaces it.
+async fn apply_model(t: &LoadedThread, p: &ThreadParams) {
+    if let Some(model) = p.model.clone() {
+        // Nothing runs yet on a thread just opened: this returns at once.
+        let _ = t.handle.submit(Op::SetModel { model }).done().await;
+    }
+}
+
 pub(crate) async fn thread_resume(
     server: &Arc<Server>,
     p: ThreadParams,
@@ -221,6 +229,7 @@ pub(crate) async fn thread_resume(
         permissions,
     };
     let t = Arc::new(threads::open(&shared, open, true).await?);
+    apply_model(&t, &p).await;
     server.insert(t.clone());
     warn_unsupported(server, &id, &p);
     Ok(opened_response(&t, &config, turns))
@@ -268,6 +277,7 @@ pub(crate) async fn thread_fork(server: &Arc<Server>, p: ThreadParams) -> Result
         let _ = store.delete(&id);
     }
     let t = Arc::new(opened?);
+    apply_model(&t, &p).await;
     server.insert(t.clone());
     let response = opened_response(&t, &config, !p.exclude_turns.unwrap_or(false));
     notify_started(server, &response);
