@@ -216,6 +216,8 @@ def test_the_approval_policy_survives_resume(env, mode, decline_approvals):
         try:
             resumed = side2.client.thread_resume(thread_id)
             assert resumed.approval_policy.root.value == "never"
+            forked = side2.client.thread_fork(thread_id)
+            assert forked.approval_policy.root.value == "never", "and across fork"
             again = await side2.thread_resume(thread_id)
             result = await again.run("force push")
             command = next(i.root for i in result.items if i.root.type == "commandExecution")
