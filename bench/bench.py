@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 
 import agents as A  # noqa: E402
+import appserver as AS  # noqa: E402
 import runner as R  # noqa: E402
 import tasks as T  # noqa: E402
 
@@ -82,6 +83,7 @@ def main() -> int:
     ap.add_argument("--agents", default="", help="comma-separated agent keys (default: all)")
     ap.add_argument("--skip-perf", action="store_true")
     ap.add_argument("--skip-tokens", action="store_true")
+    ap.add_argument("--skip-app-server", action="store_true", help="skip interpreter vs codex app-server")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out"))
     ap.add_argument("--update-docs", action="store_true", help="rewrite the generated section of docs/benchmarks.md")
     ap.add_argument("--keep-scratch", action="store_true",
@@ -100,7 +102,7 @@ def main() -> int:
         agents = [a for a in agents if a.key in want]
     A.check_installed(agents)
     results: dict = {"machine": machine(), "runs": args.runs, "init_runs": args.init_runs, "agents": {}, "init": {},
-                     "perf": {}, "exec": {}, "tokens": {}}
+                     "perf": {}, "exec": {}, "tokens": {}, "app_server": {}, "app_server_agents": {}}
     for a in agents:
         results["agents"][a.key] = {"label": a.label, "kind": a.kind, "wire": a.wire, "tools": a.tools,
                                     "model": a.model, "missing": a.missing}
@@ -122,6 +124,21 @@ def main() -> int:
                         log(f"{a.key}: run failed: {r['error']}")
                     runs.append(r)
                 results["perf" if a.kind == "acp" else "exec"][a.key] = runs
+        if not args.skip_app_server:
+            for key, (label, _) in AS.AGENTS.items():
+                miss = AS.missing(key)
+                results["app_server_agents"][key] = {"label": label, "missing": miss}
+                if miss:
+                    log(f"{key}: NOT AVAILABLE: {miss}")
+                    continue
+                runs = []
+                for i in range(args.runs):
+                    log(f"{key}: app-server run {i + 1}/{args.runs}")
+                    r = AS.run_once(bench, key)
+                    if r.get("error"):
+                        log(f"{key}: run failed: {r['error']}")
+                    runs.append(r)
+                results["app_server"][key] = runs
         if not args.skip_tokens:
             for a in [a for a in agents if a.available()]:
                 rows = []

@@ -78,6 +78,17 @@ if [ -f tests/acp-python/requirements.txt ]; then
   .venv-acp/bin/python tests/acp-python/test_fs_delegation.py
 fi
 
+if [ -f tests/app-server-python/requirements.txt ]; then
+  echo "== app-server: the official Python Codex SDK (sync and async) against interpreter app-server"
+  if [ ! -x .venv-app-server/bin/python ]; then
+    python3 -m venv .venv-app-server
+  fi
+  .venv-app-server/bin/pip install --disable-pip-version-check -q -r tests/app-server-python/requirements.txt
+  .venv-app-server/bin/pip install --disable-pip-version-check -q --no-deps -r tests/app-server-python/requirements-sdk.txt
+  INTERPRETER_BIN="$target_dir/debug/interpreter" MOCK_LLM_BIN="$target_dir/debug/mock-llm" \
+    .venv-app-server/bin/python -m pytest -q -p no:cacheprovider tests/app-server-python
+fi
+
 if [ -f editors/vscode/package.json ]; then
   echo "== editors: VS Code extension (tsc, esbuild, node:test: stubbed vscode, the ACP client layer against interpreter acp, the chat webview in jsdom; vsce package)"
   (

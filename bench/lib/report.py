@@ -122,6 +122,58 @@ def token_figures(results: dict) -> dict:
 # ------------------------------------------------------------------ targets
 
 
+def app_server_figures(results: dict) -> dict:
+    """app-server agent -> {metric: median} over its successful runs."""
+    out = {}
+    for key, runs in results.get("app_server", {}).items():
+        ok = [r for r in runs if not r.get("error")]
+        fig = {k: med(ok, k) for k in (
+            "initialize_ms", "thread_start_ms", "hello_wall_ms", "hello_overhead_ms", "tools_wall_ms",
+            "tools_overhead_ms")}
+        fig["rss_idle_mb"] = (med(ok, "rss_idle_kb") or 0) / 1024 or None
+        fig["rss_after_mb"] = (med(ok, "rss_after_kb") or 0) / 1024 or None
+        fig["n"] = len(ok)
+        fig["ok"] = sum(1 for r in ok if r.get("ok"))
+        fig["errors"] = [r["error"] for r in runs if r.get("error")]
+        out[key] = fig
+    return out
+
+
+def app_server_section(results: dict) -> list[str]:
+    figs = app_server_figures(results)
+    names = results.get("app_server_agents", {})
+    keys = [k for k in ("ours-app", "codex-app") if k in figs]
+    if not keys:
+        return []
+    base = figs.get("ours-app", {})
+    L = ["### app-server (the Python Codex SDK's face)", ""]
+    L.append("One process per run: spawn → `initialize`, `thread/start`, a one-reply turn and the 5-tool-call "
+             "turn (`turn/start` → `turn/completed`; own time is that minus the mock's), RSS of the process tree "
+             "after `thread/start` and after both turns. Codex runs from the `openai-codex-cli-bin` wheel the SDK "
+             "installs; it speaks Responses to the mock, we speak Chat Completions.")
+    L.append("")
+    L.append("| figure | " + " | ".join(names.get(k, {}).get("label", k) for k in keys) + " |")
+    L.append("|---|" + "---|" * len(keys))
+    for label, k in (
+        ("**spawn → `initialize`** (ms)", "initialize_ms"),
+        ("`thread/start` (ms)", "thread_start_ms"),
+        ("one-reply turn: wall (ms)", "hello_wall_ms"),
+        ("**one-reply turn: own time** (ms)", "hello_overhead_ms"),
+        ("5-tool turn: wall (ms)", "tools_wall_ms"),
+        ("**5-tool turn: own time** (ms)", "tools_overhead_ms"),
+        ("**RSS after `thread/start`** (MB)", "rss_idle_mb"),
+        ("RSS after the turns (MB)", "rss_after_mb"),
+    ):
+        cells = [fmt(figs[a].get(k)) + ("" if a == "ours-app" else ratio(figs[a].get(k), base.get(k))) for a in keys]
+        L.append(f"| {label} | " + " | ".join(cells) + " |")
+    L.append("| runs that completed both turns | " + " | ".join(f"{figs[a]['ok']}/{figs[a]['n']}" for a in keys) + " |")
+    L.append("")
+    for a in keys:
+        for e in figs[a]["errors"]:
+            L.append(f"- {a}: {e}")
+    return L
+
+
 def targets(results: dict) -> list[tuple[str, str, str, bool | None]]:
     """(target, threshold, measured, met)."""
     acp = acp_figures(results).get(OURS, {})
@@ -142,6 +194,14 @@ def targets(results: dict) -> list[tuple[str, str, str, bool | None]]:
     add("exec turn, own overhead (hello turn)", 20, ex.get("hello_overhead_ms"), "ms")
     add("exec turn, own overhead (5-tool turn)", 20, ex.get("tools_overhead_ms"), "ms")
     add("exec max RSS", 20, max(filter(None, [ex.get("hello_max_rss_mb"), ex.get("tools_max_rss_mb")]), default=None), "MB")
+    app = app_server_figures(results)
+    ours_app, codex_app = app.get("ours-app", {}), app.get("codex-app", {})
+    add("app-server RSS after `thread/start`", 15, ours_app.get("rss_idle_mb"), "MB")
+    oi, ci = ours_app.get("initialize_ms"), codex_app.get("initialize_ms")
+    if oi and ci:
+        rows.append(("app-server `initialize` from spawn, codex ÷ ours", "≥ 10×", f"{ci / oi:.1f}×", ci / oi >= 10))
+    else:
+        rows.append(("app-server `initialize` from spawn, codex ÷ ours", "≥ 10×", "not measured", None))
     for ours_key, ours_label in (("ours", "native"), ("ours-kimi", "kimi-code")):
         if ours_key not in tok:
             continue
@@ -265,6 +325,8 @@ def render(results: dict, out: Path) -> str:
                 cells = [fmt(ex[a].get(k)) + ("" if a == "ours-exec" else ratio(ex[a].get(k), base.get(k))) for a in ekeys]
                 L.append(f"| {label} | " + " | ".join(cells) + " |")
         L.append("")
+
+    L.extend(app_server_section(results))
 
     # tokens
     tkeys = [k for k in agents if k in tok]

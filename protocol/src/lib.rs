@@ -63,6 +63,19 @@ pub enum Op {
     Compact,
     /// Asks for the stored conversation as one [`Event::Transcript`].
     Replay,
+    /// Names the session (replaces its title); logged and announced as
+    /// [`Event::TitleChanged`].
+    SetTitle {
+        /// The new title; surrounding whitespace is dropped, empty is refused.
+        title: String,
+    },
+    /// Sets the JSON Schema the final answer must follow, from the next turn on; `None`
+    /// lifts it. A face that wants it for one turn sends it before that turn and `None`
+    /// after it (ops run in order).
+    SetOutputSchema {
+        /// The schema, or `None`.
+        schema: Option<serde_json::Value>,
+    },
     /// Asks for the exact body of the next model request, were `prompt` sent, as an
     /// [`Event::RequestPreview`]. Nothing is sent.
     PreviewRequest {
@@ -481,6 +494,12 @@ pub enum InputItem {
     Image {
         /// `data:` URL or path.
         url: String,
+    },
+    /// An image file on the user's machine; the session reads it and sends it as a data
+    /// URL (png, jpeg, gif, webp; at most 20 MiB).
+    LocalImage {
+        /// The file (absolute, or relative to the session's cwd).
+        path: PathBuf,
     },
     /// Runs one of the session's skills (`/<name> args`).
     Skill {

@@ -26,10 +26,12 @@ pub struct Cli {
 #[derive(Debug, Clone, Args, Default)]
 pub struct TuiArgs {
     /// Override a config key: `-c key=value` (value parsed as TOML). Repeatable; later wins.
-    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE")]
+    // Ids of their own: a subcommand's global `config`/`profile` would otherwise overwrite
+    // these with its values, and the ones given before the subcommand would be lost.
+    #[arg(id = "tui_config", short = 'c', long = "config", value_name = "KEY=VALUE")]
     pub config: Vec<String>,
     /// Select a `[profiles.<name>]` table from config.toml.
-    #[arg(short = 'p', long)]
+    #[arg(id = "tui_profile", short = 'p', long = "profile")]
     pub profile: Option<String>,
     #[arg(short = 'm', long)]
     pub model: Option<String>,
@@ -82,6 +84,8 @@ pub enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// Serve the Codex app-server protocol (JSON-RPC over JSON lines) for the Python Codex SDK.
+    AppServer(AppServerArgs),
     /// Serve the Language Server Protocol on stdio: AI code actions for any LSP editor.
     Lsp(LspArgs),
     /// Store a provider's API key in config.toml (mode 0600).
@@ -215,6 +219,39 @@ pub struct ExecArgs {
     pub resume: Option<ExecSub>,
 }
 
+/// `interpreter app-server`.
+#[derive(Debug, Clone, Args)]
+pub struct AppServerArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Where to serve; only `stdio://` (JSON lines on stdin and stdout).
+    #[arg(long, value_name = "URL", default_value = "stdio://")]
+    pub listen: String,
+}
+
+impl Command {
+    /// `-c`/`--profile` given before the subcommand (as the Codex SDK passes them) join the
+    /// subcommand's own, first: `interpreter -c a exec -c b` gives exec `a` then `b`.
+    fn join_common(&mut self, top: &TuiArgs) {
+        let common = match self {
+            Command::Exec(a) => &mut a.common,
+            Command::Acp { common } | Command::Login { common, .. } => common,
+            Command::AppServer(a) => &mut a.common,
+            Command::Lsp(a) => &mut a.common,
+            Command::Debug {
+                what: DebugCommand::Prompt { common, .. },
+            } => common,
+            // The terminal's own options merge in `main`.
+            Command::Resume { .. } => return,
+        };
+        let later = std::mem::take(&mut common.config);
+        common.config = top.config.iter().cloned().chain(later).collect();
+        if common.profile.is_none() {
+            common.profile = top.profile.clone();
+        }
+    }
+}
+
 #[derive(Debug, Clone, Subcommand)]
 pub enum ExecSub {
     /// Continue a stored session.
@@ -264,7 +301,7 @@ pub fn init_logging(terminal_ui: bool) {
 }
 
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -272,6 +309,9 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    if let Some(command) = cli.command.as_mut() {
+        command.join_common(&cli.tui);
+    }
     init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -304,6 +344,7 @@ pub fn main() -> i32 {
             }
             Command::Exec(args) => crate::frontend::exec::run(*args).await,
             Command::Acp { common } => crate::frontend::acp::serve(common).await,
+            Command::AppServer(args) => crate::frontend::app_server::serve(args).await,
             Command::Lsp(args) => crate::frontend::lsp::run(args).await,
             Command::Login {
                 common,
@@ -321,4 +362,52 @@ pub fn main() -> i32 {
             } => crate::frontend::exec::debug_prompt(common, harness, cd, prompt).await,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &[&str]) -> Vec<std::ffi::OsString> {
+        line.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn options_before_the_subcommand_join_those_after_it() {
+        let mut cli = Cli::try_parse_from(args(&[
+            "interpreter",
+            "--config",
+            "a=1",
+            "-cb=2",
+            "app-server",
+            "-c",
+            "c=3",
+            "--listen",
+            "stdio://",
+        ]))
+        .unwrap();
+        let command = cli.command.as_mut().unwrap();
+        command.join_common(&cli.tui);
+        let Command::AppServer(a) = command else {
+            panic!("not app-server: {command:?}")
+        };
+        assert_eq!(a.common.config, ["a=1", "b=2", "c=3"]);
+        let mut cli = Cli::try_parse_from(args(&[
+            "interpreter",
+            "-p",
+            "work",
+            "exec",
+            "--json",
+            "resume",
+            "ID",
+            "go",
+        ]))
+        .unwrap();
+        let command = cli.command.as_mut().unwrap();
+        command.join_common(&cli.tui);
+        let Command::Exec(e) = command else {
+            panic!("not exec: {command:?}")
+        };
+        assert_eq!(e.common.profile.as_deref(), Some("work"));
+    }
 }

@@ -73,6 +73,10 @@ impl Session {
                     log.sync()?;
                 }
                 s.history = initial;
+                // The thread's policy, so a resume can restore it (`SessionStore::summary`).
+                s.log_line(&LogLine::Permissions {
+                    permissions: s.permissions,
+                });
                 s.announce();
                 Ok(s)
             }
@@ -318,7 +322,26 @@ impl Session {
                 .with_modes(p.sandbox, p.approval)
                 .with_ask_commands(p.ask_commands),
         );
+        if self.parent_id.is_none() {
+            self.log_line(&LogLine::Permissions { permissions: p });
+        }
         self.settings_changed();
+    }
+
+    /// Names the session: logged, kept for replay and announced.
+    pub(super) fn set_title(&mut self, title: &str) -> Result<(), String> {
+        let title = title.trim();
+        if title.is_empty() {
+            return Err("the title must not be empty".into());
+        }
+        self.log_line(&LogLine::Title {
+            title: title.to_string(),
+        });
+        self.title = Some(title.to_string());
+        self.events.send(Event::TitleChanged {
+            title: title.to_string(),
+        });
+        Ok(())
     }
 
     pub(super) fn set_effort(&mut self, effort: Option<ReasoningEffort>) {

@@ -249,6 +249,12 @@ fn apply(s: &mut Session, op: Op) -> OpResult {
         }
         Op::SetEffort { effort } => s.set_effort(effort),
         Op::Replay => s.replay(),
+        Op::SetTitle { title } => {
+            if let Err(e) = s.set_title(&title) {
+                return fail(s, e);
+            }
+        }
+        Op::SetOutputSchema { schema } => s.output_schema = schema,
         Op::PreviewRequest { prompt } => s.preview_request(&prompt),
         // Handled by the loop.
         Op::UserInput { .. }

@@ -189,3 +189,120 @@ async fn a_cancelled_subagent_leaves_the_parent_as_it_was_and_it_goes_on() {
         Some(HistoryItem::Assistant { text, .. }) if text == "Back again."
     ));
 }
+
+#[tokio::test]
+async fn input_steered_in_while_the_model_answers_gets_its_own_request() {
+    let (home, cwd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mock = MockServer::start(Script::new([])).await.unwrap();
+    let mut s = session(&mock, home.path(), cwd.path());
+    mock.set_script(Script::new([
+        Reply::text("one").with_delay(300),
+        Reply::text("two"),
+    ]));
+    // As if `Op::Steer` came while the answer streamed: after the request went out.
+    let steer = s.steer.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        steer.lock().unwrap().push(InputItem::Text {
+            text: "late steer".into(),
+        });
+    });
+    let ended = s
+        .run_turn("t1".into(), user("start"), CancellationToken::new())
+        .await;
+    assert_eq!(ended.reason, TurnEndReason::Completed);
+    assert_eq!(mock.model_requests().len(), 2);
+    let last = mock.model_requests().last().unwrap().body.to_string();
+    assert!(last.contains("late steer"), "{last}");
+    assert!(matches!(
+        s.history.last(),
+        Some(HistoryItem::Assistant { text, .. }) if text == "two"
+    ));
+}
+
+#[tokio::test]
+async fn titles_schemas_and_policies_are_ops_and_the_policy_is_logged() {
+    use interpreter_protocol::{ApprovalPolicy, Op, Permissions, SandboxMode};
+    let (home, cwd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mock = MockServer::start(Script::new([Reply::text("{}"), Reply::text("plain")]))
+        .await
+        .unwrap();
+    let overrides = Overrides {
+        config: vec![
+            "model_provider=\"mock\"".into(),
+            format!(
+                "model_providers.mock={{name=\"mock\", base_url=\"{}\", wire_api=\"chat\"}}",
+                mock.url()
+            ),
+            "model=\"mock-model\"".into(),
+        ],
+        ..Default::default()
+    };
+    let config =
+        Config::from_layers(home.path().to_path_buf(), None, None, &[], &overrides).unwrap();
+    let (events, _rx) = EventSink::new();
+    let opts = SessionOptions {
+        config,
+        cwd: cwd.path().to_path_buf(),
+        extra_roots: vec![],
+        backend: Arc::new(DiskBackend),
+        runner: None,
+        events,
+        persist: true,
+        output_schema: None,
+        mcp_servers: vec![],
+    };
+    let h = super::spawn(opts, SessionStart::New { id: None })
+        .await
+        .unwrap();
+    let store = crate::store::SessionStore::new(home.path());
+    let first = store.summary(h.id()).unwrap().permissions.unwrap();
+    assert_eq!(
+        first.approval,
+        ApprovalPolicy::OnRequest,
+        "the starting policy is logged"
+    );
+    let never = Permissions {
+        sandbox: SandboxMode::ReadOnly,
+        approval: ApprovalPolicy::Never,
+        ask_commands: false,
+    };
+    let _ = h.submit(Op::SetPermissions(never));
+    assert!(matches!(
+        h.submit(Op::SetTitle { title: "  ".into() }).done().await,
+        super::OpResult::Failed(_)
+    ));
+    let _ = h
+        .submit(Op::SetTitle {
+            title: "Named".into(),
+        })
+        .done()
+        .await;
+    let schema = json!({"type": "object", "properties": {}, "additionalProperties": false});
+    let _ = h.submit(Op::SetOutputSchema {
+        schema: Some(schema),
+    });
+    let _ = h
+        .submit(Op::UserInput {
+            items: vec![InputItem::Text { text: "a".into() }],
+        })
+        .done()
+        .await;
+    let _ = h.submit(Op::SetOutputSchema { schema: None });
+    let _ = h
+        .submit(Op::UserInput {
+            items: vec![InputItem::Text { text: "b".into() }],
+        })
+        .done()
+        .await;
+    let summary = store.summary(h.id()).unwrap();
+    assert_eq!(summary.permissions, Some(never));
+    assert_eq!(summary.title.as_deref(), Some("Named"));
+    let bodies: Vec<String> = mock
+        .model_requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(bodies[0].contains("response_format"), "{}", bodies[0]);
+    assert!(!bodies[1].contains("response_format"), "{}", bodies[1]);
+}

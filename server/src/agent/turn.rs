@@ -125,6 +125,14 @@ impl Session {
                     images.push(url);
                     continue;
                 }
+                InputItem::LocalImage { path } => {
+                    let path = self.workspace.cwd().join(path);
+                    match local_image_data_url(&path) {
+                        Ok(url) => images.push(url),
+                        Err(message) => self.events.send(Event::Warning { message }),
+                    }
+                    continue;
+                }
                 InputItem::Skill { name, args } => {
                     match self.env.skills.iter().find(|s| s.name == name) {
                         Some(skill) => crate::skills::invocation(skill, &args),
@@ -159,6 +167,14 @@ impl Session {
         });
     }
 
+    fn steer_pending(&self) -> bool {
+        !self
+            .steer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+    }
+
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
         for _ in 0..self.config.max_turn_requests {
             if cancel.is_cancelled() {
@@ -172,6 +188,10 @@ impl Session {
             };
             let finish = resp.finish_reason;
             let calls = self.record_response(resp);
+            // Input steered in while the model answered gets its own request in this turn.
+            if calls.is_empty() && finish == FinishReason::Stop && self.steer_pending() {
+                continue;
+            }
             if calls.is_empty() {
                 return match finish {
                     FinishReason::Length => TurnEndReason::MaxTokens,
@@ -481,6 +501,43 @@ impl Session {
     }
 }
 
+/// Largest local image a turn attaches.
+const MAX_LOCAL_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+
+/// A local image file as a data URL. The user named the file, so it is read as given (like
+/// `exec --image`), not through the agent's workspace confinement.
+pub(super) fn local_image_data_url(path: &std::path::Path) -> Result<String, String> {
+    use base64::Engine;
+    let shown = path.display();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mime = match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => {
+            return Err(format!(
+                "image {shown}: unsupported type (png, jpeg, gif, webp); not attached"
+            ));
+        }
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("image {shown}: {e}; not attached"))?
+        .len();
+    if size > MAX_LOCAL_IMAGE_BYTES {
+        return Err(format!("image {shown} is larger than 20 MiB; not attached"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("image {shown}: {e}; not attached"))?;
+    Ok(format!(
+        "data:{mime};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
+}
+
 /// Parses tool arguments leniently: empty means `{}`, raw control characters inside strings
 /// are tolerated. Anything that is still not a JSON object is an error for the model.
 fn parse_arguments(raw: &str) -> Result<Value, String> {
@@ -532,6 +589,25 @@ fn escape_control_chars(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_images_become_data_urls() {
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("a.png");
+        std::fs::write(&png, [0x89, b'P', b'N', b'G']).unwrap();
+        assert_eq!(
+            local_image_data_url(&png).unwrap(),
+            "data:image/png;base64,iVBORw=="
+        );
+        let txt = dir.path().join("a.txt");
+        std::fs::write(&txt, "x").unwrap();
+        assert!(
+            local_image_data_url(&txt)
+                .unwrap_err()
+                .contains("unsupported type")
+        );
+        assert!(local_image_data_url(&dir.path().join("missing.png")).is_err());
+    }
 
     #[test]
     fn lenient_arguments() {

@@ -2,6 +2,7 @@
 //! `Op`s through a `SessionHandle` and read `Event`s; nothing else of the core is theirs.
 
 pub mod acp;
+pub mod app_server;
 pub mod exec;
 pub mod login;
 pub mod lsp;

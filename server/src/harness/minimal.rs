@@ -14,6 +14,13 @@ impl Harness for Minimal {
         "minimal"
     }
 
+    fn about(&self) -> (&'static str, &'static str) {
+        (
+            "Minimal",
+            "One shell tool and apply_patch, on a short prompt, for small local models",
+        )
+    }
+
     fn system_prompt(&self, env: &PromptEnv) -> String {
         let mut p = format!(
             "You are a coding agent. Solve the user's task in the repository at {} using the tools.\n\

@@ -73,6 +73,10 @@ impl PromptEnv {
 /// The model-facing surface of a session: its prompt and its table of tools.
 pub(crate) trait Harness: Send + Sync {
     fn name(&self) -> &'static str;
+    /// A label and one sentence for pickers (the app-server's harness list).
+    fn about(&self) -> (&'static str, &'static str) {
+        (self.name(), "")
+    }
     fn system_prompt(&self, env: &PromptEnv) -> String;
     /// The tools, in the order the model sees them. Built once per session (and on a
     /// harness switch); a tool may keep per-session state (Kimi Code's TodoList).

@@ -61,6 +61,13 @@ impl Harness for Native {
         "native"
     }
 
+    fn about(&self) -> (&'static str, &'static str) {
+        (
+            "Codex",
+            "Codex's tools: shell, apply_patch, update_plan and file tools",
+        )
+    }
+
     fn system_prompt(&self, _env: &PromptEnv) -> String {
         SYSTEM_PROMPT.to_string()
     }

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 use crate::model::HistoryItem;
 
+mod manage;
+pub use manage::SessionSummary;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionMeta {
     pub id: String,
@@ -45,6 +48,11 @@ pub enum LogLine {
     /// History was compacted: from here on it is these items.
     Replace {
         history: Vec<HistoryItem>,
+    },
+    /// The policy the session runs with from here on (at its start and after each change),
+    /// so a face can restore it when the session is resumed or forked.
+    Permissions {
+        permissions: interpreter_protocol::Permissions,
     },
     /// What a tool call changed (for replaying diffs and plans on load).
     ToolDetail {
@@ -174,6 +182,7 @@ impl SessionStore {
                 Ok(LogLine::Harness { harness: h }) => harness = Some(h),
                 Ok(LogLine::Model { provider, model: m }) => model = Some((provider, m)),
                 Ok(LogLine::Title { title: t }) => title = Some(t),
+                Ok(LogLine::Permissions { .. }) => {}
                 Ok(LogLine::Replace { history: h }) => history = h,
                 Ok(LogLine::ToolDetail {
                     call_id,

@@ -62,6 +62,20 @@ impl Harness for ClaudeCode {
         }
     }
 
+    fn about(&self) -> (&'static str, &'static str) {
+        if self.bare {
+            (
+                "Claude Code (bare)",
+                "Bash, Read and Edit on a minimal prompt; the default for DeepSeek",
+            )
+        } else {
+            (
+                "Claude Code",
+                "Claude Code's tools (Bash, Read, Write, Edit, Glob, Grep, TodoWrite, Agent, Skill, plan mode); GLM, DeepSeek and MiniMax models were trained on it",
+            )
+        }
+    }
+
     fn system_prompt(&self, env: &PromptEnv) -> String {
         if self.bare {
             prompt::bare(env)

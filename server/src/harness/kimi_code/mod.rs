@@ -32,6 +32,13 @@ impl Harness for KimiCode {
         "kimi-code"
     }
 
+    fn about(&self) -> (&'static str, &'static str) {
+        (
+            "Kimi Code",
+            "Kimi Code's tools (Bash, Read, Write, Edit, Glob, Grep, TodoList, Agent); Kimi models were trained on it",
+        )
+    }
+
     fn system_prompt(&self, env: &PromptEnv) -> String {
         prompt::system_prompt(env)
     }

@@ -31,6 +31,13 @@ impl Harness for ZCode {
         "zcode"
     }
 
+    fn about(&self) -> (&'static str, &'static str) {
+        (
+            "Z Code",
+            "Z.ai's coding surface on the Messages wire, which GLM models were trained on",
+        )
+    }
+
     fn system_prompt(&self, env: &PromptEnv) -> String {
         prompt::system(env)
     }

@@ -1,0 +1,175 @@
+//! Approvals as server requests: `item/commandExecution/requestApproval` for commands (and
+//! other calls that run something), `item/fileChange/requestApproval` for edits. The
+//! client's decision goes back to the session as an `Op::Approval`, so the same policy as in
+//! every other face decides what runs.
+
+use interpreter_protocol::{ApprovalDecision, ApprovalRequest, Op, ToolKind};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::Server;
+use super::events::now_ms;
+use super::threads::ThreadShared;
+
+/// One question waiting for the client.
+struct Asked {
+    thread_id: String,
+    turn_id: String,
+    call_id: String,
+}
+
+/// Server requests sent and not yet answered, by request id.
+#[derive(Default)]
+pub(crate) struct Pending {
+    next: AtomicU64,
+    asked: Mutex<HashMap<u64, Asked>>,
+}
+
+impl Pending {
+    /// Sends the request for `req` (from the session's event sink).
+    pub(crate) fn ask(
+        &self,
+        thread: &ThreadShared,
+        turn_id: &str,
+        cwd: &Path,
+        req: ApprovalRequest,
+    ) {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let (method, params) = request_for(&thread.id, turn_id, cwd, &req);
+        if let Ok(mut asked) = self.asked.lock() {
+            asked.insert(
+                id,
+                Asked {
+                    thread_id: thread.id.clone(),
+                    turn_id: turn_id.to_string(),
+                    call_id: req.call_id.clone(),
+                },
+            );
+        }
+        thread.out.request(id, method, params);
+    }
+
+    fn take(&self, id: u64) -> Option<Asked> {
+        self.asked.lock().ok()?.remove(&id)
+    }
+
+    /// Forgets the questions of a turn that ended (the core cancelled them); their ids.
+    pub(crate) fn drop_turn(&self, thread_id: &str, turn_id: &str) -> Vec<u64> {
+        let Ok(mut asked) = self.asked.lock() else {
+            return vec![];
+        };
+        let ids: Vec<u64> = asked
+            .iter()
+            .filter(|(_, a)| a.thread_id == thread_id && a.turn_id == turn_id)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in &ids {
+            asked.remove(id);
+        }
+        ids
+    }
+}
+
+/// The request's method and params.
+fn request_for(
+    thread_id: &str,
+    turn_id: &str,
+    cwd: &Path,
+    req: &ApprovalRequest,
+) -> (&'static str, Value) {
+    let mut params = json!({
+        "threadId": thread_id,
+        "turnId": turn_id,
+        "itemId": req.call_id,
+        "startedAtMs": now_ms(),
+        "reason": req.reason,
+    });
+    let edit = matches!(req.kind, ToolKind::Edit | ToolKind::Delete | ToolKind::Move);
+    if edit {
+        return ("item/fileChange/requestApproval", params);
+    }
+    let command = req.command.clone().unwrap_or_else(|| req.title.clone());
+    if let Some(obj) = params.as_object_mut() {
+        obj.insert("cwd".into(), json!(cwd.display().to_string()));
+        obj.insert(
+            "commandActions".into(),
+            json!([{"type": "unknown", "command": command}]),
+        );
+        obj.insert("command".into(), json!(command));
+    }
+    ("item/commandExecution/requestApproval", params)
+}
+
+/// The client's answer (from the read loop): anything but a clear yes is a no; `cancel` also
+/// interrupts the turn.
+pub(crate) fn answered(server: &Server, id: &Value, result: Result<Value, Value>) {
+    let Some(asked) = id.as_u64().and_then(|id| server.approvals.take(id)) else {
+        tracing::debug!("app-server: an answer to no pending request ({id})");
+        return;
+    };
+    let word = result
+        .as_ref()
+        .ok()
+        .and_then(|r| r.get("decision"))
+        .and_then(Value::as_str)
+        .unwrap_or("decline");
+    let decision = match word {
+        "accept" => ApprovalDecision::AllowOnce,
+        "acceptForSession" => ApprovalDecision::AllowAlways,
+        _ => ApprovalDecision::Reject,
+    };
+    let Some(thread) = server.thread(&asked.thread_id) else {
+        return;
+    };
+    {
+        let mut st = thread.state();
+        st.waiting_on_approval = st.waiting_on_approval.saturating_sub(1);
+    }
+    // Before the decision reaches the session, so it precedes the item's end.
+    server.out.notify(
+        "serverRequest/resolved",
+        json!({"threadId": asked.thread_id, "requestId": id}),
+    );
+    let _ = thread.handle.submit(Op::Approval {
+        call_id: asked.call_id,
+        decision,
+    });
+    if word == "cancel" {
+        let _ = thread.handle.submit(Op::Interrupt);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(kind: ToolKind) -> ApprovalRequest {
+        ApprovalRequest {
+            call_id: "c9".into(),
+            tool: "shell".into(),
+            kind,
+            title: "git push --force".into(),
+            reason: "dangerous".into(),
+            command: Some("git push --force".into()),
+            changes: vec![],
+            remember_key: "git push".into(),
+        }
+    }
+
+    #[test]
+    fn commands_and_edits_ask_with_their_own_method() {
+        let (m, p) = request_for("t", "u", Path::new("/w"), &req(ToolKind::Execute));
+        assert_eq!(m, "item/commandExecution/requestApproval");
+        assert_eq!(
+            (p["itemId"].as_str(), p["command"].as_str()),
+            (Some("c9"), Some("git push --force"))
+        );
+        assert!(p["startedAtMs"].is_i64());
+        let (m, p) = request_for("t", "u", Path::new("/w"), &req(ToolKind::Edit));
+        assert_eq!(m, "item/fileChange/requestApproval");
+        assert!(p.get("command").is_none());
+    }
+}
