@@ -28,7 +28,12 @@ pub struct TuiArgs {
     /// Override a config key: `-c key=value` (value parsed as TOML). Repeatable; later wins.
     // Ids of their own: a subcommand's global `config`/`profile` would otherwise overwrite
     // these with its values, and the ones given before the subcommand would be lost.
-    #[arg(id = "tui_config", short = 'c', long = "config", value_name = "KEY=VALUE")]
+    #[arg(
+        id = "tui_config",
+        short = 'c',
+        long = "config",
+        value_name = "KEY=VALUE"
+    )]
     pub config: Vec<String>,
     /// Select a `[profiles.<name>]` table from config.toml.
     #[arg(id = "tui_profile", short = 'p', long = "profile")]
