@@ -347,7 +347,7 @@ impl Session {
         history.extend(self.pending_reminder());
         let history = self.wire_history(&history);
         let body = self.client.request_body(&self.model_request(&history));
-        let tools = serde_json::to_string(&self.tools.specs()).unwrap_or_default();
+        let tools = serde_json::to_string(self.tool_specs()).unwrap_or_default();
         let initial: usize = self
             .harness
             .initial_context(&self.env)

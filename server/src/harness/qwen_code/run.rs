@@ -149,55 +149,81 @@ pub(super) async fn read_file(ctx: &ToolContext, args: Value) -> ToolResult {
     }
     let start = offset.unwrap_or(0) as usize;
     let count = limit.map_or(READ_MAX_LINES, |l| l as usize);
-    let w = match crate::skills::read_builtin(raw) {
-        Some(t) => window::from_text(t, start as i64 + 1, count),
+    let text = match crate::skills::read_builtin(raw) {
+        Some(t) => Some(t.to_string()),
         None => {
             let path = absolute(ctx, raw, "file_path")?;
-            match tokio::fs::metadata(&path).await {
-                Err(_) => return Err(ToolError::message(format!("File not found: {raw}"))),
-                Ok(m) if m.is_dir() => {
-                    return Err(ToolError::message(format!(
-                        "Path is a directory, not a file: {raw}"
-                    )));
-                }
-                Ok(_) => {}
-            }
-            ctx.workspace
-                .read_lines(
-                    &path,
-                    start as i64 + 1,
-                    count,
-                    (READ_MAX_LINE_CHARS + 1) * 4,
-                )
+            let meta = tokio::fs::metadata(&path)
                 .await
-                .map_err(|e| ToolError::message(format!("Error reading file {raw}: {e}")))?
+                .map_err(|_| ToolError::message(format!("File not found: {raw}")))?;
+            if meta.is_dir() {
+                return Err(ToolError::message(format!(
+                    "Path is a directory, not a file: {raw}"
+                )));
+            }
+            if meta.len() > crate::workspace::MAX_READ_BYTES {
+                let w = ctx
+                    .workspace
+                    .read_lines(
+                        &path,
+                        start as i64 + 1,
+                        count,
+                        (READ_MAX_LINE_CHARS + 1) * 4,
+                    )
+                    .await
+                    .map_err(|e| ToolError::message(format!("Error reading file {raw}: {e}")))?;
+                return Ok(ToolOutcome::ok(shown_lines(&w, start)));
+            }
+            Some(
+                ctx.workspace
+                    .read_text(&path)
+                    .await
+                    .map_err(|e| ToolError::message(format!("Error reading file {raw}: {e}")))?,
+            )
         }
     };
-    let body: Vec<String> = w
-        .lines
+    let text = text.unwrap_or_default();
+    // Lines as the original splits them: a final newline leaves an empty last line.
+    let lines: Vec<&str> = text.split('\n').collect();
+    let end = start.saturating_add(count).min(lines.len());
+    let body = lines
+        .get(start..end)
+        .unwrap_or_default()
         .iter()
-        .map(|(_, l)| {
-            let c = files::clip_line(l, READ_MAX_LINE_CHARS);
-            if c.len() == l.len() {
-                l.clone()
-            } else {
-                format!("{c}... [truncated]")
-            }
-        })
-        .collect();
-    let body = body.join("\n");
-    let whole = start == 0 && w.reached_end;
-    if whole {
+        .map(|l| clipped(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if start == 0 && end == lines.len() {
         return Ok(ToolOutcome::ok(body));
     }
+    Ok(ToolOutcome::ok(format!(
+        "Showing lines {}-{end} of {} total lines.\n\n---\n\n{body}",
+        (start + 1).min(end.max(1)),
+        lines.len()
+    )))
+}
+
+fn clipped(line: &str) -> String {
+    let c = files::clip_line(line, READ_MAX_LINE_CHARS);
+    if c.len() == line.len() {
+        line.to_string()
+    } else {
+        format!("{c}... [truncated]")
+    }
+}
+
+/// A window of a file too big to hold, in the partial-read form.
+fn shown_lines(w: &window::LineWindow, start: usize) -> String {
+    let body: Vec<String> = w.lines.iter().map(|(_, l)| clipped(l)).collect();
     let (first, last) = match (w.lines.first(), w.lines.last()) {
         (Some(f), Some(l)) => (f.0, l.0),
         _ => (start + 1, start),
     };
-    Ok(ToolOutcome::ok(format!(
-        "Showing lines {first}-{last} of {} total lines.\n\n---\n\n{body}",
-        w.total_lines
-    )))
+    format!(
+        "Showing lines {first}-{last} of {} total lines.\n\n---\n\n{}",
+        w.total_lines,
+        body.join("\n")
+    )
 }
 
 pub(super) async fn grep_search(ctx: &ToolContext, args: Value) -> ToolResult {

@@ -59,7 +59,7 @@ fn texts(h: &[HistoryItem]) -> Vec<(String, String)> {
 #[test]
 fn replies_become_calls_corrections_or_the_end() {
     let h = SweAgent;
-    let tools = h.tools(&env()).specs();
+    let tools = h.tools(&env()).spec_slice().to_vec();
     let TextReply::Calls(calls) = h.parse_reply("DISCUSSION\nlook\n\n```\nls\n```", &[], &tools)
     else {
         panic!()
