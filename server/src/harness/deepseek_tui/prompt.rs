@@ -81,13 +81,9 @@ pub(crate) fn system(env: &PromptEnv) -> String {
         }
         p.push('\n');
     }
-    let name = env
-        .cwd
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let structure: Vec<&str> = env.tree.lines().collect();
-    let pack = serde_json::json!({"name": name, "structure": structure});
+    let files = structure.iter().filter(|l| !l.ends_with('/')).count();
+    let pack = serde_json::json!({"structure": structure, "entries_listed": structure.len(), "files_listed": files});
     let _ = write!(
         p,
         "## Project Context Pack\n{pack}\n\n## Environment\n- platform: {}\n- shell: {}\n- pwd: {}\n\n",
