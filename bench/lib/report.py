@@ -142,6 +142,18 @@ def targets(results: dict) -> list[tuple[str, str, str, bool | None]]:
     add("exec turn, own overhead (hello turn)", 20, ex.get("hello_overhead_ms"), "ms")
     add("exec turn, own overhead (5-tool turn)", 20, ex.get("tools_overhead_ms"), "ms")
     add("exec max RSS", 20, max(filter(None, [ex.get("hello_max_rss_mb"), ex.get("tools_max_rss_mb")]), default=None), "MB")
+    # Our emulation of an original against that original, same tasks and mock.
+    for ours_key, peer in (("ours-claude", "claude-code"), ("ours-qwen", "qwen-code")):
+        if ours_key not in tok:
+            continue
+        name = f"Prompt tokens, all tasks: ours ({peer}) ÷ {results['agents'].get(peer, {}).get('label', peer)}"
+        failed = tok[ours_key]["_total"]["failed"] + tok.get(peer, {}).get("_total", {}).get("failed", [])
+        if peer not in tok:
+            rows.append((name, "≤ 0.6×, every task checked", "peer not measured", None))
+            continue
+        o, p = tok[ours_key]["_total"]["total_tokens"], tok[peer]["_total"]["total_tokens"]
+        val = f"{o / p:.2f}×" + (f" ({len(failed)} task checks failed)" if failed else ", every task checked")
+        rows.append((name, "≤ 0.6×, every task checked", val, o / p <= 0.6 and not failed))
     for ours_key, ours_label in (("ours", "native"), ("ours-kimi", "kimi-code")):
         if ours_key not in tok:
             continue
@@ -314,6 +326,14 @@ def render(results: dict, out: Path) -> str:
                 f"{agents[p]['label']} {tot['ours-kimi']['total_tokens'] / tot[p]['total_tokens']:.2f}×"
                 for p in tkeys if p not in ("ours", "ours-kimi", "ours-exec")) + ".")
             L.append("")
+        for ours_key, peer in (("ours-claude", "claude-code"), ("ours-qwen", "qwen-code")):
+            if ours_key in tok and peer in tok:
+                per = ", ".join(
+                    f"{t.key} {tok[ours_key][t.key]['total_tokens'] / tok[peer][t.key]['total_tokens']:.2f}×"
+                    for t in TASKS if t.key in tok[ours_key] and tok[peer].get(t.key, {}).get("total_tokens"))
+                L.append(f"Our `{peer}` harness ÷ {agents[peer]['label']} per task: {per}; all tasks "
+                         f"{tot[ours_key]['total_tokens'] / tot[peer]['total_tokens']:.2f}×.")
+                L.append("")
         failed = [(a, f) for a in tkeys for f in tot[a]["failed"]]
         for a, f in failed:
             L.append(f"- {agents[a]['label']}: {f}")
@@ -461,7 +481,8 @@ def charts_svg(results: dict, out: Path) -> list[tuple[str, str]]:
             vals = [tok[k].get(t.key, {}).get("total_tokens", 0) / 1000 for t in TASKS]
             xs = [j + i * width for j in range(len(TASKS))]
             color = {"ours": "#2b7bba", "ours-kimi": "#7fb3e0", "codex-acp": "#4d4d4d", "codex-exec": "#a6a6a6",
-                     "opencode": "#e08a2c", "kimi-code": "#3a9e4f"}.get(k)
+                     "opencode": "#e08a2c", "kimi-code": "#3a9e4f", "ours-claude": "#9b59b6",
+                     "claude-code": "#d35400", "ours-qwen": "#16a085", "qwen-code": "#7f8c8d"}.get(k)
             ax.bar(xs, vals, width, label=agents[k]["label"], color=color)
         ax.set_xticks([j + width * (len(keys) - 1) / 2 for j in range(len(TASKS))], [t.key for t in TASKS])
         ax.set_ylabel("prompt tokens per task (thousands, bytes/4)")
