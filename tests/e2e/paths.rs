@@ -1,7 +1,9 @@
 //! Path confinement end to end: hostile paths (traversal, absolute paths, symlinks out of the
 //! workspace, NUL bytes, Unicode lookalikes…) given to every file tool of the native,
-//! kimi-code and claude-code harnesses are refused with a tool error, nothing outside the workspace changes,
-//! and nothing from outside reaches the model.
+//! kimi-code, claude-code, kimi-cli, qwen-code and deepseek-tui harnesses are refused with a
+//! tool error, nothing outside the workspace changes, and nothing from outside reaches the
+//! model. (swe-agent's editor resolves paths through the same workspace; its unit tests and
+//! e2e cover it.)
 
 use mock_llm::e2e::TestRepo;
 use mock_llm::{MockServer, Reply, Script};
@@ -90,8 +92,17 @@ fn hostile(s: &Setup) -> Vec<String> {
     ]
 }
 
+/// `p` as an absolute path under the repository (unless it is one already).
+fn absolute(repo: &str, p: &str) -> String {
+    if p.starts_with('/') {
+        p.to_string()
+    } else {
+        format!("{repo}/{p}")
+    }
+}
+
 /// One tool call per (tool, path) for a harness.
-fn calls(harness: &str, paths: &[String]) -> Vec<(String, Value)> {
+fn calls(harness: &str, paths: &[String], repo: &str) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     for p in paths {
         let patch =
@@ -151,6 +162,60 @@ fn calls(harness: &str, paths: &[String]) -> Vec<(String, Value)> {
                     add("Grep", json!({"pattern": "SENTINEL", "path": p}));
                 }
             }
+            "kimi-cli" => {
+                add("ReadFile", json!({"path": p}));
+                add("WriteFile", json!({"path": p, "content": "pwned"}));
+                add(
+                    "WriteFile",
+                    json!({"path": p, "content": "pwned", "mode": "append"}),
+                );
+                add(
+                    "StrReplaceFile",
+                    json!({"path": p, "edit": {"old": &SECRET[..16], "new": "pwned"}}),
+                );
+                add("Glob", json!({"pattern": "*", "directory": p}));
+                add("Grep", json!({"pattern": "SENTINEL", "path": p}));
+            }
+            // Qwen Code's file tools take absolute paths only: aim them through the repo.
+            // (`~/x` under the repository is an ordinary name there, not the home folder.)
+            "qwen-code" if p.starts_with('~') => {}
+            "qwen-code" => {
+                let a = absolute(repo, p);
+                add("read_file", json!({"file_path": a}));
+                add("write_file", json!({"file_path": a, "content": "pwned"}));
+                add(
+                    "edit",
+                    json!({"file_path": a, "old_string": &SECRET[..16], "new_string": "pwned"}),
+                );
+                add(
+                    "edit",
+                    json!({"file_path": a, "old_string": "", "new_string": "pwned"}),
+                );
+                add("list_directory", json!({"path": a}));
+                add("glob", json!({"pattern": "*", "path": p}));
+                add("grep_search", json!({"pattern": "SENTINEL", "path": p}));
+                add(
+                    "run_shell_command",
+                    json!({"command": "echo pwned > pwned.txt", "directory": p}),
+                );
+            }
+            "deepseek-tui" => {
+                add("read_file", json!({"path": p}));
+                add("write_file", json!({"path": p, "content": "pwned"}));
+                add(
+                    "edit_file",
+                    json!({"path": p, "search": &SECRET[..16], "replace": "pwned"}),
+                );
+                add("list_dir", json!({"path": p}));
+                add("grep_files", json!({"pattern": "SENTINEL", "path": p}));
+                add("file_search", json!({"query": "secret", "path": p}));
+                add("git_diff", json!({"path": p}));
+                add("git_blame", json!({"path": p}));
+                add(
+                    "exec_shell",
+                    json!({"command": "echo pwned > pwned.txt", "cwd": p}),
+                );
+            }
             _ => {
                 add("Read", json!({"path": p}));
                 add("Write", json!({"path": p, "content": "pwned"}));
@@ -178,7 +243,8 @@ fn run(harness: &str) {
     let s = setup();
     let paths = hostile(&s);
     assert!(paths.len() >= 20);
-    let calls = calls(harness, &paths);
+    let repo = s.repo.path().display().to_string();
+    let calls = calls(harness, &paths, &repo);
     let mut reply = Reply::default();
     for (i, (tool, args)) in calls.iter().enumerate() {
         reply = reply.then_tool_call(format!("c{i}"), tool.clone(), args.clone());
@@ -251,4 +317,11 @@ fn kimi_code_tools_refuse_every_hostile_path() {
 fn claude_code_tools_refuse_every_hostile_path() {
     run("claude-code");
     run("claude-code-bare");
+}
+
+#[test]
+fn kimi_cli_qwen_code_and_deepseek_tui_tools_refuse_every_hostile_path() {
+    run("kimi-cli");
+    run("qwen-code");
+    run("deepseek-tui");
 }

@@ -85,7 +85,7 @@ impl Session {
         compaction_id: &str,
     ) -> Result<(), String> {
         let tokens_before = history_tokens(&self.history);
-        let mut history = self.history.clone();
+        let mut history = self.wire_history(&self.history).into_owned();
         history.push(HistoryItem::User {
             text: COMPACT_INSTRUCTION.into(),
             images: vec![],

@@ -368,8 +368,9 @@ impl Session {
             synthetic: false,
         });
         history.extend(self.pending_reminder());
+        let history = self.wire_history(&history);
         let body = self.client.request_body(&self.model_request(&history));
-        let tools = serde_json::to_string(&self.tools.specs()).unwrap_or_default();
+        let tools = serde_json::to_string(self.tool_specs()).unwrap_or_default();
         let initial: usize = self
             .harness
             .initial_context(&self.env)
@@ -402,8 +403,26 @@ impl Session {
         }
     }
 
+    /// The tool schemas the request carries: none for a harness that speaks in text actions.
     fn tool_specs(&self) -> &[crate::model::ToolSpec] {
+        if self.harness.text_actions().is_some() {
+            return &[];
+        }
         self.tools.spec_slice()
+    }
+
+    /// `history` as the harness's requests show it: as stored, or rendered by a text-action
+    /// harness (calls as text, results as observations).
+    pub(super) fn wire_history<'a>(
+        &self,
+        history: &'a [HistoryItem],
+    ) -> std::borrow::Cow<'a, [HistoryItem]> {
+        match self.harness.text_actions() {
+            Some(t) => t
+                .render_history(&self.env, history, self.tools.spec_slice())
+                .into(),
+            None => history.into(),
+        }
     }
 
     /// Appends to the session log. A failed write is told to the user; the turn's end then

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::session::Session;
 use super::subagent::SubagentRunner;
 use super::task::TurnKind;
+use crate::harness::{TextActions, TextReply};
 use crate::model::{
     FinishReason, HistoryItem, ModelError, ModelResponse, StreamDelta, ToolCall, catalog,
 };
@@ -21,6 +22,17 @@ use crate::tools::{CallDescription, ToolContext, ToolOutcome};
 
 /// A tool call whose arguments were checked: `Err` holds the model's error text.
 type CheckedCall = (ToolCall, Result<(), String>);
+
+/// What the turn does after a response.
+enum Next {
+    /// Run these calls, then ask the model again.
+    Run(Vec<CheckedCall>),
+    /// The turn is over.
+    End(TurnEndReason),
+    /// A correction was sent (the reply had no valid action): ask again, unless `limit`
+    /// corrections in a row were sent already.
+    Again { limit: usize },
+}
 
 impl Session {
     /// Runs a turn to its end and reports it. Always returns how it ended; never panics on
@@ -176,6 +188,7 @@ impl Session {
     }
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
+        let mut corrections = 0;
         for _ in 0..self.config.max_turn_requests {
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
@@ -186,19 +199,24 @@ impl Session {
                 Ok(r) => r,
                 Err(reason) => return reason,
             };
-            let finish = resp.finish_reason;
-            let calls = self.record_response(resp);
-            // Input steered in while the model answered gets its own request in this turn.
-            if calls.is_empty() && finish == FinishReason::Stop && self.steer_pending() {
-                continue;
-            }
-            if calls.is_empty() {
-                return match finish {
-                    FinishReason::Length => TurnEndReason::MaxTokens,
-                    FinishReason::ContentFilter => TurnEndReason::Refusal,
-                    _ => TurnEndReason::Completed,
-                };
-            }
+            let calls = match self.record_response(resp) {
+                Next::Run(calls) => calls,
+                // Input steered in while the model answered gets its own request in this turn.
+                Next::End(TurnEndReason::Completed) if self.steer_pending() => continue,
+                Next::End(reason) => return reason,
+                Next::Again { limit } => {
+                    corrections += 1;
+                    if corrections >= limit {
+                        return TurnEndReason::Failed {
+                            message: format!(
+                                "the model replied {corrections} times in a row without a valid action"
+                            ),
+                        };
+                    }
+                    continue;
+                }
+            };
+            corrections = 0;
             self.run_calls(calls, cancel).await;
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
@@ -231,7 +249,8 @@ impl Session {
         let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
         let mut on_wait = super::compact::wait_notice(&self.events, &self.config);
         let result = {
-            let req = self.model_request(&self.history);
+            let history = self.wire_history(&self.history);
+            let req = self.model_request(&history);
             self.client
                 .stream(&req, &mut on_delta, &mut on_retry, &mut on_wait, cancel)
                 .await
@@ -264,9 +283,16 @@ impl Session {
         Ok(resp)
     }
 
-    /// Puts the response in history. Arguments are checked first: broken JSON never
-    /// reaches history (it is stored as `{}` and answered with an error).
-    fn record_response(&mut self, resp: ModelResponse) -> Vec<CheckedCall> {
+    /// Puts the response in history and says what comes next. Arguments are checked first:
+    /// broken JSON never reaches history (it is stored as `{}` and answered with an error).
+    fn record_response(&mut self, resp: ModelResponse) -> Next {
+        let harness = self.harness.clone();
+        if resp.tool_calls.is_empty()
+            && let Some(text_actions) = harness.text_actions()
+        {
+            return self.record_text_reply(text_actions, resp);
+        }
+        let finish = resp.finish_reason;
         let calls: Vec<CheckedCall> = resp
             .tool_calls
             .iter()
@@ -298,7 +324,47 @@ impl Session {
             signed_reasoning: resp.signed_reasoning,
             tool_calls: calls.iter().map(|(c, _)| c.clone()).collect(),
         });
-        calls
+        if calls.is_empty() {
+            return Next::End(match finish {
+                FinishReason::Length => TurnEndReason::MaxTokens,
+                FinishReason::ContentFilter => TurnEndReason::Refusal,
+                _ => TurnEndReason::Completed,
+            });
+        }
+        Next::Run(calls)
+    }
+
+    /// A reply to a text-action harness: the calls its text names, a correction to send
+    /// back, or the end of the task.
+    fn record_text_reply(&mut self, t: &dyn TextActions, resp: ModelResponse) -> Next {
+        let reply = t.parse_reply(&resp.text, &self.history, self.tools.spec_slice());
+        let tool_calls = match &reply {
+            TextReply::Calls(calls) => calls.clone(),
+            _ => Vec::new(),
+        };
+        self.push_history(HistoryItem::Assistant {
+            text: resp.text,
+            reasoning: resp.reasoning,
+            signed_reasoning: resp.signed_reasoning,
+            tool_calls,
+        });
+        match reply {
+            TextReply::Calls(calls) => Next::Run(calls.into_iter().map(|c| (c, Ok(()))).collect()),
+            TextReply::Correction(text) => {
+                self.push_history(HistoryItem::User {
+                    text,
+                    images: vec![],
+                    synthetic: true,
+                });
+                Next::Again {
+                    limit: t.max_corrections(),
+                }
+            }
+            TextReply::Finish => Next::End(match resp.finish_reason {
+                FinishReason::ContentFilter => TurnEndReason::Refusal,
+                _ => TurnEndReason::Completed,
+            }),
+        }
     }
 
     async fn run_calls(&mut self, calls: Vec<CheckedCall>, cancel: &CancellationToken) {

@@ -6,10 +6,14 @@
 //! message, never in the system prompt, so the prompt prefix stays cacheable.
 
 mod claude_code;
+mod deepseek_tui;
+mod kimi_cli;
 mod kimi_code;
 mod minimal;
 mod native;
+mod qwen_code;
 mod routing;
+mod swe_agent;
 mod tree;
 mod zcode;
 
@@ -19,7 +23,7 @@ use std::sync::Arc;
 pub(crate) use routing::default_for;
 
 use crate::config::{ApprovalPolicy, SandboxMode, WireApi};
-use crate::model::HistoryItem;
+use crate::model::{HistoryItem, ToolCall, ToolSpec};
 use crate::skills::Skill;
 use crate::tools::table::ToolTable;
 
@@ -74,9 +78,7 @@ impl PromptEnv {
 pub(crate) trait Harness: Send + Sync {
     fn name(&self) -> &'static str;
     /// A label and one sentence for pickers (the app-server's harness list).
-    fn about(&self) -> (&'static str, &'static str) {
-        (self.name(), "")
-    }
+    fn about(&self) -> (&'static str, &'static str);
     fn system_prompt(&self, env: &PromptEnv) -> String;
     /// The tools, in the order the model sees them. Built once per session (and on a
     /// harness switch); a tool may keep per-session state (Kimi Code's TodoList).
@@ -101,6 +103,46 @@ pub(crate) trait Harness: Send + Sync {
     fn reminder_prefix(&self) -> &'static str {
         "<system-reminder>"
     }
+    /// For a harness whose model writes its actions in the reply text instead of calling
+    /// tools on the wire (swe-agent): how replies become calls and how the history is shown
+    /// to the model. `None` (the default) is function calling on the wire.
+    fn text_actions(&self) -> Option<&dyn TextActions> {
+        None
+    }
+}
+
+/// What a text-action harness makes of a reply that has no tool calls on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TextReply {
+    /// Run these calls, parsed from the text (ids unique in the session, arguments JSON).
+    Calls(Vec<ToolCall>),
+    /// The reply holds no valid action: send this correction as a user message and ask again.
+    Correction(String),
+    /// The reply ends the task (swe-agent's confirmed `submit`): the turn is over.
+    Finish,
+}
+
+/// The hook between the turn and a harness that speaks in text actions. The session keeps
+/// one provider-neutral history (assistant tool calls, tool results) whatever the harness:
+/// `parse_reply` turns a reply's text into calls that join it, and `render_history` shows
+/// that history to the model the way this harness's original does (calls as the text that
+/// made them, results as observation messages), for calls made by any harness. Requests of
+/// such a harness carry no tool schemas; `tools` are the session's table, for the commands
+/// the harness lists in its own words (MCP tools included).
+pub(crate) trait TextActions: Send + Sync {
+    /// What to do with a reply. `history` is the session's, before this reply.
+    fn parse_reply(&self, text: &str, history: &[HistoryItem], tools: &[ToolSpec]) -> TextReply;
+    /// The history as this harness's requests carry it.
+    fn render_history(
+        &self,
+        env: &PromptEnv,
+        history: &[HistoryItem],
+        tools: &[ToolSpec],
+    ) -> Vec<HistoryItem>;
+    /// Corrections in a row after which the turn ends as failed.
+    fn max_corrections(&self) -> usize {
+        3
+    }
 }
 
 pub(crate) const HARNESSES: &[&str] = &[
@@ -109,6 +151,10 @@ pub(crate) const HARNESSES: &[&str] = &[
     "claude-code-bare",
     "zcode",
     "kimi-code",
+    "kimi-cli",
+    "qwen-code",
+    "deepseek-tui",
+    "swe-agent",
     "minimal",
 ];
 
@@ -119,6 +165,10 @@ pub(crate) fn by_name(name: &str) -> Option<Arc<dyn Harness>> {
         "claude-code-bare" => Some(Arc::new(claude_code::ClaudeCode::bare())),
         "zcode" => Some(Arc::new(zcode::ZCode)),
         "kimi-code" => Some(Arc::new(kimi_code::KimiCode)),
+        "kimi-cli" => Some(Arc::new(kimi_cli::KimiCli)),
+        "qwen-code" => Some(Arc::new(qwen_code::QwenCode)),
+        "deepseek-tui" => Some(Arc::new(deepseek_tui::DeepSeekTui)),
+        "swe-agent" => Some(Arc::new(swe_agent::SweAgent)),
         "minimal" => Some(Arc::new(minimal::Minimal)),
         _ => None,
     }

@@ -16,7 +16,8 @@ struct Route {
 }
 
 /// Kimi Code has no Messages form, so Kimi on Messages gets Claude Code's surface, as every
-/// Anthropic-compatible endpoint does. GLM on Messages gets Z.ai's own agent surface, on
+/// Anthropic-compatible endpoint does; Qwen Code speaks Chat only, so Qwen gets it there and
+/// native on Responses. GLM on Messages gets Z.ai's own agent surface, on
 /// Chat Claude Code's (our choice; see docs/harnesses.md).
 const ROUTES: &[Route] = &[
     Route {
@@ -27,7 +28,7 @@ const ROUTES: &[Route] = &[
     },
     Route {
         words: &["qwen", "qwq", "dashscope"],
-        chat: "native",
+        chat: "qwen-code",
         responses: "native",
         messages: "claude-code",
     },
@@ -103,7 +104,7 @@ mod tests {
         );
         assert_eq!(route("zai", "glm-4.7", &[]), "claude-code");
         assert_eq!(route("zai-anthropic", "glm-4.7", &[]), "zcode");
-        assert_eq!(route("qwen", "qwen3-coder-plus", &[]), "native");
+        assert_eq!(route("qwen", "qwen3-coder-plus", &[]), "qwen-code");
         assert_eq!(
             route("qwen-anthropic", "qwen3-coder-plus", &[]),
             "claude-code"

@@ -186,10 +186,6 @@ impl ToolTable {
             .find(|t| t.spec().name == name)
     }
 
-    pub(crate) fn specs(&self) -> Vec<ToolSpec> {
-        self.specs.clone()
-    }
-
     pub(crate) fn spec_slice(&self) -> &[ToolSpec] {
         &self.specs
     }

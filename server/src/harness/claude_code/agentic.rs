@@ -92,6 +92,8 @@ pub(crate) struct SkillTool {
     pub spec: ToolSpec,
     pub skills: Vec<Skill>,
     pub wording: Wording,
+    /// The argument that names the skill (`skill`; DeepSeek TUI's load_skill says `name`).
+    pub param: &'static str,
 }
 
 impl Tool for SkillTool {
@@ -99,7 +101,7 @@ impl Tool for SkillTool {
         &self.spec
     }
     fn describe(&self, args: &Value, _ws: &Workspace) -> CallDescription {
-        let name = args.get("skill").and_then(Value::as_str).unwrap_or("");
+        let name = args.get(self.param).and_then(Value::as_str).unwrap_or("");
         describe(ToolKind::Read, format!("Skill {name}"))
     }
     fn run<'a>(&'a self, args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
@@ -110,7 +112,7 @@ impl Tool for SkillTool {
 impl SkillTool {
     fn skill(&self, args: &Value) -> ToolResult {
         let name = args
-            .get("skill")
+            .get(self.param)
             .and_then(Value::as_str)
             .unwrap_or("")
             .trim_start_matches('/');
@@ -233,6 +235,7 @@ pub(crate) fn skill_tool(
             spec,
             skills: skills.to_vec(),
             wording,
+            param: "skill",
         }) as Arc<dyn Tool>
     })
 }

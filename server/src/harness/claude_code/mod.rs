@@ -23,7 +23,9 @@ use crate::tools::table::{FnTool, Tool, ToolResult, ToolTable, Wording, location
 use crate::tools::{CallDescription, ToolContext};
 use crate::workspace::Workspace;
 
-pub(crate) use agentic::{PlanModeTool, PlanTool, agent, describe, skill_tool, todo_items};
+pub(crate) use agentic::{
+    PlanModeTool, PlanTool, SkillTool, agent, describe, skill_tool, todo_items,
+};
 
 /// Which Claude-style surface a tool answers as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

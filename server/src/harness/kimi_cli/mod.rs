@@ -1,0 +1,54 @@
+//! The kimi-cli harness: the legacy Python Kimi CLI (`kimi` before Kimi Code), for older
+//! Kimi models trained against it. Its tools (Task, SetTodoList, Shell, ReadFile, Glob, Grep,
+//! WriteFile, StrReplaceFile) with their parameters and limits; results in its form, a
+//! `<system>…</system>` status line before the output and `<system>ERROR: …</system>` for
+//! failures. Chat only, as the original.
+
+mod prompt;
+mod tools;
+
+use super::{Harness, PromptEnv};
+use crate::config::WireApi;
+use crate::model::HistoryItem;
+use crate::tools::table::{ToolTable, Wording};
+
+/// Every failed call reads `<system>ERROR: …</system>`.
+const WORDING: Wording = Wording {
+    prefix: "",
+    wrap: Some(("<system>ERROR: ", "</system>")),
+};
+
+pub(crate) struct KimiCli;
+
+impl Harness for KimiCli {
+    fn name(&self) -> &'static str {
+        "kimi-cli"
+    }
+
+    fn about(&self) -> (&'static str, &'static str) {
+        (
+            "Kimi CLI",
+            "The Python Kimi CLI's tools (Shell, ReadFile, WriteFile, StrReplaceFile, Glob, Grep, SetTodoList, Task); older Kimi models were trained on it",
+        )
+    }
+
+    fn system_prompt(&self, env: &PromptEnv) -> String {
+        prompt::system(env)
+    }
+
+    fn initial_context(&self, _env: &PromptEnv) -> Vec<HistoryItem> {
+        Vec::new()
+    }
+
+    fn reminder(&self, env: &PromptEnv, today: &str) -> Option<String> {
+        Some(prompt::reminder(env, today))
+    }
+
+    fn tools(&self, _env: &PromptEnv) -> ToolTable {
+        tools::table()
+    }
+
+    fn wires(&self) -> &'static [WireApi] {
+        &[WireApi::Chat]
+    }
+}

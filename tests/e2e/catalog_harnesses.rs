@@ -1,0 +1,456 @@
+//! kimi-cli, qwen-code, deepseek-tui and swe-agent end to end through `interpreter exec`
+//! against the mock, which checks every request's history against the Chat rules. Each task
+//! reads a file, edits it, runs a failing command and sees the original's failure text,
+//! updates the plan (swe-agent's original has no plan tool) and finishes; swe-agent does it
+//! with text actions.
+
+use mock_llm::e2e::{TestRepo, jsonl};
+use mock_llm::{MockServer, Reply, Script};
+use serde_json::{Value, json};
+
+const CHECK: &str = "python3 -c 'import calc; assert calc.add(2, 3) == 6, \"add is wrong\"'";
+const FIXED: &str = "def add(a, b):\n    return a + b\n";
+
+fn calc_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n");
+    repo
+}
+
+fn abs(repo: &TestRepo, rel: &str) -> String {
+    std::fs::canonicalize(repo.path())
+        .unwrap()
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn run(repo: &TestRepo, mock: &MockServer, model: &str, extra: &[&str]) -> std::process::Output {
+    let mut a = vec!["exec".to_string(), "--json".to_string()];
+    a.extend(TestRepo::mock_config(&mock.url(), "chat"));
+    a.extend(["-c".to_string(), format!("model=\"{model}\"")]);
+    a.extend(extra.iter().map(|s| s.to_string()));
+    let home = repo.home.path().display().to_string();
+    let out = repo.run_with_env(&a, "fix add", &[("HOME", home.as_str())]);
+    assert!(
+        out.status.success(),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn results(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn todo_list_kinds(out: &std::process::Output) -> Vec<String> {
+    jsonl(out)
+        .iter()
+        .filter(|e| e["item"]["type"] == "todo_list")
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn kimi_cli_reads_edits_runs_and_plans_with_its_texts() {
+    let repo = calc_repo();
+    let todos = |a: &str, b: &str| json!({"todos": [{"title": "Fix add", "status": a}, {"title": "Check it", "status": b}]});
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "SetTodoList:0",
+            "SetTodoList",
+            todos("in_progress", "pending"),
+        ),
+        Reply::tool_call("ReadFile:1", "ReadFile", json!({"path": "calc.py"})),
+        Reply::tool_call(
+            "StrReplaceFile:2",
+            "StrReplaceFile",
+            json!({"path": "calc.py", "edit": {"old": "a - b", "new": "a + b"}}),
+        ),
+        Reply::tool_call("Shell:3", "Shell", json!({"command": CHECK})),
+        Reply::tool_call("SetTodoList:4", "SetTodoList", todos("done", "done")),
+        Reply::text("Fixed add; the check itself expects the wrong sum."),
+    ]))
+    .unwrap();
+    let out = run(&repo, &mock, "mock-model", &["--harness", "kimi-cli"]);
+    assert_eq!(repo.read("calc.py"), FIXED);
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 6);
+    assert_eq!(
+        tool_names(&reqs[0].body),
+        [
+            "Task",
+            "SetTodoList",
+            "Shell",
+            "ReadFile",
+            "Glob",
+            "Grep",
+            "WriteFile",
+            "StrReplaceFile"
+        ]
+    );
+    let system = reqs[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.starts_with("You are Kimi CLI"), "{system}");
+    assert!(system.contains("# Prompt and Tool Use") && system.contains("# Ultimate Reminders"));
+    let r = results(&reqs[5].body);
+    assert_eq!(
+        r[0],
+        "<system>Todo list updated</system>\nTodo list updated"
+    );
+    assert_eq!(
+        r[1],
+        "<system>2 lines read from file starting from line 1. End of file reached.</system>\n     1\tdef add(a, b):\n     2\t    return a - b"
+    );
+    assert_eq!(
+        r[2],
+        "<system>File successfully edited. Applied 1 edit(s) with 1 total replacement(s).</system>"
+    );
+    assert!(
+        r[3].starts_with("<system>ERROR: Command failed with exit code: 1.</system>\n")
+            && r[3].contains("AssertionError: add is wrong"),
+        "{}",
+        r[3]
+    );
+    assert_eq!(
+        todo_list_kinds(&out),
+        ["item.started", "item.updated", "item.completed"]
+    );
+}
+
+#[test]
+fn qwen_code_is_the_default_for_qwen_on_chat_and_uses_its_texts() {
+    let repo = calc_repo();
+    let calc = abs(&repo, "calc.py");
+    let todos = |a: &str, b: &str| {
+        json!({"todos": [{"content": "Fix add", "status": a, "id": "1"},
+                         {"content": "Check it", "status": b, "id": "2"}]})
+    };
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("call_0", "todo_write", todos("in_progress", "pending")),
+        Reply::tool_call("call_1", "read_file", json!({"file_path": calc})),
+        Reply::tool_call("call_2", "read_file", json!({"file_path": "calc.py"})),
+        Reply::tool_call(
+            "call_3",
+            "edit",
+            json!({"file_path": calc, "old_string": "a - b", "new_string": "a + b"}),
+        ),
+        Reply::tool_call("call_4", "run_shell_command", json!({"command": CHECK})),
+        Reply::tool_call("call_5", "todo_write", todos("completed", "completed")),
+        Reply::text("Fixed add."),
+    ]))
+    .unwrap();
+    // A Qwen model on a Chat provider routes to qwen-code.
+    let out = run(&repo, &mock, "qwen3-coder-plus", &[]);
+    assert_eq!(repo.read("calc.py"), FIXED);
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 7);
+    let names = tool_names(&reqs[0].body);
+    for t in [
+        "agent",
+        "list_directory",
+        "read_file",
+        "grep_search",
+        "glob",
+        "edit",
+        "write_file",
+        "run_shell_command",
+        "todo_write",
+    ] {
+        assert!(names.contains(&t.to_string()), "{t} missing from {names:?}");
+    }
+    assert!(
+        !names.contains(&"replace".to_string()),
+        "older names are not listed"
+    );
+    let msgs = reqs[0].body["messages"].as_array().unwrap();
+    assert!(
+        msgs[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are Qwen Code")
+    );
+    assert!(
+        msgs[1]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("This is Qwen Code, setting up the context")
+    );
+    assert_eq!(msgs[2]["content"], "Got it. Thanks for the context!");
+    assert_eq!(msgs[3]["content"], "fix add");
+    let r = results(&reqs[6].body);
+    assert!(
+        r[0].starts_with("Todos have been modified successfully.")
+            && r[0].contains("<system-reminder>"),
+        "{}",
+        r[0]
+    );
+    assert_eq!(r[1], "def add(a, b):\n    return a - b\n");
+    assert!(
+        r[2].starts_with("File path must be absolute, but was relative: calc.py."),
+        "{}",
+        r[2]
+    );
+    assert!(
+        r[3].starts_with(&format!(
+            "The file: {calc} has been updated. Showing lines 1-3 of 3 from the edited file:"
+        )),
+        "{}",
+        r[3]
+    );
+    assert!(
+        r[4].starts_with(&format!("Command: {CHECK}\nDirectory: (root)\nOutput: "))
+            && r[4].contains("AssertionError: add is wrong")
+            && r[4].contains("\nExit Code: 1\n"),
+        "{}",
+        r[4]
+    );
+    assert_eq!(todo_list_kinds(&out).len(), 3);
+}
+
+#[test]
+fn deepseek_tui_offers_only_tools_that_run() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "call_0",
+            "checklist_write",
+            json!({"todos": [{"content": "Fix add", "status": "in_progress"}, {"content": "Check it", "status": "pending"}]}),
+        ),
+        Reply::tool_call("call_1", "read_file", json!({"path": "calc.py"})),
+        Reply::tool_call(
+            "call_2",
+            "edit_file",
+            json!({"path": "calc.py", "search": "a - b", "replace": "a + b"}),
+        ),
+        Reply::tool_call("call_3", "exec_shell", json!({"command": CHECK})),
+        Reply::tool_call("call_4", "checklist_update", json!({"id": 1, "status": "completed"})),
+        Reply::tool_call("call_5", "git_status", json!({})),
+        Reply::text("Fixed add."),
+    ]))
+    .unwrap();
+    let out = run(
+        &repo,
+        &mock,
+        "deepseek-chat",
+        &["--harness", "deepseek-tui"],
+    );
+    assert_eq!(repo.read("calc.py"), FIXED);
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 7);
+    let names = tool_names(&reqs[0].body);
+    assert!(names.len() <= 18, "{names:?}");
+    for stub in [
+        "apply_patch",
+        "diagnostics",
+        "tool_search_tool_bm25",
+        "web_search",
+        "agent_open",
+    ] {
+        assert!(
+            !names.contains(&stub.to_string()),
+            "{stub} is advertised: {names:?}"
+        );
+    }
+    let r = results(&reqs[6].body);
+    assert!(
+        r[0].starts_with("Todo list updated (2 items, 0% complete)\n{"),
+        "{}",
+        r[0]
+    );
+    assert_eq!(r[1], "def add(a, b):\n    return a - b\n");
+    assert!(
+        r[2].contains("-    return a - b\n+    return a + b")
+            && r[2].ends_with(&format!(
+                "Replaced 1 occurrence in {}",
+                abs(&repo, "calc.py")
+            )),
+        "{}",
+        r[2]
+    );
+    assert!(
+        r[3].starts_with("Command failed (exit code: Some(1))\n\nSTDOUT:\n\n\nSTDERR:\n")
+            && r[3].contains("AssertionError: add is wrong"),
+        "{}",
+        r[3]
+    );
+    assert!(
+        r[4].starts_with("Updated todo #1 to completed\n"),
+        "{}",
+        r[4]
+    );
+    assert!(
+        r[5].starts_with("## "),
+        "git status --porcelain -b: {}",
+        r[5]
+    );
+    assert!(r[5].contains("calc.py"), "{}", r[5]);
+    let first: Value = reqs[0].body["messages"].clone();
+    assert!(
+        first[2]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("<turn_meta>"),
+        "{first}"
+    );
+    assert_eq!(
+        todo_list_kinds(&out),
+        ["item.started", "item.updated", "item.completed"]
+    );
+}
+
+#[test]
+fn swe_agent_acts_in_text_with_corrections_observations_and_submit() {
+    let repo = calc_repo();
+    let calc = abs(&repo, "calc.py");
+    let act = |discussion: &str, command: &str| {
+        Reply::text(format!("DISCUSSION\n{discussion}\n\n```\n{command}\n```"))
+    };
+    let mock = MockServer::start_blocking(Script::new([
+        act(
+            "Look at the file first.",
+            &format!("str_replace_editor view {calc}"),
+        ),
+        Reply::text("I know what to do now."),
+        act(
+            "Fix the operator.",
+            &format!("str_replace_editor str_replace {calc} --old_str 'a - b' --new_str 'a + b'"),
+        ),
+        act("Run the check.", CHECK),
+        act("Done.", "submit"),
+        act("Confirm.", "submit"),
+    ]))
+    .unwrap();
+    let out = run(&repo, &mock, "mock-model", &["--harness", "swe-agent"]);
+    assert_eq!(repo.read("calc.py"), FIXED);
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 6, "the confirmed submit ends the task");
+    for r in &reqs {
+        assert!(
+            r.body.get("tools").is_none(),
+            "no tools on swe-agent's wire"
+        );
+        for m in r.body["messages"].as_array().unwrap() {
+            assert!(m.get("tool_calls").is_none() && m["role"] != "tool", "{m}");
+        }
+    }
+    let msgs = |i: usize| reqs[i].body["messages"].as_array().unwrap().clone();
+    let text = |m: &Value| m["content"].as_str().unwrap().to_string();
+    let first = msgs(0);
+    assert!(
+        text(&first[0])
+            .starts_with("You are a helpful assistant that can interact with a computer")
+    );
+    assert!(text(&first[1]).starts_with("<uploaded_files>\n"));
+    assert!(text(&first[1]).contains("<pr_description>\nfix add\n</pr_description>"));
+    let second = msgs(1);
+    assert_eq!(
+        text(second.last().unwrap()),
+        format!(
+            "OBSERVATION:\nHere's the result of running `cat -n` on {calc}:\n     1\tdef add(a, b):\n     2\t    return a - b\n     3\t\n"
+        )
+    );
+    let third = msgs(2);
+    assert!(text(third.last().unwrap()).starts_with("Your output was not formatted correctly."));
+    // Once the model answers properly the retry pair leaves the history.
+    let fourth = msgs(3);
+    assert!(
+        fourth
+            .iter()
+            .all(|m| !text(m).starts_with("Your output was not formatted"))
+    );
+    assert!(fourth.iter().all(|m| text(m) != "I know what to do now."));
+    assert!(
+        text(fourth.last().unwrap())
+            .starts_with(&format!("OBSERVATION:\nThe file {calc} has been edited."))
+    );
+    let fifth = msgs(4);
+    let check = text(fifth.last().unwrap());
+    assert!(
+        check.starts_with("OBSERVATION:\nTraceback")
+            && check.contains("AssertionError: add is wrong"),
+        "{check}"
+    );
+    let review = text(msgs(5).last().unwrap());
+    assert!(
+        review.contains("Run the submit command again to confirm.")
+            && review.contains("+    return a + b"),
+        "{review}"
+    );
+    let events = jsonl(&out);
+    assert!(events.iter().any(|e| e["type"] == "turn.completed"));
+    assert!(events.iter().any(|e| e["item"]["type"] == "file_change"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["item"]["type"] == "command_execution")
+    );
+}
+
+#[test]
+fn swe_agent_gives_up_after_three_replies_without_an_action() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::text("hmm"),
+        Reply::text("hmm"),
+        Reply::text("hmm"),
+        Reply::text("never asked"),
+    ]))
+    .unwrap();
+    let mut a = vec!["exec".to_string(), "--json".to_string()];
+    a.extend(TestRepo::mock_config(&mock.url(), "chat"));
+    a.extend(["--harness".to_string(), "swe-agent".to_string()]);
+    let out = repo.run(&a, "fix add");
+    assert!(!out.status.success());
+    assert_eq!(mock.model_requests().len(), 3);
+    let events = jsonl(&out);
+    let failed = events.iter().find(|e| e["type"] == "turn.failed").unwrap();
+    assert!(
+        failed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("without a valid action"),
+        "{failed}"
+    );
+}
+
+#[test]
+fn chat_only_harnesses_refuse_other_wires_by_name() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("x")])).unwrap();
+    for h in ["kimi-cli", "qwen-code", "deepseek-tui", "swe-agent"] {
+        for wire in ["responses", "messages"] {
+            let mut a = vec!["exec".to_string(), "--json".to_string()];
+            a.extend(TestRepo::mock_config(&mock.url(), wire));
+            a.extend(["--harness".to_string(), h.to_string()]);
+            let out = repo.run(&a, "hi");
+            assert!(!out.status.success(), "{h} on {wire}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(&format!(
+                    "harness `{h}` does not support wire_api = \"{wire}\": it supports chat"
+                )),
+                "{h} on {wire}: {err}"
+            );
+        }
+    }
+    assert!(mock.model_requests().is_empty());
+}
