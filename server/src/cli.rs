@@ -12,19 +12,19 @@ use crate::config::Overrides;
     version,
     about = "A coding agent for low-cost models: an interactive terminal session, ACP for editors, LSP code actions, and Codex-compatible exec for CI"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Options of the interactive session (no subcommand).
     #[command(flatten)]
     pub tui: TuiArgs,
     /// A first prompt for the interactive session.
     pub prompt: Option<String>,
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
 }
 
 /// Options of the interactive terminal session (`interpreter`, `interpreter resume`).
 #[derive(Debug, Clone, Args, Default)]
-pub struct TuiArgs {
+pub(crate) struct TuiArgs {
     /// Override a config key: `-c key=value` (value parsed as TOML). Repeatable; later wins.
     // Ids of their own: a subcommand's global `config`/`profile` would otherwise overwrite
     // these with its values, and the ones given before the subcommand would be lost.
@@ -39,7 +39,7 @@ pub struct TuiArgs {
     #[arg(id = "tui_profile", short = 'p', long = "profile")]
     pub profile: Option<String>,
     #[arg(short = 'm', long)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// native, kimi-code or minimal.
     #[arg(long)]
     pub harness: Option<String>,
@@ -56,7 +56,7 @@ pub struct TuiArgs {
 
 impl TuiArgs {
     /// These options with `later`'s on top (`interpreter -c a resume -c b`).
-    pub fn merged(mut self, later: TuiArgs) -> TuiArgs {
+    pub(crate) fn merged(mut self, later: TuiArgs) -> TuiArgs {
         self.config.extend(later.config);
         self.profile = later.profile.or(self.profile);
         self.model = later.model.or(self.model);
@@ -71,7 +71,7 @@ impl TuiArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Continue an interactive session of this folder: a picker, `--last`, or an id.
     Resume {
         #[command(flatten)]
@@ -112,7 +112,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum DebugCommand {
+pub(crate) enum DebugCommand {
     /// Print the exact first request body for a prompt (default "hello").
     Prompt {
         #[command(flatten)]
@@ -129,6 +129,7 @@ pub enum DebugCommand {
 /// `initializationOptions` and `workspace/didChangeConfiguration` (docs/lsp.md).
 #[derive(Debug, Clone, Args)]
 pub struct LspArgs {
+    /// The options every subcommand takes.
     #[command(flatten)]
     pub common: CommonArgs,
     /// Talk LSP over stdin/stdout (the only transport; vscode-languageclient passes it).
@@ -148,6 +149,7 @@ pub struct CommonArgs {
 }
 
 impl CommonArgs {
+    /// What these flags put on top of the config files.
     pub fn overrides(&self) -> Overrides {
         Overrides {
             config: self.config.clone(),
@@ -162,14 +164,14 @@ impl CommonArgs {
     args_conflicts_with_subcommands = false,
     subcommand_precedence_over_arg = true
 )]
-pub struct ExecArgs {
+pub(crate) struct ExecArgs {
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub(crate) common: CommonArgs,
     /// Print events as JSON Lines on stdout (Codex `--experimental-json`).
     #[arg(long = "json", alias = "experimental-json", global = true)]
     pub json: bool,
     #[arg(short = 'm', long, global = true)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Provider id (same as `-c model_provider=…`).
     #[arg(long, global = true)]
     pub provider: Option<String>,
@@ -177,7 +179,7 @@ pub struct ExecArgs {
     #[arg(long, global = true)]
     pub harness: Option<String>,
     #[arg(short = 's', long, value_name = "MODE", global = true)]
-    pub sandbox: Option<String>,
+    pub(crate) sandbox: Option<String>,
     /// Working directory for the session.
     #[arg(short = 'C', long = "cd", global = true)]
     pub cd: Option<PathBuf>,
@@ -185,7 +187,7 @@ pub struct ExecArgs {
     #[arg(long = "add-dir", global = true)]
     pub add_dir: Vec<PathBuf>,
     #[arg(long, global = true)]
-    pub skip_git_repo_check: bool,
+    pub(crate) skip_git_repo_check: bool,
     /// A JSON Schema file the final answer must follow.
     #[arg(long, global = true)]
     pub output_schema: Option<PathBuf>,
@@ -208,7 +210,7 @@ pub struct ExecArgs {
     #[arg(long, global = true)]
     pub ephemeral: bool,
     #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
-    pub color: String,
+    pub(crate) color: String,
     /// Run without sandbox or approvals.
     #[arg(
         long = "dangerously-bypass-approvals-and-sandbox",
@@ -217,18 +219,18 @@ pub struct ExecArgs {
     )]
     pub yolo: bool,
     #[arg(long, hide = true, global = true)]
-    pub full_auto: bool,
+    pub(crate) full_auto: bool,
     /// The task. Read from stdin when absent (or `-`).
     pub prompt: Option<String>,
     #[command(subcommand)]
-    pub resume: Option<ExecSub>,
+    pub(crate) resume: Option<ExecSub>,
 }
 
 /// `interpreter app-server`.
 #[derive(Debug, Clone, Args)]
-pub struct AppServerArgs {
+pub(crate) struct AppServerArgs {
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub(crate) common: CommonArgs,
     /// Where to serve; only `stdio://` (JSON lines on stdin and stdout).
     #[arg(long, value_name = "URL", default_value = "stdio://")]
     pub listen: String,
@@ -258,7 +260,7 @@ impl Command {
 }
 
 #[derive(Debug, Clone, Subcommand)]
-pub enum ExecSub {
+pub(crate) enum ExecSub {
     /// Continue a stored session.
     Resume {
         /// The session (thread) id.
@@ -272,7 +274,7 @@ pub enum ExecSub {
 
 /// `terminal_ui`: stderr is the terminal the UI draws on, so logs go to
 /// `INTERPRETER_LOG_FILE` only (session warnings reach the UI as events).
-pub fn init_logging(terminal_ui: bool) {
+pub(crate) fn init_logging(terminal_ui: bool) {
     use tracing_subscriber::EnvFilter;
     if terminal_ui && std::env::var_os("INTERPRETER_LOG_FILE").is_none() {
         return;
@@ -305,6 +307,7 @@ pub fn init_logging(terminal_ui: bool) {
         .init();
 }
 
+/// Parses the command line, runs the chosen face, and returns the process exit code.
 pub fn main() -> i32 {
     let mut cli = match Cli::try_parse() {
         Ok(c) => c,

@@ -17,7 +17,7 @@ const ENV_OVERRIDES: &[(&str, &str)] = &[
 
 /// The home folder: `OPENINTERPRETER_HOME`, else `CODEX_HOME` (the Codex SDK isolates runs with
 /// it), else `~/.openinterpreter`.
-pub fn home_dir() -> PathBuf {
+pub(crate) fn home_dir() -> PathBuf {
     for var in ["OPENINTERPRETER_HOME", "CODEX_HOME"] {
         if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
             return PathBuf::from(v);
@@ -30,26 +30,23 @@ pub fn home_dir() -> PathBuf {
 
 /// The file's shape. Unknown keys are accepted (Codex configs carry many we do not use).
 #[derive(Debug, Default, Clone, Deserialize)]
-pub struct ConfigToml {
-    pub model: Option<String>,
-    pub model_provider: Option<String>,
+pub(crate) struct ConfigToml {
+    pub(crate) model: Option<String>,
+    pub(crate) model_provider: Option<String>,
     #[serde(default)]
-    pub model_providers: BTreeMap<String, ProviderToml>,
-    pub profile: Option<String>,
-    #[serde(default)]
-    pub profiles: BTreeMap<String, toml::Table>,
-    pub harness: Option<String>,
-    pub approval_policy: Option<String>,
-    pub sandbox_mode: Option<String>,
-    pub model_reasoning_effort: Option<String>,
-    pub model_context_window: Option<u64>,
-    pub model_max_output_tokens: Option<u64>,
-    pub max_turn_requests: Option<u32>,
-    pub max_processes: Option<usize>,
-    pub project_doc_max_bytes: Option<usize>,
-    pub tool_output_token_limit: Option<usize>,
-    pub openai_base_url: Option<String>,
-    pub sandbox_workspace_write: Option<SandboxWorkspaceWrite>,
+    pub(crate) model_providers: BTreeMap<String, ProviderToml>,
+    pub(crate) harness: Option<String>,
+    pub(crate) approval_policy: Option<String>,
+    pub(crate) sandbox_mode: Option<String>,
+    pub(crate) model_reasoning_effort: Option<String>,
+    pub(crate) model_context_window: Option<u64>,
+    pub(crate) model_max_output_tokens: Option<u64>,
+    pub(crate) max_turn_requests: Option<u32>,
+    pub(crate) max_processes: Option<usize>,
+    pub(crate) project_doc_max_bytes: Option<usize>,
+    pub(crate) tool_output_token_limit: Option<usize>,
+    pub(crate) openai_base_url: Option<String>,
+    pub(crate) sandbox_workspace_write: Option<SandboxWorkspaceWrite>,
     /// ACP: run shell commands in the client's terminals (`terminal/*`) when it offers them.
     pub acp_client_terminals: Option<bool>,
     /// MCP servers every session connects, as in Codex (see `mcp::config`).
@@ -58,40 +55,40 @@ pub struct ConfigToml {
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
-pub struct SandboxWorkspaceWrite {
+pub(crate) struct SandboxWorkspaceWrite {
     #[serde(default)]
-    pub network_access: bool,
+    pub(crate) network_access: bool,
     #[serde(default)]
-    pub writable_roots: Vec<PathBuf>,
+    pub(crate) writable_roots: Vec<PathBuf>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
-pub struct ProviderToml {
-    pub name: Option<String>,
-    pub base_url: Option<String>,
-    pub env_key: Option<String>,
+pub(crate) struct ProviderToml {
+    pub(crate) name: Option<String>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) env_key: Option<String>,
     /// A key written by `interpreter login`.
     pub api_key: Option<String>,
-    pub experimental_bearer_token: Option<String>,
-    pub wire_api: Option<String>,
+    pub(crate) experimental_bearer_token: Option<String>,
+    pub(crate) wire_api: Option<String>,
     /// How the key is sent: `bearer` (Authorization) or `x-api-key` (Anthropic's header).
     pub auth: Option<String>,
     #[serde(default)]
-    pub http_headers: BTreeMap<String, String>,
+    pub(crate) http_headers: BTreeMap<String, String>,
     #[serde(default)]
-    pub env_http_headers: BTreeMap<String, String>,
+    pub(crate) env_http_headers: BTreeMap<String, String>,
     #[serde(default)]
-    pub query_params: BTreeMap<String, String>,
-    pub request_max_retries: Option<u32>,
-    pub stream_max_retries: Option<u32>,
-    pub stream_idle_timeout_ms: Option<u64>,
-    pub connect_timeout_ms: Option<u64>,
-    pub request_timeout_ms: Option<u64>,
-    pub retry_base_delay_ms: Option<u64>,
+    pub(crate) query_params: BTreeMap<String, String>,
+    pub(crate) request_max_retries: Option<u32>,
+    pub(crate) stream_max_retries: Option<u32>,
+    pub(crate) stream_idle_timeout_ms: Option<u64>,
+    pub(crate) connect_timeout_ms: Option<u64>,
+    pub(crate) request_timeout_ms: Option<u64>,
+    pub(crate) retry_base_delay_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WireApi {
+pub(crate) enum WireApi {
     Chat,
     Responses,
     /// The Anthropic Messages API.
@@ -111,7 +108,7 @@ impl WireApi {
     }
 
     /// The config.toml spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             WireApi::Chat => "chat",
             WireApi::Responses => "responses",
@@ -122,7 +119,7 @@ impl WireApi {
 
 /// How a provider's key goes on the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AuthScheme {
+pub(crate) enum AuthScheme {
     /// `Authorization: Bearer <key>`.
     #[default]
     Bearer,
@@ -143,21 +140,21 @@ impl AuthScheme {
 /// A provider after merging the catalog entry with the user's table.
 #[derive(Debug, Clone)]
 pub struct ProviderConfig {
-    pub id: String,
-    pub name: String,
-    pub base_url: String,
-    pub env_key: Option<String>,
-    pub api_key: Option<String>,
-    pub wire_api: WireApi,
-    pub auth: AuthScheme,
-    pub http_headers: BTreeMap<String, String>,
-    pub query_params: BTreeMap<String, String>,
-    pub request_max_retries: u32,
-    pub stream_max_retries: u32,
-    pub stream_idle_timeout_ms: u64,
-    pub connect_timeout_ms: u64,
-    pub request_timeout_ms: u64,
-    pub retry_base_delay_ms: u64,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) base_url: String,
+    pub(crate) env_key: Option<String>,
+    pub(crate) api_key: Option<String>,
+    pub(crate) wire_api: WireApi,
+    pub(crate) auth: AuthScheme,
+    pub(crate) http_headers: BTreeMap<String, String>,
+    pub(crate) query_params: BTreeMap<String, String>,
+    pub(crate) request_max_retries: u32,
+    pub(crate) stream_max_retries: u32,
+    pub(crate) stream_idle_timeout_ms: u64,
+    pub(crate) connect_timeout_ms: u64,
+    pub(crate) request_timeout_ms: u64,
+    pub(crate) retry_base_delay_ms: u64,
 }
 
 impl ProviderConfig {
@@ -193,42 +190,43 @@ impl ProviderConfig {
     }
 }
 
+/// The provider needs a key and none is set; the text says where to put one.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error(
     "missing API key for provider `{provider}`: set the environment variable {env_key} (or change model_providers.{provider}.env_key / model_providers.{provider}.api_key in config.toml, or run `interpreter login`)"
 )]
 pub struct MissingKey {
-    pub provider: String,
-    pub env_key: String,
+    pub(crate) provider: String,
+    pub(crate) env_key: String,
 }
 
-pub use interpreter_protocol::{ApprovalPolicy, ReasoningEffort, SandboxMode};
+pub(crate) use interpreter_protocol::{ApprovalPolicy, ReasoningEffort, SandboxMode};
 
 /// The effective configuration a session starts from.
 #[derive(Debug, Clone)]
 pub struct Config {
-    pub home: PathBuf,
+    pub(crate) home: PathBuf,
+    /// The provider in use, resolved from the catalog and `[model_providers]`.
     pub provider: ProviderConfig,
-    pub model: String,
+    pub(crate) model: String,
     /// Explicit harness choice; None means "pick by model".
     pub harness: Option<String>,
-    pub approval_policy: ApprovalPolicy,
-    pub sandbox_mode: SandboxMode,
-    pub network_access: bool,
-    pub writable_roots: Vec<PathBuf>,
-    pub reasoning_effort: Option<ReasoningEffort>,
-    pub context_window: Option<u64>,
-    pub max_output_tokens: u64,
-    pub max_turn_requests: u32,
+    pub(crate) approval_policy: ApprovalPolicy,
+    pub(crate) sandbox_mode: SandboxMode,
+    pub(crate) network_access: bool,
+    pub(crate) writable_roots: Vec<PathBuf>,
+    pub(crate) reasoning_effort: Option<ReasoningEffort>,
+    pub(crate) context_window: Option<u64>,
+    pub(crate) max_output_tokens: u64,
+    pub(crate) max_turn_requests: u32,
     /// Processes a session's running command may have alive at once; above it the command's
     /// process group is killed.
     pub max_processes: usize,
-    pub project_doc_max_bytes: usize,
-    pub tool_output_token_limit: usize,
-    pub acp_client_terminals: bool,
+    pub(crate) project_doc_max_bytes: usize,
+    pub(crate) tool_output_token_limit: usize,
+    pub(crate) acp_client_terminals: bool,
     /// The enabled `[mcp_servers]`; front ends merge their own in (`mcp::config::merge`).
     pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
-    pub profile: Option<String>,
 }
 
 /// What the command line contributes on top of the files.
@@ -236,11 +234,17 @@ pub struct Config {
 pub struct Overrides {
     /// Raw `-c key=value` strings, in order (later wins).
     pub config: Vec<String>,
+    /// `--profile`: the `[profiles.<name>]` table to apply.
     pub profile: Option<String>,
+    /// The model, over the config's `model`.
     pub model: Option<String>,
+    /// The provider: a `[model_providers]` or catalog name.
     pub provider: Option<String>,
+    /// The harness name, over the config's `harness`.
     pub harness: Option<String>,
+    /// The sandbox mode's config value (`read-only`, `workspace-write`, `danger-full-access`).
     pub sandbox_mode: Option<String>,
+    /// The approval policy's config value (`untrusted`, `on-request`, `never`).
     pub approval_policy: Option<String>,
 }
 
@@ -341,10 +345,10 @@ impl Config {
         let raw: ConfigToml = toml::Value::Table(table)
             .try_into()
             .map_err(|e| anyhow::anyhow!("invalid configuration after overrides: {e}"))?;
-        Self::resolve(home, raw, profile)
+        Self::resolve(home, raw)
     }
 
-    fn resolve(home: PathBuf, raw: ConfigToml, profile: Option<String>) -> Result<Config> {
+    fn resolve(home: PathBuf, raw: ConfigToml) -> Result<Config> {
         let provider_id = raw
             .model_provider
             .clone()
@@ -406,7 +410,6 @@ impl Config {
             mcp_servers: crate::mcp::config::from_toml(&raw.mcp_servers, |v| {
                 std::env::var(v).ok()
             })?,
-            profile,
             provider,
         })
     }
@@ -496,7 +499,7 @@ fn default_model_for(provider_id: &str) -> String {
 /// Every key a configuration can hold, whether or not its provider is the active one: for
 /// redaction and for keeping them away from commands.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct ConfiguredKeys {
+pub(crate) struct ConfiguredKeys {
     /// `api_key`, `experimental_bearer_token` and secret-looking header and query values, with
     /// where each is (`model_providers.x.api_key`).
     pub values: Vec<(String, String)>,
@@ -507,7 +510,7 @@ pub struct ConfiguredKeys {
 
 /// The keys in `file_text` (config.toml) and in `-c` overrides, in every provider table,
 /// including those inside profiles, plus the catalog's key variables.
-pub fn configured_keys(file_text: Option<&str>, overrides: &[String]) -> ConfiguredKeys {
+pub(crate) fn configured_keys(file_text: Option<&str>, overrides: &[String]) -> ConfiguredKeys {
     let mut table: toml::Table = file_text.and_then(|t| t.parse().ok()).unwrap_or_default();
     for raw in overrides {
         if let Ok((key, value)) = parse_override(raw) {

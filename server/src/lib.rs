@@ -1,15 +1,19 @@
 //! interpreter: a coding agent for low-cost models. See docs/architecture.md for the map.
+//!
+//! The library exists for the binary (`cli::main`), the benches and the fuzz targets; only
+//! what those name is `pub`. Everything else is `pub(crate)`, so dead code shows up.
+#![warn(missing_docs, unreachable_pub)]
 
-pub mod agent;
+pub(crate) mod agent;
 pub mod cli;
 pub mod config;
 pub mod frontend;
-pub mod harness;
-pub mod mcp;
+pub(crate) mod harness;
+pub(crate) mod mcp;
 pub mod model;
-pub mod sandbox;
+pub(crate) mod sandbox;
 pub mod secrets;
-pub mod skills;
-pub mod store;
+pub(crate) mod skills;
+pub(crate) mod store;
 pub mod tools;
 pub mod workspace;

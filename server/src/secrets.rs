@@ -28,7 +28,7 @@ use std::sync::{Mutex, OnceLock, RwLock};
 use crate::model::HistoryItem;
 
 /// What a secret is replaced with.
-pub const REDACTED: &str = "[REDACTED]";
+pub(crate) const REDACTED: &str = "[REDACTED]";
 /// Shorter values are not registered: redacting them would mangle ordinary text.
 const MIN_SECRET_LEN: usize = 8;
 
@@ -47,7 +47,7 @@ fn registry() -> &'static RwLock<Registry> {
 }
 
 /// Records a secret value (an API key, a token) to redact wherever it appears.
-pub fn register(value: &str) {
+pub(crate) fn register(value: &str) {
     let v = value.trim();
     if v.len() < MIN_SECRET_LEN {
         return;
@@ -72,7 +72,7 @@ pub fn register(value: &str) {
 
 /// Whether a header or query parameter of this name carries a secret (`Authorization`,
 /// `x-api-key`, …).
-pub fn secret_name(n: &str) -> bool {
+pub(crate) fn secret_name(n: &str) -> bool {
     let n = n.to_ascii_lowercase();
     ["auth", "key", "token", "secret", "password", "signature"]
         .iter()
@@ -80,7 +80,7 @@ pub fn secret_name(n: &str) -> bool {
 }
 
 /// Records an environment variable that holds a secret: child processes do not inherit it.
-pub fn register_env_var(name: &str) {
+pub(crate) fn register_env_var(name: &str) {
     if name.is_empty() {
         return;
     }
@@ -91,7 +91,7 @@ pub fn register_env_var(name: &str) {
 }
 
 /// Variables to remove from the environment of commands we start.
-pub fn secret_env_vars() -> Vec<String> {
+pub(crate) fn secret_env_vars() -> Vec<String> {
     registry()
         .read()
         .unwrap_or_else(|e| e.into_inner())
@@ -101,7 +101,7 @@ pub fn secret_env_vars() -> Vec<String> {
 
 /// Registers a provider's secrets: its key, the variable it came from, and the values of
 /// headers and query parameters whose names look secret (`Authorization`, `x-api-key`, …).
-pub fn register_provider(provider: &crate::config::ProviderConfig, api_key: Option<&str>) {
+pub(crate) fn register_provider(provider: &crate::config::ProviderConfig, api_key: Option<&str>) {
     if let Some(k) = api_key {
         register(k);
     }
@@ -233,7 +233,7 @@ fn may_hold_key_format(text: &str) -> bool {
 }
 
 /// `text` with every registered secret and every key-shaped token replaced by [`REDACTED`].
-pub fn redact(text: &str) -> Cow<'_, str> {
+pub(crate) fn redact(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
     {
         let r = registry().read().unwrap_or_else(|e| e.into_inner());
@@ -277,7 +277,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 }
 
 /// Whether `text` holds anything [`redact`] would replace.
-pub fn contains_secret(text: &str) -> bool {
+pub(crate) fn contains_secret(text: &str) -> bool {
     matches!(redact(text), Cow::Owned(ref s) if s != text)
 }
 
@@ -288,7 +288,7 @@ fn redact_in_place(s: &mut String) {
 }
 
 /// Redacts every string inside a JSON value.
-pub fn redact_json(v: &mut serde_json::Value) {
+pub(crate) fn redact_json(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::String(s) => redact_in_place(s),
         serde_json::Value::Array(a) => a.iter_mut().for_each(redact_json),
@@ -299,7 +299,7 @@ pub fn redact_json(v: &mut serde_json::Value) {
 
 /// `value` as JSON text, secrets redacted inside strings (so escapes stay valid). Text
 /// without secrets is exactly `serde_json::to_string`'s.
-pub fn to_redacted_json<T: serde::Serialize>(value: &T) -> serde_json::Result<String> {
+pub(crate) fn to_redacted_json<T: serde::Serialize>(value: &T) -> serde_json::Result<String> {
     let text = serde_json::to_string(value)?;
     // Escapes (`\n`) would hide a key's word boundary from the patterns: look at the text
     // with them blanked out before deciding nothing needs redacting.
@@ -316,7 +316,7 @@ pub fn to_redacted_json<T: serde::Serialize>(value: &T) -> serde_json::Result<St
 }
 
 /// Redacts a history item before it is kept, sent to the model or logged.
-pub fn redact_history_item(item: &mut HistoryItem) {
+pub(crate) fn redact_history_item(item: &mut HistoryItem) {
     match item {
         HistoryItem::User { text, .. } => redact_in_place(text),
         HistoryItem::Assistant {
@@ -349,7 +349,7 @@ pub fn redact_history_item(item: &mut HistoryItem) {
 /// whole. Text is released up to the last whitespace (keys contain none), so streaming goes
 /// on word by word.
 #[derive(Debug, Default)]
-pub struct StreamRedactor {
+pub(crate) struct StreamRedactor {
     pending: String,
 }
 
@@ -359,7 +359,7 @@ const HELD_TAIL: usize = 512;
 
 impl StreamRedactor {
     /// Adds a chunk; returns the redacted text that is safe to release now (maybe empty).
-    pub fn push(&mut self, chunk: &str) -> String {
+    pub(crate) fn push(&mut self, chunk: &str) -> String {
         self.pending.push_str(chunk);
         let cut = safe_cut(&self.pending);
         if cut == 0 {
@@ -370,12 +370,12 @@ impl StreamRedactor {
     }
 
     /// Everything still held, redacted.
-    pub fn finish(&mut self) -> String {
+    pub(crate) fn finish(&mut self) -> String {
         let rest = std::mem::take(&mut self.pending);
         redact(&rest).into_owned()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.pending.is_empty()
     }
 }
@@ -452,13 +452,13 @@ impl StreamKey {
 /// [`StreamRedactor`] per stream; whatever a stream holds back is released (as one more delta)
 /// before any other event, so the order front ends see is kept.
 #[derive(Debug, Default)]
-pub struct EventRedactor {
+pub(crate) struct EventRedactor {
     streams: Mutex<Vec<(StreamKey, StreamRedactor)>>,
 }
 
 impl EventRedactor {
     /// The events to send in place of `e` (held-back text first).
-    pub fn redact(&self, e: Event) -> Vec<Event> {
+    pub(crate) fn redact(&self, e: Event) -> Vec<Event> {
         let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
         let (key, text) = match e {
             Event::AgentMessageDelta { message_id, delta } => {
@@ -612,9 +612,9 @@ fn redact_event(e: Event) -> Event {
 }
 
 /// A tracing writer factory that redacts every formatted log line before writing it.
-pub struct Redacting<M>(pub M);
+pub(crate) struct Redacting<M>(pub M);
 
-pub struct RedactingWriter<W>(W);
+pub(crate) struct RedactingWriter<W>(W);
 
 impl<'a, M: tracing_subscriber::fmt::MakeWriter<'a>> tracing_subscriber::fmt::MakeWriter<'a>
     for Redacting<M>
@@ -645,7 +645,7 @@ impl<W: std::io::Write> std::io::Write for RedactingWriter<W> {
 
 /// A warning when `<home>/config.toml` holds a key (of any provider, in any profile) and other
 /// users can read it.
-pub fn config_permission_warning(home: &Path) -> Option<String> {
+pub(crate) fn config_permission_warning(home: &Path) -> Option<String> {
     use std::os::unix::fs::PermissionsExt;
     let path = home.join("config.toml");
     let mode = std::fs::metadata(&path).ok()?.permissions().mode() & 0o777;

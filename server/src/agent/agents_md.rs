@@ -10,7 +10,7 @@ use crate::workspace::startup::{Scope, StartupReads};
 const NAMES: &[&str] = &["AGENTS.override.md", "AGENTS.md"];
 
 /// The nearest ancestor of `cwd` (itself included) holding a `.git`.
-pub fn git_root(cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn git_root(cwd: &Path) -> Option<PathBuf> {
     cwd.ancestors()
         .find(|d| d.join(".git").exists())
         .map(Path::to_path_buf)
@@ -29,7 +29,12 @@ fn first_existing(
 }
 
 /// The merged instructions, or None when there are none.
-pub fn load(reads: &mut StartupReads, home: &Path, cwd: &Path, budget: usize) -> Option<String> {
+pub(crate) fn load(
+    reads: &mut StartupReads,
+    home: &Path,
+    cwd: &Path,
+    budget: usize,
+) -> Option<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut used = 0usize;
     let mut take = |text: &str, parts: &mut Vec<String>| {

@@ -6,7 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use crate::cli::CommonArgs;
 use crate::config::{Config, home_dir};
 
-pub fn run(common: CommonArgs, provider: Option<String>, from_stdin: bool) -> i32 {
+pub(crate) fn run(common: CommonArgs, provider: Option<String>, from_stdin: bool) -> i32 {
     let mut overrides = common.overrides();
     overrides.provider = provider;
     let config = match Config::load(&overrides) {
@@ -56,7 +56,7 @@ pub fn run(common: CommonArgs, provider: Option<String>, from_stdin: bool) -> i3
 }
 
 /// Sets `[model_providers.<id>] api_key` and keeps the rest of the file as it was.
-pub fn store_key(path: &std::path::Path, provider: &str, key: &str) -> anyhow::Result<()> {
+pub(crate) fn store_key(path: &std::path::Path, provider: &str, key: &str) -> anyhow::Result<()> {
     use anyhow::Context;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,

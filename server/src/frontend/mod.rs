@@ -2,13 +2,13 @@
 //! `Op`s through a `SessionHandle` and read `Event`s; nothing else of the core is theirs.
 
 pub mod acp;
-pub mod app_server;
-pub mod exec;
-pub mod login;
+pub(crate) mod app_server;
+pub(crate) mod exec;
+pub(crate) mod login;
 pub mod lsp;
 mod slash;
-pub mod terminal_text;
-pub mod tui;
+pub(crate) mod terminal_text;
+pub(crate) mod tui;
 mod view;
 
 /// Default cap on one protocol message (an ACP line, an LSP frame's body).

@@ -14,7 +14,7 @@
 
 /// A streaming sanitizer: feed chunks in order with [`TerminalText::push`].
 #[derive(Debug, Default, Clone)]
-pub struct TerminalText {
+pub(crate) struct TerminalText {
     state: State,
 }
 
@@ -33,31 +33,32 @@ enum State {
 }
 
 impl TerminalText {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Appends the displayable part of `chunk` to `out`.
-    pub fn push(&mut self, chunk: &str, out: &mut String) {
+    pub(crate) fn push(&mut self, chunk: &str, out: &mut String) {
         for c in chunk.chars() {
             self.step(c, out);
         }
     }
 
     /// The displayable part of `chunk`, as a new string.
-    pub fn push_str(&mut self, chunk: &str) -> String {
+    pub(crate) fn push_str(&mut self, chunk: &str) -> String {
         let mut out = String::with_capacity(chunk.len());
         self.push(chunk, &mut out);
         out
     }
 
     /// Ends the text: an unfinished sequence is dropped and the next chunk starts afresh.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.state = State::Ground;
     }
 
     /// True when no sequence is open.
-    pub fn at_ground(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn at_ground(&self) -> bool {
         self.state == State::Ground
     }
 
@@ -121,7 +122,7 @@ impl TerminalText {
 }
 
 /// `text` without control characters and sequences (see the module docs).
-pub fn sanitize(text: &str) -> String {
+pub(crate) fn sanitize(text: &str) -> String {
     TerminalText::new().push_str(text)
 }
 

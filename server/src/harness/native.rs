@@ -19,7 +19,7 @@ use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, ToolContext, ToolOutcome, apply_patch, patch_runner, plan};
 use crate::workspace::{Workspace, window};
 
-pub struct Native;
+pub(super) struct Native;
 
 const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;

@@ -10,7 +10,7 @@ use crate::workspace::startup::{Scope, StartupReads};
 
 const MAX_CHILDREN: usize = 20;
 
-pub fn two_level_listing(reads: &mut StartupReads, dir: &Path) -> String {
+pub(super) fn two_level_listing(reads: &mut StartupReads, dir: &Path) -> String {
     let mut out = String::new();
     list(reads, dir, dir, 0, &mut out);
     if out.is_empty() {

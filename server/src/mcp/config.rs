@@ -25,13 +25,13 @@ use std::time::Duration;
 use super::{McpServerConfig, McpTransport};
 
 /// Codex's default for `startup_timeout_sec`.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// Codex's default for `tool_timeout_sec`.
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// One `[mcp_servers.<name>]` table. Unknown keys are accepted (Codex has more).
 #[derive(Debug, Default, Clone, Deserialize)]
-pub struct McpServerToml {
+pub(crate) struct McpServerToml {
     pub command: Option<String>,
     #[serde(default)]
     pub args: Vec<String>,
@@ -51,7 +51,7 @@ pub struct McpServerToml {
 /// The enabled servers of config.toml, in name order. `env` reads variables
 /// (`bearer_token_env_var`). An entry that is neither a command nor a URL, or both, is an
 /// error naming it.
-pub fn from_toml(
+pub(crate) fn from_toml(
     servers: &BTreeMap<String, McpServerToml>,
     env: impl Fn(&str) -> Option<String>,
 ) -> anyhow::Result<Vec<McpServerConfig>> {
@@ -122,7 +122,7 @@ fn seconds(key: &str, field: &str, v: Option<f64>) -> anyhow::Result<Option<Dura
 /// The servers a session connects: config.toml's, then the front end's. A front-end server
 /// replaces a configured one of the same name (the client knows the session at hand), and a
 /// stdio server from config.toml without a `cwd` starts in the session's working directory.
-pub fn merge(
+pub(crate) fn merge(
     configured: &[McpServerConfig],
     from_client: Vec<McpServerConfig>,
     session_cwd: &std::path::Path,

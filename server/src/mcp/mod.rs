@@ -7,7 +7,7 @@
 //! dropped (session closed, agent exiting), after a short graceful shutdown when there is
 //! still a runtime to run it.
 
-pub mod config;
+pub(crate) mod config;
 mod connect;
 mod names;
 mod output;
@@ -28,7 +28,7 @@ use connect::{Client, ProcessGroupGuard};
 
 /// How long one server may take to start, answer the handshake and list its tools, unless
 /// its `startup_timeout_sec` says otherwise.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a stdio server gets to exit after its stdin closes, before its group is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
@@ -46,7 +46,7 @@ pub struct McpServerConfig {
 
 /// How tool schemas must be shaped for the session's provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SchemaDialect {
+pub(crate) enum SchemaDialect {
     /// Schemas as the server gave them (with `type: "object"` at the root).
     #[default]
     Standard,
@@ -56,7 +56,7 @@ pub enum SchemaDialect {
 }
 
 impl SchemaDialect {
-    pub fn for_model(provider_id: &str, model: &str) -> Self {
+    pub(crate) fn for_model(provider_id: &str, model: &str) -> Self {
         if kimi_schema::applies(provider_id, model) {
             SchemaDialect::Kimi
         } else {
@@ -102,7 +102,7 @@ pub enum McpTransport {
 }
 
 /// The tools of a session's connected MCP servers.
-pub struct McpTools {
+pub(crate) struct McpTools {
     servers: Vec<Server>,
     tools: Vec<McpTool>,
 }
@@ -128,7 +128,7 @@ impl McpTools {
     /// [`CONNECT_TIMEOUT`]). Servers that fail are left out and described in the returned
     /// warnings ("MCP server `x` failed to start: …"), and so are tools whose schema cannot
     /// follow `dialect`.
-    pub async fn connect(
+    pub(crate) async fn connect(
         servers: Vec<McpServerConfig>,
         dialect: SchemaDialect,
     ) -> (McpTools, Vec<String>) {
@@ -213,7 +213,7 @@ impl McpTools {
     }
 
     /// True when no server connected.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.servers.is_empty()
     }
 

@@ -7,10 +7,10 @@ use serde_json::{Map, Value};
 use std::collections::HashSet;
 
 /// Longest function name providers accept.
-pub const MAX_NAME_LEN: usize = 64;
+pub(super) const MAX_NAME_LEN: usize = 64;
 
 /// Replaces everything outside `[A-Za-z0-9_-]` with `_`; an empty result becomes `fallback`.
-pub fn sanitize(s: &str, fallback: &str) -> String {
+pub(super) fn sanitize(s: &str, fallback: &str) -> String {
     let out: String = s
         .chars()
         .map(|c| {
@@ -30,7 +30,7 @@ pub fn sanitize(s: &str, fallback: &str) -> String {
 
 /// Hands out unique `<server>__<tool>` names for one session.
 #[derive(Default)]
-pub struct NameAllocator {
+pub(super) struct NameAllocator {
     taken: HashSet<String>,
 }
 
@@ -38,7 +38,7 @@ impl NameAllocator {
     /// The model-facing name for `tool` of `server`: sanitized, at most 64 characters, not
     /// handed out before. The same inputs in the same order give the same names, so a resumed
     /// session's history keeps matching its tools.
-    pub fn allocate(&mut self, server: &str, tool: &str) -> String {
+    pub(super) fn allocate(&mut self, server: &str, tool: &str) -> String {
         let base = shorten(&format!(
             "{}__{}",
             sanitize(server, "mcp"),
@@ -84,7 +84,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// A server's input schema as a function-parameters schema: always an object with
 /// `type: "object"` and `properties`, everything else passed through.
-pub fn parameters_schema(schema: &Map<String, Value>) -> Value {
+pub(super) fn parameters_schema(schema: &Map<String, Value>) -> Value {
     let mut schema = schema.clone();
     schema.insert("type".into(), Value::String("object".into()));
     if !schema.get("properties").is_some_and(Value::is_object) {

@@ -5,7 +5,7 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 /// Joins the text content; other content is noted in one line each (the model cannot see
 /// images or audio through a tool result). Structured content stands in when there is no
 /// content at all.
-pub fn result_text(result: &CallToolResult) -> String {
+pub(super) fn result_text(result: &CallToolResult) -> String {
     let mut parts: Vec<String> = Vec::new();
     for block in &result.content {
         parts.push(match block {

@@ -2,9 +2,9 @@
 
 use crate::config::{AuthScheme, WireApi};
 
-pub const DEFAULT_PROVIDER: &str = "kimi";
+pub(crate) const DEFAULT_PROVIDER: &str = "kimi";
 
-pub struct ProviderInfo {
+pub(crate) struct ProviderInfo {
     pub id: &'static str,
     pub name: &'static str,
     pub base_url: &'static str,
@@ -16,7 +16,7 @@ pub struct ProviderInfo {
     pub models: &'static [&'static str],
 }
 
-pub const PROVIDERS: &[ProviderInfo] = &[
+pub(crate) const PROVIDERS: &[ProviderInfo] = &[
     ProviderInfo {
         id: "kimi",
         name: "Moonshot AI (Kimi platform)",
@@ -179,13 +179,13 @@ pub const PROVIDERS: &[ProviderInfo] = &[
     },
 ];
 
-pub fn provider(id: &str) -> Option<&'static ProviderInfo> {
+pub(crate) fn provider(id: &str) -> Option<&'static ProviderInfo> {
     PROVIDERS.iter().find(|p| p.id == id)
 }
 
 /// Facts about a model family that change how we talk to it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ModelInfo {
+pub(crate) struct ModelInfo {
     pub context_window: Option<u64>,
     /// USD per 1M tokens: input (uncached), cached input, output.
     pub price: Option<(f64, f64, f64)>,
@@ -200,7 +200,7 @@ pub struct ModelInfo {
     pub thinking_budget: bool,
 }
 
-pub fn model_info(model: &str) -> ModelInfo {
+pub(crate) fn model_info(model: &str) -> ModelInfo {
     let m = model
         .rsplit('/')
         .next()

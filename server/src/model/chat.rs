@@ -83,7 +83,7 @@ fn messages(req: &ModelRequest<'_>, info: ModelInfo) -> Vec<Value> {
 
 /// Builds the request body. Deterministic: the same history gives byte-identical JSON, so the
 /// provider's prefix cache hits.
-pub fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key: bool) -> Value {
+pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key: bool) -> Value {
     let messages = messages(req, info);
     let mut body = serde_json::Map::new();
     body.insert("model".into(), json!(req.model));
@@ -144,11 +144,10 @@ pub struct ChatStream {
     finish: Option<FinishReason>,
     usage: Option<TokenUsage>,
     done: bool,
-    /// Data lines that were not JSON; skipped, counted for the log.
-    pub garbage_lines: u32,
 }
 
 impl ChatStream {
+    /// A fresh stream; `provider` names it in errors and logs.
     pub fn new(provider: &str) -> Self {
         ChatStream {
             provider: provider.to_string(),
@@ -167,7 +166,6 @@ impl ChatStream {
             return Ok(Vec::new());
         }
         let Ok(v) = serde_json::from_str::<Value>(data) else {
-            self.garbage_lines += 1;
             tracing::warn!(provider = %self.provider, "skipping a stream line that is not JSON: {}", truncate_for_log(data));
             return Ok(Vec::new());
         };
@@ -319,7 +317,7 @@ impl ChatStream {
     }
 }
 
-pub fn parse_usage(u: &Value) -> TokenUsage {
+pub(crate) fn parse_usage(u: &Value) -> TokenUsage {
     let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
     let cached = n(u.pointer("/prompt_tokens_details/cached_tokens"))
         .max(n(u.get("cached_tokens")))
@@ -333,7 +331,7 @@ pub fn parse_usage(u: &Value) -> TokenUsage {
 }
 
 /// The human part of a provider error object (`{"message", "type", "code"}` or a bare string).
-pub fn error_message(err: &Value) -> String {
+pub(crate) fn error_message(err: &Value) -> String {
     match err {
         Value::String(s) => s.clone(),
         Value::Object(o) => o
@@ -345,7 +343,7 @@ pub fn error_message(err: &Value) -> String {
     }
 }
 
-pub fn truncate_for_log(s: &str) -> &str {
+pub(crate) fn truncate_for_log(s: &str) -> &str {
     let mut end = s.len().min(200);
     while !s.is_char_boundary(end) {
         end -= 1;

@@ -32,7 +32,7 @@ fn shared_http(connect_timeout_ms: u64) -> reqwest::Result<reqwest::Client> {
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
 #[derive(Clone)]
-pub struct ModelClient {
+pub(crate) struct ModelClient {
     /// Built on the first request (see [`shared_http`]): a session that never prompts never
     /// sets up TLS.
     http: std::sync::OnceLock<reqwest::Client>,
@@ -42,20 +42,20 @@ pub struct ModelClient {
 }
 
 /// Called before each retry with a human line ("retrying in 2s (attempt 2/5): …").
-pub type RetryNotice<'a> = &'a mut (dyn FnMut(String) + Send);
-pub type DeltaSink<'a> = &'a mut (dyn FnMut(StreamDelta) + Send);
+pub(crate) type RetryNotice<'a> = &'a mut (dyn FnMut(String) + Send);
+pub(crate) type DeltaSink<'a> = &'a mut (dyn FnMut(StreamDelta) + Send);
 /// Called while nothing visible arrives (see [`Waiting`]).
-pub type WaitNotice<'a> = &'a mut (dyn FnMut(Waiting) + Send);
+pub(crate) type WaitNotice<'a> = &'a mut (dyn FnMut(Waiting) + Send);
 
 /// The first [`Waiting`] notice comes after this long without visible output…
-pub const WAIT_NOTICE_AFTER: Duration = Duration::from_secs(5);
+pub(crate) const WAIT_NOTICE_AFTER: Duration = Duration::from_secs(5);
 /// …then one every this long while it lasts.
-pub const WAIT_NOTICE_EVERY: Duration = Duration::from_secs(10);
+pub(crate) const WAIT_NOTICE_EVERY: Duration = Duration::from_secs(10);
 
 /// The client is waiting for the provider: no response yet, or nothing visible in the stream
 /// (K3 can think for minutes before its first token).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Waiting {
+pub(crate) struct Waiting {
     /// 1 for the first try of this request, 2 for the first retry, …
     pub attempt: u32,
     /// Since the request started, retries and their back-off included.
@@ -111,7 +111,7 @@ struct Bounds {
 }
 
 impl ModelClient {
-    pub fn new(provider: ProviderConfig, api_key: Option<String>) -> anyhow::Result<Self> {
+    pub(crate) fn new(provider: ProviderConfig, api_key: Option<String>) -> anyhow::Result<Self> {
         crate::secrets::register_provider(&provider, api_key.as_deref());
         let originator = std::env::var("CODEX_INTERNAL_ORIGINATOR_OVERRIDE")
             .ok()
@@ -125,16 +125,12 @@ impl ModelClient {
         })
     }
 
-    pub fn provider(&self) -> &ProviderConfig {
-        &self.provider
-    }
-
     fn endpoint(&self) -> String {
         wire::endpoint(&self.provider)
     }
 
     /// The exact JSON body for a request (also used by `interpreter debug prompt`).
-    pub fn request_body(&self, req: &ModelRequest<'_>) -> serde_json::Value {
+    pub(crate) fn request_body(&self, req: &ModelRequest<'_>) -> serde_json::Value {
         wire::build_body(&self.provider, req)
     }
 
@@ -146,7 +142,7 @@ impl ModelClient {
     /// thus costs at most `(request_max_retries + 1) × stream_idle_timeout_ms` plus the
     /// back-off between attempts. While nothing visible arrives, `on_wait` hears about it
     /// after [`WAIT_NOTICE_AFTER`] and then every [`WAIT_NOTICE_EVERY`].
-    pub async fn stream(
+    pub(crate) async fn stream(
         &self,
         req: &ModelRequest<'_>,
         on_delta: DeltaSink<'_>,

@@ -20,12 +20,12 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 /// Whether tools for this provider and model must follow Moonshot's dialect.
-pub fn applies(provider_id: &str, model: &str) -> bool {
+pub(crate) fn applies(provider_id: &str, model: &str) -> bool {
     matches!(provider_id, "kimi" | "kimi-code") || super::catalog::model_info(model).kimi
 }
 
 /// A function name Moonshot accepts: names may not start with a digit.
-pub fn tool_name(name: &str) -> String {
+pub(crate) fn tool_name(name: &str) -> String {
     if name.starts_with(|c: char| c.is_ascii_digit()) {
         let mut n = format!("t{name}");
         n.truncate(64);
@@ -36,7 +36,7 @@ pub fn tool_name(name: &str) -> String {
 }
 
 /// `schema` rewritten into Moonshot's dialect, or why that is not possible.
-pub fn normalize(schema: &Value) -> Result<Value, String> {
+pub(crate) fn normalize(schema: &Value) -> Result<Value, String> {
     let root = match schema {
         Value::Object(_) => schema.clone(),
         Value::Bool(true) | Value::Null => json!({}),

@@ -25,7 +25,7 @@ pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 const MAX_BREAKPOINTS: usize = 4;
 
 /// Builds the request body. Deterministic: the same history gives byte-identical JSON.
-pub fn build_body(req: &ModelRequest<'_>, info: ModelInfo) -> Value {
+pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo) -> Value {
     let mut messages = messages(req.history);
     // System and tools take one breakpoint each; the rest go on the conversation.
     let fixed = usize::from(!req.system.is_empty()) + usize::from(!req.tools.is_empty());
@@ -250,7 +250,7 @@ enum Block {
 
 /// Accumulates a streamed Messages reply.
 #[derive(Debug, Default)]
-pub struct MessagesStream {
+pub(crate) struct MessagesStream {
     provider: String,
     text: String,
     blocks: Vec<(u64, Block)>,
@@ -262,7 +262,7 @@ pub struct MessagesStream {
 
 impl MessagesStream {
     /// An empty accumulator for a response from `provider` (named in errors and logs).
-    pub fn new(provider: &str) -> Self {
+    pub(crate) fn new(provider: &str) -> Self {
         MessagesStream {
             provider: provider.to_string(),
             ..Default::default()
@@ -270,7 +270,7 @@ impl MessagesStream {
     }
 
     /// Handles one SSE event (`event` is its name; the payload's `type` wins).
-    pub fn handle(
+    pub(crate) fn handle(
         &mut self,
         event: Option<&str>,
         data: &str,
@@ -420,7 +420,7 @@ impl MessagesStream {
     }
 
     /// Where the stream was when it broke, for error messages.
-    pub fn partial_state(&self) -> String {
+    pub(crate) fn partial_state(&self) -> String {
         let calls: Vec<&str> = self
             .blocks
             .iter()
@@ -437,7 +437,7 @@ impl MessagesStream {
     }
 
     /// Ends the stream. Without `message_stop` or a stop reason the stream was cut.
-    pub fn finish(self) -> Result<ModelResponse, ModelError> {
+    pub(crate) fn finish(self) -> Result<ModelResponse, ModelError> {
         if !self.done && self.stop_reason.is_none() {
             return Err(ModelError::StreamDisconnected(format!(
                 "the stream ended {}",

@@ -1,17 +1,17 @@
 //! Provider clients. The only module that knows HTTP wire formats (Chat Completions,
 //! Responses, Anthropic Messages).
 
-pub mod catalog;
+pub(crate) mod catalog;
 pub mod chat;
-pub mod client;
-pub mod kimi_schema;
-pub mod messages;
+pub(crate) mod client;
+pub(crate) mod kimi_schema;
+pub(crate) mod messages;
 pub mod responses;
 pub mod sse;
-pub mod types;
+pub(crate) mod types;
 mod wire;
 
-pub use client::ModelClient;
+pub(crate) use client::ModelClient;
 pub use types::{
     FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall,
     SignedReasoning, StreamDelta, ToolCall, ToolSpec,

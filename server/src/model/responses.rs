@@ -8,7 +8,7 @@ use super::types::{
     FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall, StreamDelta,
 };
 
-pub fn build_body(req: &ModelRequest<'_>) -> Value {
+pub(crate) fn build_body(req: &ModelRequest<'_>) -> Value {
     let mut input = Vec::with_capacity(req.history.len());
     for item in req.history {
         match item {
@@ -86,6 +86,7 @@ pub struct ResponsesStream {
 }
 
 impl ResponsesStream {
+    /// A fresh stream; `provider` names it in errors and logs.
     pub fn new(provider: &str) -> Self {
         ResponsesStream {
             provider: provider.to_string(),
@@ -93,6 +94,7 @@ impl ResponsesStream {
         }
     }
 
+    /// Takes one SSE event (its `event:` name and `data:`) and returns the text it streamed.
     pub fn handle(
         &mut self,
         event: Option<&str>,
@@ -228,6 +230,7 @@ impl ResponsesStream {
         }
     }
 
+    /// The complete response, or an error when the stream ended before `response.completed`.
     pub fn finish(self) -> Result<ModelResponse, ModelError> {
         let Some(finish) = self.finish else {
             return Err(ModelError::StreamDisconnected(format!(

@@ -3,12 +3,16 @@
 //! Tolerant on purpose: CRLF or LF line ends, `data:` with or without a space, multi-line data,
 //! comment lines (`: keep-alive`), and invalid UTF-8 (replaced, never a panic).
 
+/// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseEvent {
+    /// The `event:` name, if the stream gave one.
     pub event: Option<String>,
+    /// Its `data:` lines, joined by newlines.
     pub data: String,
 }
 
+/// Turns a byte stream into events.
 #[derive(Debug, Default)]
 pub struct SseDecoder {
     buf: Vec<u8>,
@@ -20,6 +24,7 @@ pub struct SseDecoder {
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
 impl SseDecoder {
+    /// An empty decoder.
     pub fn new() -> Self {
         Self::default()
     }

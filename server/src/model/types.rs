@@ -8,19 +8,26 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HistoryItem {
+    /// What the user (or the harness on their behalf) said.
     User {
+        /// The message text.
         text: String,
+        /// Attached images, as data URLs.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         images: Vec<String>,
         /// Synthetic context (AGENTS.md, environment, reminders) rather than the user's words.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         synthetic: bool,
     },
+    /// One model reply.
     Assistant {
+        /// The visible answer; may be empty when the reply only calls tools.
         #[serde(default)]
         text: String,
+        /// Plain reasoning text, for wires that send it back.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reasoning: Option<String>,
+        /// The calls the reply made, in order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
         /// The reasoning as the provider signed it (Anthropic Messages), sent back verbatim
@@ -28,9 +35,13 @@ pub enum HistoryItem {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         signed_reasoning: Vec<SignedReasoning>,
     },
+    /// A tool's answer to one call.
     ToolResult {
+        /// The call it answers.
         call_id: String,
+        /// What the model reads.
         output: String,
+        /// The tool failed; wires that can flag it do.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
@@ -50,10 +61,11 @@ pub struct SignedReasoning {
     pub redacted: bool,
 }
 
+/// A tool call as history keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
-    pub id: String,
-    pub name: String,
+    pub(crate) id: String,
+    pub(crate) name: String,
     /// Always valid JSON text: broken arguments are replaced by `{}` before they reach history.
     pub arguments: String,
 }
@@ -61,8 +73,8 @@ pub struct ToolCall {
 /// A tool as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
+    pub(crate) name: String,
+    pub(crate) description: String,
     /// JSON Schema of the arguments object.
     pub parameters: serde_json::Value,
 }
@@ -70,69 +82,91 @@ pub struct ToolSpec {
 /// Everything a request needs besides the provider's own settings.
 #[derive(Debug, Clone)]
 pub struct ModelRequest<'a> {
-    pub model: &'a str,
-    pub system: &'a str,
-    pub history: &'a [HistoryItem],
-    pub tools: &'a [ToolSpec],
+    pub(crate) model: &'a str,
+    pub(crate) system: &'a str,
+    pub(crate) history: &'a [HistoryItem],
+    pub(crate) tools: &'a [ToolSpec],
     /// Stable per session so the provider's prefix cache hits.
     pub prompt_cache_key: &'a str,
-    pub max_output_tokens: u64,
-    pub reasoning_effort: Option<&'a str>,
-    pub output_schema: Option<&'a serde_json::Value>,
+    pub(crate) max_output_tokens: u64,
+    pub(crate) reasoning_effort: Option<&'a str>,
+    pub(crate) output_schema: Option<&'a serde_json::Value>,
 }
 
+/// Why the model stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FinishReason {
+    /// It finished its answer.
     Stop,
+    /// It called tools and waits for their results.
     ToolCalls,
+    /// It hit the output token limit.
     Length,
+    /// The provider's filter cut it off.
     ContentFilter,
 }
 
 /// A tool call as it came off the wire, before its arguments are checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawToolCall {
-    pub id: String,
-    pub name: String,
-    pub arguments: String,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: String,
 }
 
 /// A complete model response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelResponse {
-    pub text: String,
-    pub reasoning: Option<String>,
+    pub(crate) text: String,
+    pub(crate) reasoning: Option<String>,
     /// Signed reasoning blocks (Messages wire only), to keep in history.
     pub signed_reasoning: Vec<SignedReasoning>,
-    pub tool_calls: Vec<RawToolCall>,
-    pub finish_reason: FinishReason,
-    pub usage: Option<TokenUsage>,
+    pub(crate) tool_calls: Vec<RawToolCall>,
+    pub(crate) finish_reason: FinishReason,
+    pub(crate) usage: Option<TokenUsage>,
 }
 
 /// Streamed pieces, handed to the caller as they arrive.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamDelta {
+    /// Answer text.
     Text(String),
+    /// Reasoning text.
     Reasoning(String),
 }
 
+/// Why a model request failed. Each variant's text names the provider.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
     /// An HTTP error status. `message` is the provider's text, verbatim where it gave one.
     #[error("{provider} returned HTTP {status}: {message}")]
     Http {
+        /// The provider's name from the config.
         provider: String,
+        /// The HTTP status.
         status: u16,
+        /// The provider's error text.
         message: String,
+        /// A `Retry-After` the provider sent, in milliseconds.
         retry_after_ms: Option<u64>,
     },
+    /// The account is out of quota or credit: retrying cannot help.
     #[error("{provider}: quota exhausted: {message}")]
-    QuotaExhausted { provider: String, message: String },
+    QuotaExhausted {
+        /// The provider's name from the config.
+        provider: String,
+        /// The provider's error text.
+        message: String,
+    },
+    /// No HTTP answer at all: DNS, TCP or TLS failed.
     #[error("could not reach {provider} at {url}: {message}")]
     Connect {
+        /// The provider's name from the config.
         provider: String,
+        /// The endpoint tried.
         url: String,
+        /// What the connection reported.
         message: String,
     },
     /// The stream ended or broke before the response completed.
@@ -140,9 +174,16 @@ pub enum ModelError {
     StreamDisconnected(String),
     /// The provider reported an error inside an otherwise successful stream.
     #[error("stream disconnected before completion: {provider} reported: {message}")]
-    StreamError { provider: String, message: String },
+    StreamError {
+        /// The provider's name from the config.
+        provider: String,
+        /// The error the stream carried.
+        message: String,
+    },
+    /// No answer within the configured wait.
     #[error("{0}")]
     Timeout(String),
+    /// The turn was cancelled while waiting.
     #[error("cancelled")]
     Cancelled,
 }

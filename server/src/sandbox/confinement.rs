@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 /// The process sandbox this machine offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Support {
+pub(crate) enum Support {
     /// Linux Landlock with this ABI version (1 or more).
     Landlock { abi: u32 },
     /// No process sandbox, and why (for the user).
@@ -16,7 +16,7 @@ pub enum Support {
 
 impl Support {
     /// Probes the kernel once per process.
-    pub fn detect() -> Support {
+    pub(crate) fn detect() -> Support {
         static SUPPORT: OnceLock<Support> = OnceLock::new();
         *SUPPORT.get_or_init(probe)
     }
@@ -29,27 +29,27 @@ impl Support {
     }
 
     /// Writes outside the allowed folders are refused (Landlock ABI 1).
-    pub fn confines_files(self) -> bool {
+    pub(crate) fn confines_files(self) -> bool {
         self.abi() >= 1
     }
 
     /// Truncating files outside the allowed folders is refused (ABI 3).
-    pub fn confines_truncate(self) -> bool {
+    pub(crate) fn confines_truncate(self) -> bool {
         self.abi() >= 3
     }
 
     /// TCP connect and bind can be refused (ABI 4).
-    pub fn confines_network(self) -> bool {
+    pub(crate) fn confines_network(self) -> bool {
         self.abi() >= 4
     }
 
     /// Signals and abstract UNIX sockets can be scoped to the sandbox (ABI 6).
-    pub fn scopes_ipc(self) -> bool {
+    pub(crate) fn scopes_ipc(self) -> bool {
         self.abi() >= 6
     }
 
     /// One line for the user: "Landlock ABI 7" or why there is none.
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         match self {
             Support::Landlock { abi } => format!("Landlock ABI {abi}"),
             Support::Unavailable { reason } => reason.to_string(),
@@ -72,7 +72,7 @@ fn probe() -> Support {
 /// What one confined command may do. Reads are allowed everywhere; writes only under
 /// `writable` (plus `/dev/null`-like devices); network only when `network` is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Confinement {
+pub(crate) struct Confinement {
     /// Folders where the command may create, change and delete files. Empty: read-only.
     pub writable: Vec<PathBuf>,
     /// TCP connect and bind allowed (abstract UNIX sockets outside the sandbox too).
@@ -81,7 +81,7 @@ pub struct Confinement {
 
 impl Confinement {
     /// `read-only`: no writes, no network.
-    pub fn read_only() -> Confinement {
+    pub(crate) fn read_only() -> Confinement {
         Confinement {
             writable: Vec::new(),
             network: false,
@@ -90,7 +90,11 @@ impl Confinement {
 
     /// `workspace-write`: the workspace roots, the extra writable roots and the temp folders
     /// (`/tmp`, `$TMPDIR`, `/dev/shm`).
-    pub fn workspace_write(roots: &[PathBuf], extra: &[PathBuf], network: bool) -> Confinement {
+    pub(crate) fn workspace_write(
+        roots: &[PathBuf],
+        extra: &[PathBuf],
+        network: bool,
+    ) -> Confinement {
         let mut writable: Vec<PathBuf> = Vec::new();
         let mut add = |p: &Path| {
             // Symlinked folders are confined by their real path, which is what Landlock sees.
@@ -126,7 +130,7 @@ fn temp_dirs() -> Vec<PathBuf> {
 /// A confinement turned into a kernel ruleset, ready for a child to enter. Built in the parent
 /// (it allocates and opens files); the child only makes two system calls with it.
 #[derive(Debug)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     #[cfg(target_os = "linux")]
     fd: std::os::fd::OwnedFd,
 }
@@ -134,7 +138,7 @@ pub struct Prepared {
 impl Prepared {
     /// Builds the ruleset. An error means the command must not run (never run unconfined by
     /// accident).
-    pub fn new(c: &Confinement) -> std::io::Result<Prepared> {
+    pub(crate) fn new(c: &Confinement) -> std::io::Result<Prepared> {
         #[cfg(target_os = "linux")]
         {
             Ok(Prepared {
@@ -152,7 +156,7 @@ impl Prepared {
 
     /// The hook for `Command::pre_exec`: restricts the calling (child) process. Only
     /// async-signal-safe system calls, no allocation, no locks.
-    pub fn enter_hook(&self) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
+    pub(crate) fn enter_hook(&self) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
         #[cfg(target_os = "linux")]
         {
             use std::os::fd::AsRawFd;

@@ -10,19 +10,21 @@
 //! Dangerous commands (`rm -rf` outside the workspace, force pushes, `curl | sh`) ask in every
 //! mode and are refused under `never`. See docs/architecture.md.
 
-pub mod command;
+pub(crate) mod command;
 mod confinement;
 #[cfg(target_os = "linux")]
 mod landlock;
 mod policy;
 
-pub use confinement::{Confinement, Prepared, Support};
-pub use policy::{Intent, Policy, Verdict, remember_key};
+#[cfg(test)]
+pub(crate) use confinement::Support;
+pub(crate) use confinement::{Confinement, Prepared};
+pub(crate) use policy::{Intent, Policy, Verdict, remember_key};
 
 /// What a new session must tell the user about its protection: a missing or partial process
 /// sandbox, a config file others can read while it holds a key. Each is also logged, once
 /// per process.
-pub fn session_warnings(policy: &Policy, home: &std::path::Path) -> Vec<String> {
+pub(crate) fn session_warnings(policy: &Policy, home: &std::path::Path) -> Vec<String> {
     use std::collections::HashSet;
     use std::sync::Mutex;
     static LOGGED: Mutex<Option<HashSet<String>>> = Mutex::new(None);

@@ -16,8 +16,7 @@ use crate::config::{ApprovalPolicy, SandboxMode};
 
 /// What a tool call is about to do.
 #[derive(Debug, Clone)]
-pub enum Intent {
-    Read,
+pub(crate) enum Intent {
     Write {
         paths: Vec<PathBuf>,
     },
@@ -35,7 +34,7 @@ pub enum Intent {
 
 impl Intent {
     /// The command line of `Exec` and `Shell` intents.
-    pub fn command(&self) -> Option<&str> {
+    pub(crate) fn command(&self) -> Option<&str> {
         match self {
             Intent::Exec { command } | Intent::Shell { command } => Some(command),
             _ => None,
@@ -44,14 +43,14 @@ impl Intent {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Allow,
     Ask { reason: String },
     Deny { reason: String },
 }
 
 #[derive(Debug)]
-pub struct Policy {
+pub(crate) struct Policy {
     pub sandbox: SandboxMode,
     pub approval: ApprovalPolicy,
     /// What the kernel can enforce for child processes.
@@ -68,7 +67,7 @@ pub struct Policy {
 
 impl Policy {
     /// A policy for this machine: the process sandbox is probed once per process.
-    pub fn new(sandbox: SandboxMode, approval: ApprovalPolicy) -> Self {
+    pub(crate) fn new(sandbox: SandboxMode, approval: ApprovalPolicy) -> Self {
         Policy {
             sandbox,
             approval,
@@ -81,7 +80,7 @@ impl Policy {
     }
 
     /// The `[sandbox_workspace_write]` options.
-    pub fn with_workspace_write(
+    pub(crate) fn with_workspace_write(
         mut self,
         network_access: bool,
         writable_roots: Vec<PathBuf>,
@@ -92,29 +91,31 @@ impl Policy {
     }
 
     /// Commands ask (unless known read-only or remembered) whatever the sandbox confines.
-    pub fn with_ask_commands(mut self, ask: bool) -> Self {
+    pub(crate) fn with_ask_commands(mut self, ask: bool) -> Self {
         self.ask_commands = ask;
         self
     }
 
-    /// Decides as if the machine offered `support` (tests, and machines where it is known).
-    pub fn with_support(mut self, support: Support) -> Self {
+    /// Decides as if the machine offered `support`.
+    #[cfg(test)]
+    pub(crate) fn with_support(mut self, support: Support) -> Self {
         self.support = support;
         self
     }
 
-    pub fn support(&self) -> Support {
+    #[cfg(test)]
+    pub(crate) fn support(&self) -> Support {
         self.support
     }
 
     /// Shell commands from the session's runner run confined by the process sandbox.
-    pub fn confines_commands(&self) -> bool {
+    pub(crate) fn confines_commands(&self) -> bool {
         self.sandbox != SandboxMode::DangerFullAccess && self.support.confines_files()
     }
 
     /// What a confined command may do, given the workspace roots (cwd first). None when
     /// commands run unconfined (danger-full-access, or no Landlock).
-    pub fn confinement(&self, roots: &[PathBuf]) -> Option<Confinement> {
+    pub(crate) fn confinement(&self, roots: &[PathBuf]) -> Option<Confinement> {
         if !self.confines_commands() {
             return None;
         }
@@ -143,7 +144,7 @@ impl Policy {
 
     /// What the user must know about the protection this session really has, or None when
     /// the mode is fully enforced. Said once at session start.
-    pub fn sandbox_warning(&self) -> Option<String> {
+    pub(crate) fn sandbox_warning(&self) -> Option<String> {
         let mode = self.sandbox.as_str();
         if self.sandbox == SandboxMode::DangerFullAccess {
             return None;
@@ -183,9 +184,8 @@ impl Policy {
         ))
     }
 
-    pub fn decide(&self, intent: &Intent) -> Verdict {
+    pub(crate) fn decide(&self, intent: &Intent) -> Verdict {
         let command = match intent {
-            Intent::Read => return Verdict::Allow,
             Intent::Write { .. } => {
                 if self.is_remembered(intent) {
                     return Verdict::Allow;
@@ -250,7 +250,7 @@ impl Policy {
 
     /// The same remembered answers and options under other modes (a mode switch keeps
     /// "always allow").
-    pub fn with_modes(&self, sandbox: SandboxMode, approval: ApprovalPolicy) -> Policy {
+    pub(crate) fn with_modes(&self, sandbox: SandboxMode, approval: ApprovalPolicy) -> Policy {
         Policy {
             sandbox,
             approval,
@@ -263,7 +263,7 @@ impl Policy {
     }
 
     /// Records an "always allow" answer.
-    pub fn remember(&self, intent: &Intent) {
+    pub(crate) fn remember(&self, intent: &Intent) {
         if let Some(k) = remember_key(intent) {
             self.lock().insert(k);
         }
@@ -282,9 +282,8 @@ impl Policy {
 /// program and first argument as parsed (`cargo test` covers `cargo test -p x`; `timeout 60
 /// make all` covers `timeout 60 make all -j2` but not `timeout 60 rm x`); for anything else
 /// the whole line (so allowing `make && ls` never allows `make && rm …`); the paths of a write.
-pub fn remember_key(intent: &Intent) -> Option<String> {
+pub(crate) fn remember_key(intent: &Intent) -> Option<String> {
     match intent {
-        Intent::Read => None,
         Intent::Write { paths } => Some(format!(
             "write:{}",
             paths

@@ -73,18 +73,6 @@ fn matrix_as_in_codex() {
 }
 
 #[test]
-fn reads_are_always_allowed() {
-    for mode in [ReadOnly, WorkspaceWrite, DangerFullAccess] {
-        for approval in [Untrusted, OnRequest, Never] {
-            assert_eq!(
-                policy(mode, approval, NONE).decide(&Intent::Read),
-                Verdict::Allow
-            );
-        }
-    }
-}
-
-#[test]
 fn dangerous_commands_always_ask_and_never_means_refused() {
     let dangerous = [
         "rm -rf /",

@@ -4,8 +4,8 @@
 
 use serde::Deserialize;
 
-pub const MAX_NAME: usize = 64;
-pub const MAX_DESCRIPTION: usize = 1024;
+pub(super) const MAX_NAME: usize = 64;
+pub(super) const MAX_DESCRIPTION: usize = 1024;
 
 #[derive(Debug, Deserialize)]
 struct FrontMatter {
@@ -16,14 +16,14 @@ struct FrontMatter {
 /// A valid skill file: its name (the folder's when the front matter has none), its
 /// description, and where the body starts in the text.
 #[derive(Debug)]
-pub struct Parsed {
+pub(super) struct Parsed {
     pub name: String,
     pub description: String,
     pub body_start: usize,
 }
 
 /// Splits `---\nyaml\n---\nbody` and checks the fields; Err says what is wrong.
-pub fn parse(text: &str, dir_name: &str) -> Result<Parsed, String> {
+pub(super) fn parse(text: &str, dir_name: &str) -> Result<Parsed, String> {
     let bom = if text.starts_with('\u{feff}') {
         '\u{feff}'.len_utf8()
     } else {

@@ -18,14 +18,14 @@ use crate::workspace::startup::{Scope as ReadScope, StartupReads};
 const MAX_SKILL_BYTES: usize = 256 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Scope {
+pub(crate) enum Scope {
     Bundled,
     User,
     Repo,
 }
 
 impl Scope {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Scope::Bundled => "Built-in",
             Scope::User => "User",
@@ -35,7 +35,7 @@ impl Scope {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Skill {
+pub(crate) struct Skill {
     pub name: String,
     pub description: String,
     /// Where the model can read it; bundled skills use a `builtin://` path.
@@ -56,7 +56,7 @@ struct Bundled {
 include!(concat!(env!("OUT_DIR"), "/bundled_skills.rs"));
 
 /// The text of a bundled skill file, for `builtin://skills/<name>/SKILL.md` paths.
-pub fn read_builtin(path: &str) -> Option<&'static str> {
+pub(crate) fn read_builtin(path: &str) -> Option<&'static str> {
     let name = path
         .strip_prefix("builtin://skills/")?
         .strip_suffix("/SKILL.md")?;
@@ -64,7 +64,12 @@ pub fn read_builtin(path: &str) -> Option<&'static str> {
 }
 
 /// Parses a SKILL.md; Err says what is wrong.
-pub fn parse(text: &str, dir_name: &str, path: String, scope: Scope) -> Result<Skill, String> {
+pub(crate) fn parse(
+    text: &str,
+    dir_name: &str,
+    path: String,
+    scope: Scope,
+) -> Result<Skill, String> {
     let p = front_matter::parse(text, dir_name)?;
     Ok(Skill {
         name: p.name,
@@ -77,13 +82,14 @@ pub fn parse(text: &str, dir_name: &str, path: String, scope: Scope) -> Result<S
 
 /// Skills and the warnings for the ones that were skipped.
 #[derive(Debug, Default, Clone)]
-pub struct Discovered {
+pub(crate) struct Discovered {
     pub skills: Vec<Skill>,
     pub warnings: Vec<String>,
 }
 
+#[cfg(test)]
 impl Discovered {
-    pub fn get(&self, name: &str) -> Option<&Skill> {
+    fn get(&self, name: &str) -> Option<&Skill> {
         self.skills.iter().find(|s| s.name == name)
     }
 }
@@ -101,7 +107,11 @@ fn bundled() -> impl Iterator<Item = Skill> {
 
 /// Finds every skill for a session in `cwd`; `user_home` is the user's home folder. What
 /// `reads` skipped is in its warnings.
-pub fn discover(reads: &mut StartupReads, cwd: &Path, user_home: Option<&Path>) -> Discovered {
+pub(crate) fn discover(
+    reads: &mut StartupReads,
+    cwd: &Path,
+    user_home: Option<&Path>,
+) -> Discovered {
     let mut by_name: BTreeMap<String, Skill> = BTreeMap::new();
     let mut warnings = Vec::new();
     // Lowest precedence first; later inserts replace earlier ones.
@@ -180,7 +190,7 @@ fn scan(
 }
 
 /// The user message that invokes a skill explicitly (`/<name> args`).
-pub fn invocation(skill: &Skill, args: &str) -> String {
+pub(crate) fn invocation(skill: &Skill, args: &str) -> String {
     let body = skill.body.replace("$ARGUMENTS", args);
     let mut out = format!(
         "<skill>\n<name>{}</name>\n<path>{}</path>\n{}\n</skill>",

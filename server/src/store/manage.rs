@@ -12,7 +12,7 @@ use super::{LogLine, SessionMeta, SessionStore, open_append};
 
 /// What a session list shows about one stored session, read in one pass over its log.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionSummary {
+pub(crate) struct SessionSummary {
     pub meta: SessionMeta,
     /// When the log last changed.
     pub modified: SystemTime,
@@ -41,18 +41,18 @@ impl SessionStore {
     }
 
     /// The log file of a live session, if it exists.
-    pub fn log_path(&self, id: &str) -> Option<PathBuf> {
+    pub(crate) fn log_path(&self, id: &str) -> Option<PathBuf> {
         self.path_for(id).ok().filter(|p| p.exists())
     }
 
     /// Whether `id` is an archived session.
-    pub fn is_archived(&self, id: &str) -> bool {
+    pub(crate) fn is_archived(&self, id: &str) -> bool {
         self.archived_path(id).map(|p| p.exists()).unwrap_or(false)
     }
 
     /// Copies session `from` to a new session `to`: the same history, settings, title and
     /// policy, under its own header. The copy is fsynced before this returns.
-    pub fn fork(&self, from: &str, to: &str) -> Result<()> {
+    pub(crate) fn fork(&self, from: &str, to: &str) -> Result<()> {
         let src = self.path_for(from)?;
         let dst = self.path_for(to)?;
         let text = std::fs::read_to_string(&src)
@@ -78,7 +78,7 @@ impl SessionStore {
     }
 
     /// Moves a session out of the list; `load` and `exists` no longer see it.
-    pub fn archive(&self, id: &str) -> Result<()> {
+    pub(crate) fn archive(&self, id: &str) -> Result<()> {
         let live = self.path_for(id)?;
         let archived = self.archived_path(id)?;
         anyhow::ensure!(live.exists(), "no session `{id}`");
@@ -88,7 +88,7 @@ impl SessionStore {
     }
 
     /// Brings an archived session back.
-    pub fn unarchive(&self, id: &str) -> Result<()> {
+    pub(crate) fn unarchive(&self, id: &str) -> Result<()> {
         let live = self.path_for(id)?;
         let archived = self.archived_path(id)?;
         anyhow::ensure!(archived.exists(), "no archived session `{id}`");
@@ -98,7 +98,7 @@ impl SessionStore {
     }
 
     /// Names a session that no session task has open (an open one takes `Op::SetTitle`).
-    pub fn set_title(&self, id: &str, title: &str) -> Result<()> {
+    pub(crate) fn set_title(&self, id: &str, title: &str) -> Result<()> {
         let path = self.path_for(id)?;
         anyhow::ensure!(path.exists(), "no session `{id}`");
         let mut log = super::SessionLog {
@@ -112,7 +112,7 @@ impl SessionStore {
     }
 
     /// The summary of one session, live or archived.
-    pub fn summary(&self, id: &str) -> Option<SessionSummary> {
+    pub(crate) fn summary(&self, id: &str) -> Option<SessionSummary> {
         let path = match self.path_for(id) {
             Ok(p) if p.exists() => p,
             _ => self.archived_path(id).ok()?,
@@ -124,7 +124,7 @@ impl SessionStore {
     }
 
     /// Summaries of every live (or every archived) session, newest first.
-    pub fn summaries(&self, archived: bool) -> Vec<SessionSummary> {
+    pub(crate) fn summaries(&self, archived: bool) -> Vec<SessionSummary> {
         let dir = if archived {
             self.archive_dir()
         } else {
@@ -245,7 +245,7 @@ mod tests {
         let store = store_with_session(home.path());
         store.fork("s1", "s2").unwrap();
         let copy = store.load("s2").unwrap();
-        assert_eq!(copy.meta.id, "s2");
+        assert_eq!(store.summary("s2").unwrap().meta.id, "s2");
         assert_eq!(copy.history, store.load("s1").unwrap().history);
         assert_eq!(copy.title.as_deref(), Some("fix the bug"));
         let s = store.summary("s2").unwrap();

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use crate::model::HistoryItem;
 
 mod manage;
-pub use manage::SessionSummary;
+pub(crate) use manage::SessionSummary;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SessionMeta {
+pub(crate) struct SessionMeta {
     pub id: String,
     pub cwd: PathBuf,
     pub created_at: String,
@@ -26,7 +26,7 @@ pub struct SessionMeta {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum LogLine {
+pub(crate) enum LogLine {
     Meta(SessionMeta),
     Item {
         item: HistoryItem,
@@ -66,22 +66,18 @@ pub enum LogLine {
 
 /// A tool call's changes and plan, kept for replay.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ToolDetail {
+pub(crate) struct ToolDetail {
     pub changes: Vec<interpreter_protocol::FileChange>,
     pub plan: Option<interpreter_protocol::Plan>,
 }
 
-pub struct SessionLog {
+pub(crate) struct SessionLog {
     file: File,
     path: PathBuf,
 }
 
 impl SessionLog {
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn append(&mut self, line: &LogLine) -> Result<()> {
+    pub(crate) fn append(&mut self, line: &LogLine) -> Result<()> {
         // No key reaches the disk, whatever the line holds.
         let mut text = crate::secrets::to_redacted_json(line)?;
         text.push('\n');
@@ -91,7 +87,7 @@ impl SessionLog {
     }
 
     /// Makes everything appended so far durable.
-    pub fn sync(&mut self) -> Result<()> {
+    pub(crate) fn sync(&mut self) -> Result<()> {
         self.file
             .sync_data()
             .with_context(|| format!("syncing session log {}", self.path.display()))
@@ -100,8 +96,7 @@ impl SessionLog {
 
 /// What a log holds after loading.
 #[derive(Debug, Clone)]
-pub struct LoadedSession {
-    pub meta: SessionMeta,
+pub(crate) struct LoadedSession {
     pub history: Vec<HistoryItem>,
     pub harness: String,
     pub provider: String,
@@ -111,12 +106,12 @@ pub struct LoadedSession {
     pub details: std::collections::HashMap<String, ToolDetail>,
 }
 
-pub struct SessionStore {
+pub(crate) struct SessionStore {
     dir: PathBuf,
 }
 
 impl SessionStore {
-    pub fn new(home: &Path) -> Self {
+    pub(crate) fn new(home: &Path) -> Self {
         SessionStore {
             dir: home.join("sessions"),
         }
@@ -134,7 +129,7 @@ impl SessionStore {
         Ok(self.dir.join(format!("{id}.jsonl")))
     }
 
-    pub fn create(&self, meta: &SessionMeta) -> Result<SessionLog> {
+    pub(crate) fn create(&self, meta: &SessionMeta) -> Result<SessionLog> {
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("creating {}", self.dir.display()))?;
         let path = self.path_for(&meta.id)?;
@@ -146,17 +141,17 @@ impl SessionStore {
     }
 
     /// Reopens an existing log for appending (resume).
-    pub fn reopen(&self, id: &str) -> Result<SessionLog> {
+    pub(crate) fn reopen(&self, id: &str) -> Result<SessionLog> {
         let path = self.path_for(id)?;
         let file = open_append(&path, false)?;
         Ok(SessionLog { file, path })
     }
 
-    pub fn exists(&self, id: &str) -> bool {
+    pub(crate) fn exists(&self, id: &str) -> bool {
         self.path_for(id).map(|p| p.exists()).unwrap_or(false)
     }
 
-    pub fn load(&self, id: &str) -> Result<LoadedSession> {
+    pub(crate) fn load(&self, id: &str) -> Result<LoadedSession> {
         let path = self.path_for(id)?;
         let file =
             File::open(&path).with_context(|| format!("no session `{id}` ({})", path.display()))?;
@@ -207,14 +202,13 @@ impl SessionStore {
             model,
             title,
             details,
-            meta,
             history,
             warnings,
         })
     }
 
     /// Sessions, newest first, optionally only those started in `cwd`.
-    pub fn list(&self, cwd: Option<&Path>) -> Vec<(SessionMeta, std::time::SystemTime)> {
+    pub(crate) fn list(&self, cwd: Option<&Path>) -> Vec<(SessionMeta, std::time::SystemTime)> {
         let Ok(rd) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
         };
@@ -239,14 +233,14 @@ impl SessionStore {
     }
 
     /// The size of a session's log in bytes (for pickers), without reading it.
-    pub fn size(&self, id: &str) -> Option<u64> {
+    pub(crate) fn size(&self, id: &str) -> Option<u64> {
         std::fs::metadata(self.path_for(id).ok()?)
             .ok()
             .map(|m| m.len())
     }
 
     /// A session's title, read from its title line without loading the history.
-    pub fn title(&self, id: &str) -> Option<String> {
+    pub(crate) fn title(&self, id: &str) -> Option<String> {
         let file = File::open(self.path_for(id).ok()?).ok()?;
         BufReader::new(file)
             .lines()
@@ -259,7 +253,7 @@ impl SessionStore {
             .last()
     }
 
-    pub fn delete(&self, id: &str) -> Result<()> {
+    pub(crate) fn delete(&self, id: &str) -> Result<()> {
         let path = self.path_for(id)?;
         std::fs::remove_file(&path).with_context(|| format!("deleting {}", path.display()))
     }

@@ -23,10 +23,10 @@ use super::truncate::HeadTailBuffer;
 use tree::ProcessTree;
 
 /// Output kept in memory per command; the middle of anything longer is dropped (and counted).
-pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 
 /// Processes a command may have alive at once by default (`max_processes`).
-pub const DEFAULT_MAX_PROCESSES: usize = 256;
+pub(crate) const DEFAULT_MAX_PROCESSES: usize = 256;
 /// How often a running command's processes are counted.
 const CENSUS_EVERY: Duration = Duration::from_millis(200);
 /// Bytes read from a pipe at a time.
@@ -36,7 +36,7 @@ const READ_CHUNK: usize = 64 * 1024;
 const MAX_STREAMED_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
-pub struct ExecResult {
+pub(crate) struct ExecResult {
     pub exit_code: Option<i32>,
     /// stdout and stderr interleaved as they arrived; past [`MAX_CAPTURE_BYTES`], the middle
     /// is replaced by a marker with the exact bytes and lines dropped.
@@ -50,7 +50,7 @@ pub struct ExecResult {
 /// `confinement` is given: the Landlock ruleset is built here, before the fork, and entered by
 /// the command's process before `exec`. If it cannot be built or entered, the command does not
 /// run. A command whose process tree grows past `max_processes` is killed, tree and all.
-pub async fn run_command_confined(
+pub(crate) async fn run_command_confined(
     command: &str,
     cwd: &Path,
     timeout: Duration,

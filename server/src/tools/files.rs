@@ -7,7 +7,7 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use std::path::{Path, PathBuf};
 
-pub use crate::workspace::Buffers;
+pub(crate) use crate::workspace::Buffers;
 
 /// The buffers under `root` that a walk did not reach (files that exist only in memory), in
 /// path order.
@@ -26,7 +26,7 @@ fn unwalked<'a>(
 }
 
 /// Cuts a line at `max` characters, marking the cut.
-pub fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
+pub(crate) fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
     match line.char_indices().nth(max) {
         Some((i, _)) => format!("{}…[line truncated]", &line[..i]).into(),
         None => line.into(),
@@ -49,7 +49,7 @@ fn walker(root: &Path, include_ignored: bool, max_depth: Option<usize>) -> ignor
 }
 
 /// Entries under `dir` up to `depth` levels, directories with a trailing `/`.
-pub fn list_dir(dir: &Path, depth: usize, limit: usize) -> (Vec<String>, bool) {
+pub(crate) fn list_dir(dir: &Path, depth: usize, limit: usize) -> (Vec<String>, bool) {
     let mut out = Vec::new();
     for entry in walker(dir, false, Some(depth.max(1))).flatten() {
         if entry.depth() == 0 {
@@ -71,7 +71,7 @@ pub fn list_dir(dir: &Path, depth: usize, limit: usize) -> (Vec<String>, bool) {
 }
 
 /// Files under `root` whose path relative to `root` matches `pattern`.
-pub fn glob(
+pub(crate) fn glob(
     root: &Path,
     pattern: &str,
     include_ignored: bool,
@@ -122,21 +122,27 @@ pub fn glob(
     Ok((out, false))
 }
 
+/// How [`grep`] searches.
 #[derive(Debug, Clone, Default)]
 pub struct GrepOptions {
+    /// Match regardless of case.
     pub case_insensitive: bool,
     /// Only files whose relative path matches this glob.
     pub glob: Option<String>,
+    /// Also search files .gitignore and friends leave out.
     pub include_ignored: bool,
+    /// At most this many matching lines.
     pub limit: usize,
+    /// Open editor buffers that win over the disk.
     pub buffers: Buffers,
 }
 
+/// One matching line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GrepMatch {
-    pub path: PathBuf,
-    pub line_number: u64,
-    pub line: String,
+    pub(crate) path: PathBuf,
+    pub(crate) line_number: u64,
+    pub(crate) line: String,
 }
 
 /// Lines matching `pattern` (a regex) under `root` (a file or a folder), at most `limit`.
@@ -246,32 +252,41 @@ mod tests {
 /// Options for [`search`], the richer grep behind Kimi Code's Grep.
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
+    /// Match regardless of case.
     pub case_insensitive: bool,
+    /// Only files whose relative path matches this glob.
     pub glob: Option<String>,
     /// A ripgrep file type name (`rust`, `py`, `js`…).
     pub file_type: Option<String>,
+    /// Also search files .gitignore and friends leave out.
     pub include_ignored: bool,
+    /// Let the pattern match across lines.
     pub multiline: bool,
+    /// Context lines before each match.
     pub before: usize,
+    /// Context lines after each match.
     pub after: usize,
     /// Stop after this many matching lines in all (bounds memory on huge trees).
     pub max_lines: usize,
+    /// Open editor buffers that win over the disk.
     pub buffers: Buffers,
 }
 
+/// A line [`search`] reports: a match or context around one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HitLine {
-    pub number: u64,
-    pub text: String,
+    pub(crate) number: u64,
+    pub(crate) text: String,
     /// false for context lines.
     pub is_match: bool,
 }
 
+/// One file's lines from [`search`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileHits {
-    pub path: PathBuf,
-    pub lines: Vec<HitLine>,
-    pub matches: u64,
+    pub(crate) path: PathBuf,
+    pub(crate) lines: Vec<HitLine>,
+    pub(crate) matches: u64,
 }
 
 struct Collect<'a> {

@@ -4,13 +4,13 @@
 
 pub mod apply_patch;
 pub(crate) mod edit;
-pub mod exec;
+pub(crate) mod exec;
 pub mod files;
-pub mod patch_runner;
-pub mod plan;
+pub(crate) mod patch_runner;
+pub(crate) mod plan;
 pub(crate) mod search_tools;
 pub(crate) mod table;
-pub mod truncate;
+pub(crate) mod truncate;
 
 use interpreter_protocol::{
     ApprovalDecision, ApprovalRequest, Event, FileChange, Plan, ToolKind, ToolStatus,
@@ -24,7 +24,7 @@ use crate::sandbox::{Intent, Policy, Verdict};
 use crate::workspace::Workspace;
 
 /// Asks whoever drives the session whether a tool call may run.
-pub trait Approver: Send + Sync {
+pub(crate) trait Approver: Send + Sync {
     fn request(
         &self,
         req: ApprovalRequest,
@@ -32,7 +32,7 @@ pub trait Approver: Send + Sync {
 }
 
 /// Runs shell commands: locally by default, or in the client's terminals (ACP `terminal/*`).
-pub trait CommandRunner: Send + Sync {
+pub(crate) trait CommandRunner: Send + Sync {
     fn run<'a>(
         &'a self,
         command: &'a str,
@@ -71,8 +71,8 @@ pub trait CommandRunner: Send + Sync {
 }
 
 /// Commands in a local process group (see `exec`), at most `max_processes` alive at once.
-pub struct LocalRunner {
-    pub max_processes: usize,
+pub(crate) struct LocalRunner {
+    pub(crate) max_processes: usize,
 }
 
 impl CommandRunner for LocalRunner {
@@ -140,7 +140,7 @@ pub(crate) struct ToolContext {
 
 /// A change to the session a tool asks for; the session applies it after the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModeChange {
+pub(crate) enum ModeChange {
     /// Enter plan mode: read-only, the previous permissions kept for later.
     EnterPlan,
     /// Leave plan mode (the user approved): the previous permissions come back.
@@ -218,21 +218,21 @@ pub(crate) fn external_entries(
 
 /// How a tool call ended, for both the model and the user.
 #[derive(Debug, Clone)]
-pub struct ToolOutcome {
+pub(crate) struct ToolOutcome {
     /// What goes back to the model.
     pub model_output: String,
     /// What the user sees (may be longer than the model's copy).
     pub user_output: String,
-    pub status: ToolStatus,
-    pub exit_code: Option<i32>,
-    pub changes: Vec<FileChange>,
-    pub plan: Option<Plan>,
+    pub(crate) status: ToolStatus,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) changes: Vec<FileChange>,
+    pub(crate) plan: Option<Plan>,
     /// A change to the session the call asks for (plan mode).
     pub mode_change: Option<ModeChange>,
 }
 
 impl ToolOutcome {
-    pub fn ok(text: impl Into<String>) -> Self {
+    pub(crate) fn ok(text: impl Into<String>) -> Self {
         let t = text.into();
         ToolOutcome {
             model_output: t.clone(),
@@ -245,21 +245,21 @@ impl ToolOutcome {
         }
     }
 
-    pub fn error(text: impl Into<String>) -> Self {
+    pub(crate) fn error(text: impl Into<String>) -> Self {
         ToolOutcome {
             status: ToolStatus::Failed,
             ..Self::ok(text)
         }
     }
 
-    pub fn declined(reason: impl Into<String>) -> Self {
+    pub(crate) fn declined(reason: impl Into<String>) -> Self {
         ToolOutcome {
             status: ToolStatus::Declined,
             ..Self::ok(reason)
         }
     }
 
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.status != ToolStatus::Completed
     }
 }
@@ -280,16 +280,16 @@ pub(crate) trait ExternalTools: Send + Sync {
 
 /// How a harness describes a call before it runs (for the begin event and approvals).
 #[derive(Debug, Clone)]
-pub struct CallDescription {
-    pub kind: ToolKind,
-    pub title: String,
-    pub locations: Vec<PathBuf>,
-    pub command: Option<String>,
+pub(crate) struct CallDescription {
+    pub(crate) kind: ToolKind,
+    pub(crate) title: String,
+    pub(crate) locations: Vec<PathBuf>,
+    pub(crate) command: Option<String>,
 }
 
 impl ToolContext {
     /// Applies the policy; asks the driver when needed. Err holds the refusal for the model.
-    pub async fn authorize(
+    pub(crate) async fn authorize(
         &self,
         intent: Intent,
         tool: &str,
@@ -408,7 +408,7 @@ impl ToolContext {
 
     /// The intent of running `command` through this context's runner: `Shell` when the
     /// runner can confine it (the policy then knows whether the sandbox will), else `Exec`.
-    pub fn command_intent(&self, command: &str) -> Intent {
+    pub(crate) fn command_intent(&self, command: &str) -> Intent {
         let command = command.to_string();
         if self.runner.can_confine() {
             Intent::Shell { command }
@@ -418,7 +418,7 @@ impl ToolContext {
     }
 
     /// Runs `command` through the runner, confined as the policy says when the runner can.
-    pub async fn run_command(
+    pub(crate) async fn run_command(
         &self,
         command: &str,
         cwd: &std::path::Path,

@@ -10,7 +10,7 @@ use super::{ToolContext, ToolOutcome};
 use crate::sandbox::Intent;
 
 /// Paths a patch touches, for the begin event, without applying anything.
-pub fn patch_paths(ctx_base: &Path, patch_text: &str) -> Vec<PathBuf> {
+pub(crate) fn patch_paths(ctx_base: &Path, patch_text: &str) -> Vec<PathBuf> {
     let Ok(patch) = apply_patch::parse_patch(patch_text) else {
         return Vec::new();
     };

@@ -5,20 +5,20 @@ use interpreter_protocol::{PlanItem, PlanStatus};
 use serde_json::Value;
 
 /// The names a harness uses: the text field, and the word for a finished item.
-pub struct Dialect {
+pub(crate) struct Dialect {
     pub text_field: &'static str,
     pub completed: &'static str,
 }
 
 #[derive(Debug, PartialEq)]
-pub enum PlanError {
+pub(crate) enum PlanError {
     /// An item without text.
     EmptyText,
     /// A status that is not pending, in_progress or the dialect's `completed`.
     UnknownStatus(String),
 }
 
-pub fn parse_items(list: &[Value], dialect: &Dialect) -> Result<Vec<PlanItem>, PlanError> {
+pub(crate) fn parse_items(list: &[Value], dialect: &Dialect) -> Result<Vec<PlanItem>, PlanError> {
     list.iter()
         .map(|item| {
             let text = item

@@ -7,9 +7,9 @@
 //! them into what they report, so the model hears how much output there really was.
 
 /// Rough bytes per token, as Codex estimates.
-pub const BYTES_PER_TOKEN: usize = 4;
+pub(crate) const BYTES_PER_TOKEN: usize = 4;
 
-pub fn approx_tokens(s: &str) -> usize {
+pub(crate) fn approx_tokens(s: &str) -> usize {
     s.len().div_ceil(BYTES_PER_TOKEN)
 }
 
@@ -97,7 +97,7 @@ fn newlines(s: &str) -> u64 {
 /// Keeps at most `max_tokens` (≈ 4 bytes each) of `s`: half from the start, half from the end,
 /// cut at line boundaries where that is cheap, with a marker saying exactly how many bytes
 /// and lines were cut (including any the capture dropped before).
-pub fn truncate_middle(s: &str, max_tokens: usize) -> String {
+pub(crate) fn truncate_middle(s: &str, max_tokens: usize) -> String {
     let budget = max_tokens.saturating_mul(BYTES_PER_TOKEN);
     if s.len() <= budget {
         return s.to_string();
@@ -133,7 +133,7 @@ pub fn truncate_middle(s: &str, max_tokens: usize) -> String {
 
 /// Kimi Code's rule: at most `max_chars` in all and `max_line` per line, keeping the head;
 /// when anything is left out, says exactly how many bytes and lines.
-pub fn truncate_head(s: &str, max_chars: usize, max_line: usize) -> String {
+pub(crate) fn truncate_head(s: &str, max_chars: usize, max_line: usize) -> String {
     let text = Logical::of(s);
     // The kept head of a capture is far longer than any budget; otherwise the marker is kept
     // as text and tells its own counts.
@@ -221,7 +221,7 @@ fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
 /// lines it drops in between. The tail is a ring: pushing copies and counts with `memcpy` and
 /// `memchr`, never byte by byte.
 #[derive(Debug)]
-pub struct HeadTailBuffer {
+pub(crate) struct HeadTailBuffer {
     cap: usize,
     head: Vec<u8>,
     /// The last bytes, `ring_len` of them from `ring_start` (wrapping).
@@ -233,7 +233,7 @@ pub struct HeadTailBuffer {
 }
 
 impl HeadTailBuffer {
-    pub fn new(cap: usize) -> Self {
+    pub(crate) fn new(cap: usize) -> Self {
         HeadTailBuffer {
             cap,
             head: Vec::new(),
@@ -249,7 +249,7 @@ impl HeadTailBuffer {
         self.cap - self.cap / 2
     }
 
-    pub fn push(&mut self, mut bytes: &[u8]) {
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
         let half = self.cap / 2;
         if self.head.len() < half {
             let take = (half - self.head.len()).min(bytes.len());
@@ -318,11 +318,12 @@ impl HeadTailBuffer {
     }
 
     /// Bytes dropped from the middle so far, and the newlines among them.
-    pub fn dropped(&self) -> (u64, u64) {
+    #[cfg(test)]
+    fn dropped(&self) -> (u64, u64) {
         (self.dropped_bytes, self.dropped_lines)
     }
 
-    pub fn into_string(self) -> String {
+    pub(crate) fn into_string(self) -> String {
         let mut out = String::from_utf8_lossy(&self.head).into_owned();
         if self.dropped_bytes > 0 {
             out.push_str(&dropped_marker(self.dropped_bytes, self.dropped_lines));

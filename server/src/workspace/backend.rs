@@ -5,9 +5,9 @@ use std::io;
 use std::path::Path;
 
 /// Whole-file reads above this are refused; tools page through big files instead.
-pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
-pub trait FileBackend: Send + Sync {
+pub(crate) trait FileBackend: Send + Sync {
     fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<String>>;
     fn write<'a>(&'a self, path: &'a Path, text: &'a str) -> BoxFuture<'a, io::Result<()>>;
     fn remove<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<()>>;
@@ -20,7 +20,7 @@ pub trait FileBackend: Send + Sync {
     }
 }
 
-pub struct DiskBackend;
+pub(crate) struct DiskBackend;
 
 impl FileBackend for DiskBackend {
     fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<String>> {
@@ -69,13 +69,13 @@ impl FileBackend for DiskBackend {
 }
 
 /// Writes a file only its owner can read (config with keys), atomically.
-pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_mode(path, bytes, Some(0o600))
 }
 
 /// Writes through a temp file in the same folder and renames it over the target, so a crash
 /// leaves either the old or the new content, never a torn file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_mode(path, bytes, None)
 }
 

@@ -2,7 +2,7 @@
 
 use similar::TextDiff;
 
-pub fn git_unified_diff(path: &str, old: Option<&str>, new: Option<&str>) -> String {
+pub(crate) fn git_unified_diff(path: &str, old: Option<&str>, new: Option<&str>) -> String {
     let mut out = format!("diff --git a/{path} b/{path}\n");
     let (from, to) = match (old, new) {
         (None, _) => {

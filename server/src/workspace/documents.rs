@@ -15,7 +15,7 @@ use super::positions::{PositionEncoding, Range, position_to_char};
 /// A document's dominant line terminator; agent text is normalised to it before edits are
 /// computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LineEnding {
+pub(crate) enum LineEnding {
     #[default]
     Lf,
     CrLf,
@@ -23,7 +23,7 @@ pub enum LineEnding {
 }
 
 impl LineEnding {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LineEnding::Lf => "\n",
             LineEnding::CrLf => "\r\n",
@@ -32,7 +32,7 @@ impl LineEnding {
     }
 
     /// The most common terminator among the first thousand (LF when there is none).
-    pub fn detect(text: &str) -> LineEnding {
+    pub(crate) fn detect(text: &str) -> LineEnding {
         let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
         let bytes = text.as_bytes();
         let mut i = 0;
@@ -62,22 +62,26 @@ impl LineEnding {
 /// whole text when `range` is None.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextChange {
+    /// The replaced range; None replaces the whole text.
     pub range: Option<Range>,
+    /// The new text for that range.
     pub text: String,
 }
 
+/// An open editor buffer: its text as a rope, at the client's version.
 #[derive(Debug, Clone)]
 pub struct Document {
-    pub uri: String,
+    pub(crate) uri: String,
     /// The file behind a `file:` URI (canonical), if any.
     pub path: Option<PathBuf>,
-    pub language_id: String,
-    pub version: i32,
-    pub line_ending: LineEnding,
-    pub rope: Rope,
+    pub(crate) language_id: String,
+    pub(crate) version: i32,
+    pub(crate) line_ending: LineEnding,
+    pub(crate) rope: Rope,
 }
 
 impl Document {
+    /// A document as `didOpen` gives it.
     pub fn new(
         uri: String,
         path: Option<PathBuf>,
@@ -120,10 +124,10 @@ impl Document {
         self.version = version;
     }
 
+    /// A frozen copy at the current version.
     pub fn snapshot(&self) -> DocumentSnapshot {
         DocumentSnapshot {
             uri: self.uri.clone(),
-            path: self.path.clone(),
             language_id: self.language_id.clone(),
             version: self.version,
             line_ending: self.line_ending,
@@ -135,16 +139,17 @@ impl Document {
 /// A frozen copy of a document: cheap to take (the rope is shared), safe to hand to slow work.
 #[derive(Debug, Clone)]
 pub struct DocumentSnapshot {
-    pub uri: String,
-    pub path: Option<PathBuf>,
-    pub language_id: String,
-    pub version: i32,
-    pub line_ending: LineEnding,
-    pub rope: Rope,
+    pub(crate) uri: String,
+    pub(crate) language_id: String,
+    pub(crate) version: i32,
+    pub(crate) line_ending: LineEnding,
+    pub(crate) rope: Rope,
 }
 
+/// Why a change could not be applied.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DocumentError {
+    /// The URI was never opened (or was closed).
     #[error("document {0} is not open")]
     NotOpen(String),
 }
@@ -162,6 +167,7 @@ struct Inner {
 }
 
 impl DocumentStore {
+    /// No documents yet.
     pub fn new() -> DocumentStore {
         DocumentStore::default()
     }
@@ -203,6 +209,7 @@ impl DocumentStore {
         Ok(())
     }
 
+    /// Forgets a document (`didClose`).
     pub fn close(&self, uri: &str) {
         let mut inner = self.lock();
         if let Some(doc) = inner.docs.remove(uri)
@@ -212,6 +219,7 @@ impl DocumentStore {
         }
     }
 
+    /// A frozen copy of an open document.
     pub fn snapshot(&self, uri: &str) -> Option<DocumentSnapshot> {
         self.lock().docs.get(uri).map(Document::snapshot)
     }
@@ -233,14 +241,17 @@ impl DocumentStore {
             .collect()
     }
 
+    /// The client's version of an open document.
     pub fn version(&self, uri: &str) -> Option<i32> {
         self.lock().docs.get(uri).map(|d| d.version)
     }
 
+    /// How many documents are open.
     pub fn len(&self) -> usize {
         self.lock().docs.len()
     }
 
+    /// No document is open.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -16,7 +16,7 @@ use super::documents::LineEnding;
 use super::positions::{PositionEncoding, Range, char_to_position, position_to_char};
 
 /// Budget for one diff. Past it `similar` approximates (bigger, still correct edits).
-pub const DIFF_DEADLINE: Duration = Duration::from_millis(100);
+pub(crate) const DIFF_DEADLINE: Duration = Duration::from_millis(100);
 
 /// Hunks with more characters than this on either side are not refined below the line
 /// level (a char diff is O(N·D)); their common prefix and suffix are still trimmed.
@@ -25,14 +25,14 @@ const MAX_REFINE_CHARS: usize = 4096;
 /// Replace `range` (in the old text) with `new_text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextEdit {
-    pub range: Range,
-    pub new_text: String,
+    pub(crate) range: Range,
+    pub(crate) new_text: String,
 }
 
 /// Rewrites lone `\n` (and lone `\r`) as the document's line ending when it is not LF, so
 /// text from the model (which writes `\n`) matches a CRLF buffer. LF documents are left
 /// alone.
-pub fn normalize_line_endings(text: &str, eol: LineEnding) -> Cow<'_, str> {
+pub(crate) fn normalize_line_endings(text: &str, eol: LineEnding) -> Cow<'_, str> {
     if eol == LineEnding::Lf {
         return Cow::Borrowed(text);
     }
@@ -222,8 +222,9 @@ fn refine(
     }
 }
 
-/// Applies edits that all refer to `old` (LSP `TextEdit[]` semantics). For tests and checks.
-pub fn apply_edits(old: &Rope, edits: &[TextEdit], enc: PositionEncoding) -> String {
+/// Applies edits that all refer to `old` (LSP `TextEdit[]` semantics).
+#[cfg(test)]
+fn apply_edits(old: &Rope, edits: &[TextEdit], enc: PositionEncoding) -> String {
     let mut spans: Vec<(usize, usize, &str)> = edits
         .iter()
         .map(|e| {

@@ -9,7 +9,7 @@
 use similar::TextMerge;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Rebase {
+pub(crate) enum Rebase {
     /// The buffer already is the merged result (nothing to apply).
     UpToDate,
     /// The merged text to bring the buffer to.
@@ -20,7 +20,7 @@ pub enum Rebase {
 }
 
 /// Merges the agent's change (`base` → `theirs`) into the user's buffer `ours`.
-pub fn rebase(base: &str, ours: &str, theirs: &str) -> Rebase {
+pub(crate) fn rebase(base: &str, ours: &str, theirs: &str) -> Rebase {
     if base == theirs || ours == theirs {
         return Rebase::UpToDate;
     }

@@ -5,23 +5,23 @@
 //! the LSP client's open documents. Tools never touch the file system directly.
 
 mod backend;
-pub mod diff;
+pub(crate) mod diff;
 // Editor documents (LSP): ropes by URI, position encodings, minimal edits, rebase, overlay.
 pub mod documents;
 pub mod edits;
-pub mod merge;
-pub mod overlay;
+pub(crate) mod merge;
+pub(crate) mod overlay;
 mod paths;
 pub mod positions;
-pub mod snapshot;
-pub mod startup;
-pub mod window;
+pub(crate) mod snapshot;
+pub(crate) mod startup;
+pub(crate) mod window;
 
-pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};
+pub(crate) use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};
 
 /// Texts that differ from the disk, by path: open editor documents and the agent's unsaved
 /// writes (`None`: deleted in this session). Searches see these instead of the disk.
-pub type Buffers = std::collections::HashMap<PathBuf, Option<String>>;
+pub(crate) type Buffers = std::collections::HashMap<PathBuf, Option<String>>;
 pub use paths::{PathError, lexical_normalize};
 
 use interpreter_protocol::{FileChange, FileChangeKind};
@@ -31,7 +31,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-pub struct Workspace {
+pub(crate) struct Workspace {
     cwd: PathBuf,
     roots: Vec<PathBuf>,
     backend: Arc<dyn FileBackend>,
@@ -48,7 +48,7 @@ struct State {
 
 impl Workspace {
     /// `cwd` is the first root; `extra_roots` are additional directories the tools may use.
-    pub fn new(
+    pub(crate) fn new(
         cwd: &Path,
         extra_roots: &[PathBuf],
         backend: Arc<dyn FileBackend>,
@@ -74,26 +74,26 @@ impl Workspace {
         })
     }
 
-    pub fn cwd(&self) -> &Path {
+    pub(crate) fn cwd(&self) -> &Path {
         &self.cwd
     }
 
-    pub fn roots(&self) -> &[PathBuf] {
+    pub(crate) fn roots(&self) -> &[PathBuf] {
         &self.roots
     }
 
     /// Resolves a path the model gave (relative to `base` or the cwd) to a real path inside
     /// the roots, following symlinks. Anything else is refused.
-    pub fn resolve(&self, raw: &str) -> Result<PathBuf, PathError> {
+    pub(crate) fn resolve(&self, raw: &str) -> Result<PathBuf, PathError> {
         self.resolve_from(&self.cwd, raw)
     }
 
-    pub fn resolve_from(&self, base: &Path, raw: &str) -> Result<PathBuf, PathError> {
+    pub(crate) fn resolve_from(&self, base: &Path, raw: &str) -> Result<PathBuf, PathError> {
         paths::confine(&self.roots, base, raw)
     }
 
     /// A path for display and diffs: relative to the cwd when inside it.
-    pub fn display_path(&self, p: &Path) -> String {
+    pub(crate) fn display_path(&self, p: &Path) -> String {
         match p.strip_prefix(&self.cwd) {
             Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
             Ok(_) => ".".into(),
@@ -101,7 +101,7 @@ impl Workspace {
         }
     }
 
-    pub async fn read_text(&self, path: &Path) -> io::Result<String> {
+    pub(crate) async fn read_text(&self, path: &Path) -> io::Result<String> {
         let text = self.backend.read(path).await?;
         self.lock()
             .buffers
@@ -112,7 +112,7 @@ impl Workspace {
     /// Lines `offset..offset+limit` of a file (see [`window`]). A file on disk over
     /// [`MAX_READ_BYTES`] is streamed from the disk rather than read whole (an editor buffer of
     /// that size, if any, is not consulted); lines are cut at `max_line_bytes` there.
-    pub async fn read_lines(
+    pub(crate) async fn read_lines(
         &self,
         path: &Path,
         offset: i64,
@@ -134,22 +134,22 @@ impl Workspace {
 
     /// Whether the agent read or wrote `path` in this session (Claude Code's Edit asks for a
     /// Read first).
-    pub fn has_seen(&self, path: &Path) -> bool {
+    pub(crate) fn has_seen(&self, path: &Path) -> bool {
         self.lock().buffers.contains_key(path)
     }
 
     /// The text the agent last read or wrote for `path` in this session.
-    pub fn seen_text(&self, path: &Path) -> Option<String> {
+    pub(crate) fn seen_text(&self, path: &Path) -> Option<String> {
         self.lock().buffers.get(path).map(Rope::to_string)
     }
 
     /// What searches must see instead of the disk (see [`FileBackend::buffers`]).
-    pub fn buffers(&self) -> Buffers {
+    pub(crate) fn buffers(&self) -> Buffers {
         self.backend.buffers()
     }
 
     /// Reads a file that may not exist (None), for callers that create files.
-    pub async fn read_optional(&self, path: &Path) -> io::Result<Option<String>> {
+    pub(crate) async fn read_optional(&self, path: &Path) -> io::Result<Option<String>> {
         match self.read_text(path).await {
             Ok(t) => Ok(Some(t)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -157,7 +157,7 @@ impl Workspace {
         }
     }
 
-    pub async fn write_text(&self, path: &Path, text: &str) -> io::Result<()> {
+    pub(crate) async fn write_text(&self, path: &Path, text: &str) -> io::Result<()> {
         self.remember_original(path).await?;
         self.backend.write(path, text).await?;
         self.lock()
@@ -166,7 +166,7 @@ impl Workspace {
         Ok(())
     }
 
-    pub async fn remove(&self, path: &Path) -> io::Result<()> {
+    pub(crate) async fn remove(&self, path: &Path) -> io::Result<()> {
         self.remember_original(path).await?;
         self.backend.remove(path).await?;
         self.lock().buffers.remove(path);
@@ -194,7 +194,7 @@ impl Workspace {
     }
 
     /// Everything the agent changed since the workspace was created, as before/after pairs.
-    pub fn changes(&self) -> Vec<FileChange> {
+    pub(crate) fn changes(&self) -> Vec<FileChange> {
         let st = self.lock();
         st.originals
             .iter()
@@ -218,7 +218,7 @@ impl Workspace {
     }
 
     /// A `git apply`-able unified diff of every change, paths relative to the cwd.
-    pub fn unified_diff(&self) -> String {
+    pub(crate) fn unified_diff(&self) -> String {
         self.changes()
             .iter()
             .map(|c| {

@@ -16,7 +16,7 @@ use super::documents::{DocumentSnapshot, DocumentStore};
 
 /// What a file held when the agent last read it before changing it.
 #[derive(Debug, Clone)]
-pub enum BaseText {
+pub(crate) enum BaseText {
     /// An open document, at the version the agent read.
     Document(DocumentSnapshot),
     /// A file that was not open, as read from disk.
@@ -25,26 +25,16 @@ pub enum BaseText {
     Missing,
 }
 
-impl BaseText {
-    pub fn text(&self) -> Option<String> {
-        match self {
-            BaseText::Document(s) => Some(s.rope.to_string()),
-            BaseText::Disk(t) => Some(t.clone()),
-            BaseText::Missing => None,
-        }
-    }
-}
-
 /// One file the agent changed.
 #[derive(Debug, Clone)]
-pub struct OverlayChange {
+pub(crate) struct OverlayChange {
     pub path: PathBuf,
     pub base: BaseText,
     /// The agent's text; None when it deleted the file.
     pub new_text: Option<String>,
 }
 
-pub struct OverlayBackend {
+pub(crate) struct OverlayBackend {
     documents: Arc<DocumentStore>,
     disk: DiskBackend,
     state: Mutex<State>,
@@ -59,7 +49,7 @@ struct State {
 }
 
 impl OverlayBackend {
-    pub fn new(documents: Arc<DocumentStore>) -> OverlayBackend {
+    pub(crate) fn new(documents: Arc<DocumentStore>) -> OverlayBackend {
         OverlayBackend {
             documents,
             disk: DiskBackend,
@@ -68,7 +58,7 @@ impl OverlayBackend {
     }
 
     /// Every file whose overlay text differs from its base, in path order.
-    pub fn changes(&self) -> Vec<OverlayChange> {
+    pub(crate) fn changes(&self) -> Vec<OverlayChange> {
         let st = self.lock();
         st.files
             .iter()

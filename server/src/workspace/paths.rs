@@ -2,18 +2,32 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// Why a path was refused. The text is what the model reads.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
+    /// A NUL byte, which no file system path may hold.
     #[error("path `{0}` contains a NUL byte")]
     Nul(String),
+    /// An empty path.
     #[error("path is empty")]
     Empty,
+    /// Something that makes a path mean other than it shows: a look-alike or control
+    /// character, a backslash, an unexpanded `~`.
     #[error("path `{raw}` is refused: it contains {what}")]
-    Suspicious { raw: String, what: String },
+    Suspicious {
+        /// As the model wrote it.
+        raw: String,
+        /// What was found in it.
+        what: String,
+    },
+    /// The path leaves every workspace root.
     #[error("path `{raw}` resolves to {resolved}, which is outside the workspace roots ({roots})")]
     Outside {
+        /// As the model wrote it.
         raw: String,
+        /// Where it really points.
         resolved: String,
+        /// The roots it was checked against.
         roots: String,
     },
 }
@@ -162,7 +176,7 @@ fn resolve_following(p: &Path, hops: u32) -> PathBuf {
     }
 }
 
-pub fn confine(roots: &[PathBuf], base: &Path, raw: &str) -> Result<PathBuf, PathError> {
+pub(super) fn confine(roots: &[PathBuf], base: &Path, raw: &str) -> Result<PathBuf, PathError> {
     if raw.contains('\0') {
         return Err(PathError::Nul(raw.replace('\0', "\\0")));
     }
@@ -197,7 +211,7 @@ pub fn confine(roots: &[PathBuf], base: &Path, raw: &str) -> Result<PathBuf, Pat
 /// The confinement itself, for a path the agent built (not one the model gave, so no
 /// spelling checks): symlinks resolved, dangling ones followed, `..` folded, and the result
 /// inside one of `roots` or refused.
-pub fn confine_path(roots: &[PathBuf], path: &Path) -> Result<PathBuf, PathError> {
+pub(super) fn confine_path(roots: &[PathBuf], path: &Path) -> Result<PathBuf, PathError> {
     let resolved = resolve_existing_prefix(&lexical_normalize(path));
     if roots.iter().any(|r| resolved.starts_with(r)) {
         Ok(resolved)

@@ -14,9 +14,12 @@ use ropey::Rope;
 /// How `character` counts: UTF-8 bytes, UTF-16 code units (LSP's default) or code points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PositionEncoding {
+    /// UTF-8 bytes.
     Utf8,
+    /// UTF-16 code units.
     #[default]
     Utf16,
+    /// Unicode code points.
     Utf32,
 }
 
@@ -30,6 +33,7 @@ impl PositionEncoding {
         }
     }
 
+    /// The encoding an LSP name stands for.
     pub fn parse(s: &str) -> Option<PositionEncoding> {
         match s {
             "utf-8" => Some(PositionEncoding::Utf8),
@@ -52,11 +56,14 @@ impl PositionEncoding {
 /// A zero-based line and a column counted in the document's [`PositionEncoding`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Position {
+    /// Zero-based line.
     pub line: u32,
+    /// Zero-based offset in the line, in the encoding's code units.
     pub character: u32,
 }
 
 impl Position {
+    /// A position from its two counts.
     pub const fn new(line: u32, character: u32) -> Position {
         Position { line, character }
     }
@@ -65,18 +72,19 @@ impl Position {
 /// A half-open range of positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Range {
-    pub start: Position,
-    pub end: Position,
+    pub(crate) start: Position,
+    pub(crate) end: Position,
 }
 
 impl Range {
+    /// The range from `start` up to `end`.
     pub const fn new(start: Position, end: Position) -> Range {
         Range { start, end }
     }
 }
 
 /// The char index where `line`'s content ends (before its terminator, if any).
-pub fn line_content_end(rope: &Rope, line: usize) -> usize {
+pub(crate) fn line_content_end(rope: &Rope, line: usize) -> usize {
     let line_start = rope.line_to_char(line);
     let next = if line + 1 < rope.len_lines() {
         rope.line_to_char(line + 1)
@@ -202,11 +210,6 @@ fn char_column_slow(rope: &Rope, line: usize, idx: usize, enc: PositionEncoding)
     }
 }
 
-/// The position just past the last character.
-pub fn end_position(rope: &Rope, enc: PositionEncoding) -> Position {
-    char_to_position(rope, rope.len_chars(), enc)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,14 +259,14 @@ mod tests {
             assert_eq!(position_to_char(&rope, p(9, 0), enc), rope.len_chars());
             // The "\n" of "\r\n" maps to the end of the line's content.
             assert_eq!(char_to_position(&rope, 3, enc), p(0, 2));
-            assert_eq!(end_position(&rope, enc), p(3, 2));
+            assert_eq!(char_to_position(&rope, rope.len_chars(), enc), p(3, 2));
         }
         let rope = Rope::from_str("x\r\n");
-        assert_eq!(end_position(&rope, Utf16), p(1, 0));
+        assert_eq!(char_to_position(&rope, rope.len_chars(), Utf16), p(1, 0));
         let empty = Rope::new();
         assert_eq!(position_to_char(&empty, p(0, 4), Utf16), 0);
         assert_eq!(position_to_char(&empty, p(3, 4), Utf16), 0);
-        assert_eq!(end_position(&empty, Utf8), p(0, 0));
+        assert_eq!(char_to_position(&empty, empty.len_chars(), Utf8), p(0, 0));
     }
 
     #[test]

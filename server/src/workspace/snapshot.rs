@@ -24,7 +24,7 @@ enum Content {
     },
 }
 
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     top: PathBuf,
     /// Files that differed from the index when the snapshot was taken, relative to `top`.
     before: BTreeMap<PathBuf, Content>,
@@ -33,14 +33,14 @@ pub struct Snapshot {
 /// The work tree's changes since a [`Snapshot`]: diffable ones, and the paths that changed but
 /// cannot be shown as text (with the reason).
 #[derive(Debug, Default)]
-pub struct TreeChanges {
+pub(crate) struct TreeChanges {
     pub changes: Vec<FileChange>,
     pub opaque: Vec<(PathBuf, &'static str)>,
 }
 
 impl Snapshot {
     /// None when `cwd` is not in a git work tree (or git is missing).
-    pub fn take(cwd: &Path) -> Option<Snapshot> {
+    pub(crate) fn take(cwd: &Path) -> Option<Snapshot> {
         let top = git(cwd, &["rev-parse", "--show-toplevel"], None).ok()?;
         let top = PathBuf::from(String::from_utf8_lossy(&top).trim_end_matches('\n'));
         let before = dirty(&top)
@@ -54,7 +54,7 @@ impl Snapshot {
         Some(Snapshot { top, before })
     }
 
-    pub fn changes(&self) -> io::Result<TreeChanges> {
+    pub(crate) fn changes(&self) -> io::Result<TreeChanges> {
         let now: BTreeSet<PathBuf> = dirty(&self.top)?.into_iter().collect();
         let candidates: BTreeSet<&PathBuf> = now.iter().chain(self.before.keys()).collect();
         // What a file held before the run: the kept text when it was dirty, else the index.

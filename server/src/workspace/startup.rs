@@ -15,7 +15,7 @@ use super::paths::confine_path;
 
 /// Whose file a read is.
 #[derive(Debug, Clone, Copy)]
-pub enum Scope<'a> {
+pub(crate) enum Scope<'a> {
     /// A file of the project found in `folder` (the cwd, or a folder between the git root and
     /// the cwd, which AGENTS.md and skills are also read from): it must resolve inside the
     /// workspace roots or inside `folder`.
@@ -26,7 +26,7 @@ pub enum Scope<'a> {
 
 /// A file's text, cut at the byte limit of the read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Text {
+pub(crate) struct Text {
     pub text: String,
     /// The file was longer than the limit.
     pub truncated: bool,
@@ -34,7 +34,7 @@ pub struct Text {
 
 /// One entry of a listed folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub name: String,
     /// Where it was found (inside the listed folder).
     pub path: PathBuf,
@@ -44,14 +44,14 @@ pub struct Entry {
 
 /// The session's own reads, and the warnings about what they skipped.
 #[derive(Debug, Default)]
-pub struct StartupReads {
+pub(crate) struct StartupReads {
     roots: Vec<PathBuf>,
     warnings: Vec<String>,
 }
 
 impl StartupReads {
     /// Reads confined to the workspace `roots` (canonical, as `Workspace::roots` gives them).
-    pub fn new(roots: &[PathBuf]) -> Self {
+    pub(crate) fn new(roots: &[PathBuf]) -> Self {
         StartupReads {
             roots: roots.to_vec(),
             warnings: Vec::new(),
@@ -59,7 +59,7 @@ impl StartupReads {
     }
 
     /// What was skipped and why, one sentence each, in the order it happened.
-    pub fn take_warnings(&mut self) -> Vec<String> {
+    pub(crate) fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
     }
 
@@ -86,7 +86,7 @@ impl StartupReads {
 
     /// The text of the regular file at `path`, at most `max` bytes (invalid UTF-8 replaced).
     /// None when it does not exist, is not a regular file, or may not be read here.
-    pub fn read_text(&mut self, path: &Path, max: usize, scope: Scope<'_>) -> Option<Text> {
+    pub(crate) fn read_text(&mut self, path: &Path, max: usize, scope: Scope<'_>) -> Option<Text> {
         let real = self.allowed(path, scope)?;
         let meta = std::fs::metadata(&real).ok()?;
         if !meta.is_file() {
@@ -114,7 +114,7 @@ impl StartupReads {
 
     /// The entries of the folder `dir`, sorted by name. Symlinks that lead outside the
     /// workspace are left out (with a warning); one to a folder inside counts as a folder.
-    pub fn list_dir(&mut self, dir: &Path, scope: Scope<'_>) -> Vec<Entry> {
+    pub(crate) fn list_dir(&mut self, dir: &Path, scope: Scope<'_>) -> Vec<Entry> {
         let Some(real) = self.allowed(dir, scope) else {
             return Vec::new();
         };

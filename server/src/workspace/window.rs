@@ -8,14 +8,14 @@ use std::path::Path;
 
 /// Lines of a file (1-based numbers), as `str::lines` splits them.
 #[derive(Debug, PartialEq, Eq)]
-pub struct LineWindow {
+pub(crate) struct LineWindow {
     pub lines: Vec<(usize, String)>,
     pub total_lines: usize,
     pub reached_end: bool,
 }
 
 /// Lines `offset..offset+limit` (1-based; a negative offset counts from the end).
-pub fn from_text(text: &str, offset: i64, limit: usize) -> LineWindow {
+pub(crate) fn from_text(text: &str, offset: i64, limit: usize) -> LineWindow {
     let all: Vec<&str> = text.lines().collect();
     let total = all.len();
     let start = first_index(offset, total);
@@ -49,7 +49,7 @@ const BINARY_SNIFF: usize = 8 * 1024;
 /// [`from_text`] for a file on disk, in one pass (two for a negative offset: the first counts
 /// lines). Each kept line holds at most `max_line_bytes`; memory stays bounded whatever the
 /// file's size or line lengths.
-pub fn stream(
+pub(crate) fn stream(
     path: &Path,
     offset: i64,
     limit: usize,

@@ -24,7 +24,7 @@ use crate::workspace::{DiskBackend, FileBackend, MAX_READ_BYTES};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-pub struct ClientFs {
+pub(super) struct ClientFs {
     pub cx: ConnectionTo<Client>,
     pub session_id: String,
     pub read: bool,
@@ -90,7 +90,7 @@ impl FileBackend for ClientFs {
 
 /// Shell commands in the client's terminals: `terminal/create`, then wait for exit, a timer
 /// or cancellation (→ `terminal/kill`), then `terminal/output` and `terminal/release`.
-pub struct ClientTerminals {
+pub(super) struct ClientTerminals {
     pub cx: ConnectionTo<Client>,
     pub session_id: String,
     pub translator: std::sync::Arc<super::updates::Translator>,

@@ -42,7 +42,7 @@ fn load_config(state: &AcpState) -> Result<Config, Error> {
     Config::load(&state.overrides).map_err(|e| err(-32603, format!("invalid configuration: {e:#}")))
 }
 
-pub fn initialize(
+pub(super) fn initialize(
     state: &AcpState,
     req: InitializeRequest,
     responder: Responder<InitializeResponse>,
@@ -93,7 +93,7 @@ pub fn initialize(
     )
 }
 
-pub fn authenticate(
+pub(super) fn authenticate(
     state: &AcpState,
     req: AuthenticateRequest,
     responder: Responder<AuthenticateResponse>,
@@ -111,7 +111,11 @@ pub fn authenticate(
     }
 }
 
-pub fn logout(_state: &AcpState, _req: LogoutRequest, responder: Responder<LogoutResponse>) -> R {
+pub(super) fn logout(
+    _state: &AcpState,
+    _req: LogoutRequest,
+    responder: Responder<LogoutResponse>,
+) -> R {
     responder.respond_with_error(err(
         -32601,
         "logout is not supported: remove the key from config.toml",
@@ -312,7 +316,7 @@ fn announce_commands(s: &AcpSession) {
     s.translator.release_warnings();
 }
 
-pub fn new_session(
+pub(super) fn new_session(
     state: &Arc<AcpState>,
     req: NewSessionRequest,
     responder: Responder<NewSessionResponse>,
@@ -344,7 +348,7 @@ pub fn new_session(
     })
 }
 
-pub fn load_session(
+pub(super) fn load_session(
     state: &Arc<AcpState>,
     req: LoadSessionRequest,
     responder: Responder<LoadSessionResponse>,
@@ -391,7 +395,7 @@ pub fn load_session(
     })
 }
 
-pub fn resume_session(
+pub(super) fn resume_session(
     state: &Arc<AcpState>,
     req: ResumeSessionRequest,
     responder: Responder<ResumeSessionResponse>,
@@ -432,7 +436,7 @@ pub fn resume_session(
     })
 }
 
-pub fn list_sessions(
+pub(super) fn list_sessions(
     state: &AcpState,
     req: ListSessionsRequest,
     responder: Responder<ListSessionsResponse>,
@@ -483,7 +487,7 @@ fn list_page(config: &Config, req: &ListSessionsRequest) -> ListSessionsResponse
     ListSessionsResponse::new(page).next_cursor(next)
 }
 
-pub fn close_session(
+pub(super) fn close_session(
     state: &AcpState,
     req: CloseSessionRequest,
     responder: Responder<CloseSessionResponse>,
@@ -494,7 +498,7 @@ pub fn close_session(
     responder.respond(CloseSessionResponse::new())
 }
 
-pub fn delete_session(
+pub(super) fn delete_session(
     state: &AcpState,
     req: DeleteSessionRequest,
     responder: Responder<DeleteSessionResponse>,
@@ -513,14 +517,14 @@ pub fn delete_session(
     responder.respond(DeleteSessionResponse::new())
 }
 
-pub fn cancel(state: &AcpState, n: CancelNotification) -> R {
+pub(super) fn cancel(state: &AcpState, n: CancelNotification) -> R {
     if let Some(s) = state.session(&n.session_id) {
         s.cancel_turn();
     }
     Ok(())
 }
 
-pub fn set_mode(
+pub(super) fn set_mode(
     state: &AcpState,
     req: SetSessionModeRequest,
     responder: Responder<SetSessionModeResponse>,
@@ -539,7 +543,7 @@ pub fn set_mode(
     Ok(())
 }
 
-pub fn set_config_option(
+pub(super) fn set_config_option(
     state: &AcpState,
     req: SetSessionConfigOptionRequest,
     responder: Responder<SetSessionConfigOptionResponse>,
@@ -585,7 +589,7 @@ fn ok(r: R) -> R {
     Ok(())
 }
 
-pub fn prompt(
+pub(super) fn prompt(
     state: &Arc<AcpState>,
     req: PromptRequest,
     responder: Responder<PromptResponse>,

@@ -27,13 +27,13 @@ use updates::Translator;
 /// Largest prompt accepted, in bytes of text.
 const MAX_PROMPT_BYTES: usize = 4 * 1024 * 1024;
 
-pub struct AcpState {
+pub(crate) struct AcpState {
     overrides: Overrides,
     client_caps: Mutex<ClientCapabilities>,
     sessions: Mutex<HashMap<String, Arc<AcpSession>>>,
 }
 
-pub struct AcpSession {
+pub(crate) struct AcpSession {
     id: String,
     cwd: PathBuf,
     /// The agent session: ops in, events out (through `translator`).
@@ -80,7 +80,7 @@ impl AcpSession {
     }
 }
 
-pub async fn serve(common: CommonArgs) -> i32 {
+pub(crate) async fn serve(common: CommonArgs) -> i32 {
     serve_on(common.overrides(), transport::stdio()).await
 }
 

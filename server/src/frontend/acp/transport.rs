@@ -21,7 +21,7 @@ use tokio::io::AsyncWriteExt;
 
 /// One line as the JSON-RPC layer sees it: the trailing `\n` or `\r\n` removed, invalid UTF-8
 /// replaced with U+FFFD.
-pub fn decode_line(raw: &[u8]) -> String {
+pub(crate) fn decode_line(raw: &[u8]) -> String {
     let line = raw.strip_suffix(b"\n").unwrap_or(raw);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     String::from_utf8_lossy(line).into_owned()

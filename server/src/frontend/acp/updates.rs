@@ -24,7 +24,7 @@ use crate::frontend::view::SessionView;
 /// Output shown in a tool card at most; the model's copy is separate.
 const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
 
-pub struct Translator {
+pub(super) struct Translator {
     cx: ConnectionTo<Client>,
     session_id: SessionId,
     /// Zed's display terminal (`_meta.terminal_output`).
@@ -47,7 +47,7 @@ pub struct Translator {
 
 impl Translator {
     /// `terminal_output`: show commands the agent runs itself in Zed's display terminal.
-    pub fn new(
+    pub(super) fn new(
         cx: ConnectionTo<Client>,
         session_id: &str,
         terminal_output: bool,
@@ -94,7 +94,7 @@ impl Translator {
         });
     }
 
-    pub fn send(&self, update: SessionUpdate) {
+    pub(super) fn send(&self, update: SessionUpdate) {
         // A closed connection means the client is gone; nothing left to tell.
         let _ = self
             .cx
@@ -102,7 +102,7 @@ impl Translator {
     }
 
     /// A whole agent message of our own (status, errors); it gets its own message id.
-    pub fn agent_text(&self, text: &str, message_id: Option<&str>) {
+    pub(super) fn agent_text(&self, text: &str, message_id: Option<&str>) {
         let fresh = uuid::Uuid::now_v7().to_string();
         let id = message_id.unwrap_or(&fresh);
         self.send(SessionUpdate::AgentMessageChunk(chunk(text, Some(id))));
@@ -110,7 +110,7 @@ impl Translator {
 
     /// Something the user should know that is not the model's answer (a retry, a server that
     /// did not start): a `notice` where the client shows them, else a message of its own.
-    pub fn warning(&self, message: &str) {
+    pub(super) fn warning(&self, message: &str) {
         tracing::warn!("{message}");
         if let Ok(mut held) = self.held_warnings.lock()
             && let Some(held) = held.as_mut()
@@ -149,14 +149,14 @@ impl Translator {
     }
 
     /// Called once the client has the session's id: sends the warnings held until then.
-    pub fn release_warnings(&self) {
+    pub(super) fn release_warnings(&self) {
         let held = self.held_warnings.lock().ok().and_then(|mut h| h.take());
         for message in held.unwrap_or_default() {
             self.show_warning(&message);
         }
     }
 
-    pub fn event(&self, e: Event) {
+    pub(super) fn event(&self, e: Event) {
         self.observe(&e);
         match e {
             Event::ApprovalRequested(req) => self.ask(req),
@@ -288,7 +288,7 @@ impl Translator {
     }
 
     /// Sends `in_progress` once per call: after approval, at first output, or at the end.
-    pub fn mark_running(&self, call_id: &str) {
+    pub(super) fn mark_running(&self, call_id: &str) {
         let first = self
             .running
             .lock()
@@ -346,7 +346,7 @@ impl Translator {
     }
 }
 
-pub fn chunk(text: &str, message_id: Option<&str>) -> ContentChunk {
+pub(super) fn chunk(text: &str, message_id: Option<&str>) -> ContentChunk {
     let mut c = ContentChunk::new(ContentBlock::Text(TextContent::new(text.to_string())));
     if let Some(id) = message_id {
         c = c.message_id(agent_client_protocol::v1::schema::MessageId::new(
@@ -356,11 +356,11 @@ pub fn chunk(text: &str, message_id: Option<&str>) -> ContentChunk {
     c
 }
 
-pub fn text_content(text: &str) -> ToolCallContent {
+pub(super) fn text_content(text: &str) -> ToolCallContent {
     ToolCallContent::from(ContentBlock::Text(TextContent::new(text.to_string())))
 }
 
-pub fn diff_contents(changes: &[FileChange]) -> Vec<ToolCallContent> {
+pub(super) fn diff_contents(changes: &[FileChange]) -> Vec<ToolCallContent> {
     let mut out = Vec::new();
     for c in changes {
         match &c.move_path {
@@ -382,7 +382,7 @@ pub fn diff_contents(changes: &[FileChange]) -> Vec<ToolCallContent> {
     out
 }
 
-pub fn acp_kind(k: ToolKind) -> AcpToolKind {
+pub(super) fn acp_kind(k: ToolKind) -> AcpToolKind {
     match k {
         ToolKind::Read => AcpToolKind::Read,
         ToolKind::Edit => AcpToolKind::Edit,

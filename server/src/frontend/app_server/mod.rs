@@ -72,7 +72,7 @@ impl Server {
 }
 
 /// Serves stdin/stdout; the process exits when the client closes stdin or sends SIGTERM.
-pub async fn serve(args: AppServerArgs) -> i32 {
+pub(crate) async fn serve(args: AppServerArgs) -> i32 {
     if args.listen != "stdio://" {
         eprintln!(
             "Error: --listen {}: only stdio:// is supported",

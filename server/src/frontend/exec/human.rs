@@ -13,7 +13,7 @@ use std::io::Write;
 
 use crate::frontend::terminal_text::sanitize as clean;
 
-pub struct HumanWriter<W: Write> {
+pub(super) struct HumanWriter<W: Write> {
     out: W,
     color: bool,
     commands: HashMap<String, (String, ToolKind)>,
@@ -23,7 +23,7 @@ pub struct HumanWriter<W: Write> {
 }
 
 impl<W: Write> HumanWriter<W> {
-    pub fn new(out: W, color: bool) -> Self {
+    pub(super) fn new(out: W, color: bool) -> Self {
         HumanWriter {
             out,
             color,
@@ -41,7 +41,7 @@ impl<W: Write> HumanWriter<W> {
         }
     }
 
-    pub fn header(&mut self, rows: &[(&str, String)], prompt: &str) {
+    pub(super) fn header(&mut self, rows: &[(&str, String)], prompt: &str) {
         let mut s = format!("interpreter v{}\n--------\n", env!("CARGO_PKG_VERSION"));
         for (k, v) in rows {
             s.push_str(&format!("{}: {}\n", self.style("1", k), clean(v)));
@@ -55,11 +55,11 @@ impl<W: Write> HumanWriter<W> {
         let _ = self.out.write_all(s.as_bytes());
     }
 
-    pub fn line(&mut self, s: &str) {
+    pub(super) fn line(&mut self, s: &str) {
         let _ = writeln!(self.out, "{s}");
     }
 
-    pub fn event(&mut self, e: &Event) {
+    pub(super) fn event(&mut self, e: &Event) {
         match e {
             Event::Reasoning { text, .. } if !text.trim().is_empty() => {
                 let t = format!("thinking\n{}\n", clean(text.trim()));
@@ -186,7 +186,7 @@ impl<W: Write> HumanWriter<W> {
         }
     }
 
-    pub fn turn_ended(&mut self, reason: &TurnEndReason, tokens: u64) {
+    pub(super) fn turn_ended(&mut self, reason: &TurnEndReason, tokens: u64) {
         match reason {
             TurnEndReason::Failed { message } => {
                 let e = self.style("31", &format!("ERROR: {}", clean(message)));

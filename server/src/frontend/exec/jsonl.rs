@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::Write;
 
-pub struct JsonlWriter<W: Write> {
+pub(super) struct JsonlWriter<W: Write> {
     out: W,
     next_id: u64,
     /// Tool calls shown as items: call id → (item id, command).
@@ -19,7 +19,7 @@ pub struct JsonlWriter<W: Write> {
 }
 
 impl<W: Write> JsonlWriter<W> {
-    pub fn new(out: W) -> Self {
+    pub(super) fn new(out: W) -> Self {
         JsonlWriter {
             out,
             next_id: 0,
@@ -42,15 +42,15 @@ impl<W: Write> JsonlWriter<W> {
         id
     }
 
-    pub fn thread_started(&mut self, thread_id: &str) {
+    pub(super) fn thread_started(&mut self, thread_id: &str) {
         self.line(json!({"type": "thread.started", "thread_id": thread_id}));
     }
 
-    pub fn error(&mut self, message: &str) {
+    pub(super) fn error(&mut self, message: &str) {
         self.line(json!({"type": "error", "message": message}));
     }
 
-    pub fn event(&mut self, e: &Event) {
+    pub(super) fn event(&mut self, e: &Event) {
         match e {
             Event::TurnStarted { .. } => self.line(json!({"type": "turn.started"})),
             Event::Reasoning { text, .. } if !text.trim().is_empty() => {
@@ -141,7 +141,7 @@ impl<W: Write> JsonlWriter<W> {
     }
 
     /// Closes open items, then `turn.completed` or `turn.failed` (nothing when interrupted).
-    pub fn turn_ended(&mut self, reason: &TurnEndReason, usage: TokenUsage) {
+    pub(super) fn turn_ended(&mut self, reason: &TurnEndReason, usage: TokenUsage) {
         if let Some((id, items)) = self.todo.take() {
             self.line(json!({"type": "item.completed", "item": {
                 "id": id, "type": "todo_list", "items": items}}));

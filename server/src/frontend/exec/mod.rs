@@ -72,7 +72,7 @@ fn fail(code: i32, message: &str) -> i32 {
     code
 }
 
-pub async fn run(args: ExecArgs) -> i32 {
+pub(crate) async fn run(args: ExecArgs) -> i32 {
     match run_inner(args).await {
         Ok(code) => code,
         Err(e) => fail(1, &format!("{e:#}")),
@@ -590,7 +590,7 @@ fn spawn_signal_handler(handle: SessionHandle) {
 }
 
 /// `interpreter debug prompt`: the exact first request body, on stdout.
-pub async fn debug_prompt(
+pub(crate) async fn debug_prompt(
     common: CommonArgs,
     harness: Option<String>,
     cd: Option<PathBuf>,

@@ -11,7 +11,7 @@ use crate::workspace::positions::{PositionEncoding, position_to_char};
 use super::convert;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(super) enum Action {
     Fix,
     Explain,
     Refactor,
@@ -20,7 +20,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 5] = [
+    pub(super) const ALL: [Action; 5] = [
         Action::Fix,
         Action::Explain,
         Action::Refactor,
@@ -29,7 +29,7 @@ impl Action {
     ];
 
     /// The `workspace/executeCommand` id (namespaced: VS Code registers command ids globally).
-    pub fn command(self) -> &'static str {
+    pub(super) fn command(self) -> &'static str {
         match self {
             Action::Fix => "interpreter.fix",
             Action::Explain => "interpreter.explain",
@@ -39,7 +39,7 @@ impl Action {
         }
     }
 
-    pub fn title(self) -> &'static str {
+    pub(super) fn title(self) -> &'static str {
         match self {
             Action::Fix => "Fix with interpreter",
             Action::Explain => "Explain with interpreter",
@@ -50,7 +50,7 @@ impl Action {
     }
 
     /// The code action kind; clients filter with `only` by prefix.
-    pub fn kind(self) -> &'static str {
+    pub(super) fn kind(self) -> &'static str {
         match self {
             Action::Fix => "quickfix.interpreter",
             Action::Explain => "interpreter.explain",
@@ -60,17 +60,17 @@ impl Action {
         }
     }
 
-    pub fn from_command(command: &str) -> Option<Action> {
+    pub(super) fn from_command(command: &str) -> Option<Action> {
         Action::ALL.into_iter().find(|a| a.command() == command)
     }
 
     /// Explain only reads; every other action may edit buffers.
-    pub fn may_edit(self) -> bool {
+    pub(super) fn may_edit(self) -> bool {
         self != Action::Explain
     }
 
     /// Short name for progress titles and messages.
-    pub fn label(self) -> &'static str {
+    pub(super) fn label(self) -> &'static str {
         match self {
             Action::Fix => "Fix",
             Action::Explain => "Explain",
@@ -84,7 +84,7 @@ impl Action {
 /// The one argument every command takes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CommandArgs {
+pub(super) struct CommandArgs {
     pub uri: lsp::Uri,
     pub range: lsp::Range,
     /// The diagnostics to fix (Fix).
@@ -98,7 +98,10 @@ pub struct CommandArgs {
 
 impl CommandArgs {
     /// Parses `arguments[0]`; the error names what is wrong for the client.
-    pub fn parse(command: &str, arguments: &[serde_json::Value]) -> Result<CommandArgs, String> {
+    pub(super) fn parse(
+        command: &str,
+        arguments: &[serde_json::Value],
+    ) -> Result<CommandArgs, String> {
         let Some(first) = arguments.first() else {
             return Err(format!(
                 "{command} needs one argument: {{uri, range, diagnostics?, prompt?}}"
@@ -118,7 +121,7 @@ fn kind_matches(kind: &str, only: &[lsp::CodeActionKind]) -> bool {
 
 /// The actions offered for a range: Fix only with diagnostics, Refactor only for a
 /// non-empty selection.
-pub fn code_actions(params: &lsp::CodeActionParams) -> Vec<lsp::CodeActionOrCommand> {
+pub(super) fn code_actions(params: &lsp::CodeActionParams) -> Vec<lsp::CodeActionOrCommand> {
     let diagnostics = &params.context.diagnostics;
     let has_selection = params.range.start != params.range.end;
     Action::ALL
@@ -169,7 +172,7 @@ const CONTEXT_LINES: usize = 20;
 const MAX_QUOTED_CHARS: usize = 16_000;
 
 /// What the prompt says about the document.
-pub struct PromptDoc<'a> {
+pub(super) struct PromptDoc<'a> {
     /// Path relative to the session's folder.
     pub display_path: &'a str,
     pub snapshot: Option<&'a DocumentSnapshot>,
@@ -177,7 +180,7 @@ pub struct PromptDoc<'a> {
 }
 
 /// The user message for one action.
-pub fn prompt(action: Action, args: &CommandArgs, doc: &PromptDoc<'_>) -> String {
+pub(super) fn prompt(action: Action, args: &CommandArgs, doc: &PromptDoc<'_>) -> String {
     let path = doc.display_path;
     let r = args.range;
     let mut p = String::new();

@@ -30,14 +30,14 @@ const ECHO_TIMEOUT: Duration = Duration::from_secs(2);
 const MAX_ATTEMPTS: usize = 4;
 
 #[derive(Debug, Default)]
-pub struct ApplyResult {
+pub(super) struct ApplyResult {
     /// Display paths of the files changed.
     pub applied: Vec<String>,
     /// Why other changes were not applied, one sentence each.
     pub problems: Vec<String>,
 }
 
-pub async fn apply_all(
+pub(super) async fn apply_all(
     shared: &Arc<Shared>,
     changes: Vec<OverlayChange>,
     label: &str,

@@ -9,37 +9,37 @@ use crate::workspace::documents::TextChange;
 use crate::workspace::edits::TextEdit;
 use crate::workspace::positions::{Position, PositionEncoding, Range};
 
-pub fn position(p: lsp::Position) -> Position {
+pub(super) fn position(p: lsp::Position) -> Position {
     Position::new(p.line, p.character)
 }
 
-pub fn to_lsp_position(p: Position) -> lsp::Position {
+pub(super) fn to_lsp_position(p: Position) -> lsp::Position {
     lsp::Position::new(p.line, p.character)
 }
 
-pub fn range(r: lsp::Range) -> Range {
+pub(super) fn range(r: lsp::Range) -> Range {
     Range::new(position(r.start), position(r.end))
 }
 
-pub fn to_lsp_range(r: Range) -> lsp::Range {
+pub(super) fn to_lsp_range(r: Range) -> lsp::Range {
     lsp::Range::new(to_lsp_position(r.start), to_lsp_position(r.end))
 }
 
-pub fn text_change(c: lsp::TextDocumentContentChangeEvent) -> TextChange {
+pub(super) fn text_change(c: lsp::TextDocumentContentChangeEvent) -> TextChange {
     TextChange {
         range: c.range.map(range),
         text: c.text,
     }
 }
 
-pub fn to_lsp_edit(e: TextEdit) -> lsp::TextEdit {
+pub(super) fn to_lsp_edit(e: TextEdit) -> lsp::TextEdit {
     lsp::TextEdit {
         range: to_lsp_range(e.range),
         new_text: e.new_text,
     }
 }
 
-pub fn to_lsp_encoding(enc: PositionEncoding) -> lsp::PositionEncodingKind {
+pub(super) fn to_lsp_encoding(enc: PositionEncoding) -> lsp::PositionEncodingKind {
     match enc {
         PositionEncoding::Utf8 => lsp::PositionEncodingKind::UTF8,
         PositionEncoding::Utf16 => lsp::PositionEncodingKind::UTF16,
@@ -51,7 +51,7 @@ pub fn to_lsp_encoding(enc: PositionEncoding) -> lsp::PositionEncodingKind {
 /// UTF-16 (every client supports it, and a companion server that shares buffers with other
 /// servers should not force a second encoding on them), else the client's first choice we
 /// know.
-pub fn negotiate_encoding(
+pub(super) fn negotiate_encoding(
     offered: Option<&[lsp::PositionEncodingKind]>,
     preferred: Option<PositionEncoding>,
 ) -> PositionEncoding {
@@ -73,7 +73,7 @@ pub fn negotiate_encoding(
 
 /// The file behind a `file:` URI, made canonical (symlinks resolved) so it matches the
 /// paths the workspace tools produce. The file itself need not exist.
-pub fn uri_to_path(uri: &lsp::Uri) -> Option<PathBuf> {
+pub(super) fn uri_to_path(uri: &lsp::Uri) -> Option<PathBuf> {
     if uri.scheme().as_str() != "file" {
         return None;
     }
@@ -85,7 +85,7 @@ pub fn uri_to_path(uri: &lsp::Uri) -> Option<PathBuf> {
 }
 
 /// Canonicalizes the longest existing prefix of `p` (I/O: reads the file system).
-pub fn canonical(p: &Path) -> PathBuf {
+pub(super) fn canonical(p: &Path) -> PathBuf {
     if let Ok(c) = std::fs::canonicalize(p) {
         return c;
     }
@@ -95,11 +95,11 @@ pub fn canonical(p: &Path) -> PathBuf {
     }
 }
 
-pub fn path_to_uri(path: &Path) -> Option<lsp::Uri> {
+pub(super) fn path_to_uri(path: &Path) -> Option<lsp::Uri> {
     lsp::Uri::from_file_path(path)
 }
 
-pub fn parse_uri(s: &str) -> Option<lsp::Uri> {
+pub(super) fn parse_uri(s: &str) -> Option<lsp::Uri> {
     lsp::Uri::from_str(s).ok()
 }
 

@@ -35,7 +35,7 @@ use tower_lsp_server::jsonrpc::{Request, Response};
 use crate::frontend::{MAX_QUOTE_BYTES, quote};
 
 /// The method of the notification that stands for a refused frame (see the module docs).
-pub const REJECTED: &str = "$/interpreter/rejected";
+pub(crate) const REJECTED: &str = "$/interpreter/rejected";
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -95,6 +95,7 @@ impl Default for Reframer {
 }
 
 impl Reframer {
+    /// A re-framer with the default message size limit.
     pub fn new() -> Self {
         Self::default()
     }
@@ -406,7 +407,7 @@ fn content_length(line: &[u8]) -> Option<Result<usize, String>> {
 /// The id of the request a (possibly cut or broken) body starts, read at its top level: a
 /// number or string after `"id":`, before anything the scan cannot follow. Allocates nothing
 /// for the values it skips.
-pub fn request_id(body: &[u8]) -> Option<Value> {
+pub(crate) fn request_id(body: &[u8]) -> Option<Value> {
     let mut s = TopLevel { b: body, i: 0 };
     s.ws();
     if !s.eat(b'{') {
@@ -520,7 +521,7 @@ impl TopLevel<'_> {
 }
 
 /// An `AsyncRead` that passes its input through a [`Reframer`].
-pub struct Reframed<R> {
+pub(crate) struct Reframed<R> {
     inner: R,
     reframer: Reframer,
     out: Vec<u8>,
@@ -530,7 +531,7 @@ pub struct Reframed<R> {
 }
 
 impl<R> Reframed<R> {
-    pub fn new(inner: R) -> Self {
+    pub(crate) fn new(inner: R) -> Self {
         Self {
             inner,
             reframer: Reframer::new(),

@@ -33,7 +33,7 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Running jobs and the ids that can cancel them.
 #[derive(Default)]
-pub struct Jobs {
+pub(super) struct Jobs {
     next: AtomicU64,
     running: Mutex<HashMap<u64, JobEntry>>,
 }
@@ -46,7 +46,7 @@ struct JobEntry {
 
 impl Jobs {
     /// Registers a job before it is spawned, so a cancel that arrives at once finds it.
-    pub fn start(
+    pub(super) fn start(
         &self,
         request: Option<Id>,
         progress: Option<lsp::ProgressToken>,
@@ -75,16 +75,16 @@ impl Jobs {
     }
 
     /// `$/cancelRequest` for the executeCommand that started a job.
-    pub fn cancel_request(&self, id: &Id) -> bool {
+    pub(super) fn cancel_request(&self, id: &Id) -> bool {
         self.cancel_where(|e| e.request.as_ref() == Some(id))
     }
 
     /// `window/workDoneProgress/cancel` for a job's progress token.
-    pub fn cancel_progress(&self, token: &lsp::ProgressToken) -> bool {
+    pub(super) fn cancel_progress(&self, token: &lsp::ProgressToken) -> bool {
         self.cancel_where(|e| e.progress.as_ref() == Some(token))
     }
 
-    pub fn cancel_all(&self) {
+    pub(super) fn cancel_all(&self) {
         self.cancel_where(|_| true);
     }
 
@@ -200,7 +200,7 @@ fn approve(allow_edits: bool, req: &ApprovalRequest) -> ApprovalDecision {
 
 /// Runs one action to its end; reports everything to the client and never panics on bad
 /// input.
-pub async fn run(
+pub(super) async fn run(
     shared: Arc<Shared>,
     job: u64,
     cancel: CancellationToken,

@@ -20,7 +20,7 @@ use crate::workspace::positions::PositionEncoding;
 
 /// What the client said it can do (from `initialize`).
 #[derive(Debug, Clone, Default)]
-pub struct ClientCaps {
+pub(super) struct ClientCaps {
     pub work_done_progress: bool,
     pub show_document: bool,
     pub document_changes: bool,
@@ -53,7 +53,7 @@ impl ClientCaps {
 }
 
 /// State shared by the handlers and the spawned jobs.
-pub struct Shared {
+pub(super) struct Shared {
     pub client: Client,
     pub documents: Arc<DocumentStore>,
     /// Woken on every document change (jobs wait for the client to echo an applied edit).
@@ -76,24 +76,24 @@ struct State {
 }
 
 impl Shared {
-    pub fn encoding(&self) -> PositionEncoding {
+    pub(super) fn encoding(&self) -> PositionEncoding {
         self.lock().encoding
     }
 
-    pub fn caps(&self) -> ClientCaps {
+    pub(super) fn caps(&self) -> ClientCaps {
         self.lock().caps.clone()
     }
 
-    pub fn roots(&self) -> Vec<PathBuf> {
+    pub(super) fn roots(&self) -> Vec<PathBuf> {
         self.lock().roots.clone()
     }
 
-    pub fn settings(&self) -> Settings {
+    pub(super) fn settings(&self) -> Settings {
         self.lock().settings.clone()
     }
 
     /// Shows a message without making the caller wait for the client.
-    pub fn show_later(self: &Arc<Self>, typ: lsp::MessageType, message: String) {
+    pub(super) fn show_later(self: &Arc<Self>, typ: lsp::MessageType, message: String) {
         let client = self.client.clone();
         tokio::spawn(async move { client.show_message(typ, message).await });
     }
@@ -103,12 +103,12 @@ impl Shared {
     }
 }
 
-pub struct Backend {
+pub(super) struct Backend {
     shared: Arc<Shared>,
 }
 
 impl Backend {
-    pub fn new(client: Client, common: CommonArgs, jobs: Arc<Jobs>) -> Backend {
+    pub(super) fn new(client: Client, common: CommonArgs, jobs: Arc<Jobs>) -> Backend {
         Backend {
             shared: Arc::new(Shared {
                 client,

@@ -11,7 +11,7 @@ use crate::workspace::positions::PositionEncoding;
 /// What a client may set. Every key is optional; missing keys fall back to config.toml,
 /// the environment and the command line (`-c`, `--profile`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Settings {
+pub(super) struct Settings {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub harness: Option<String>,
@@ -39,7 +39,7 @@ const KEYS: &[(&str, &str)] = &[
 
 /// Settings parsed from one JSON value, plus warnings about keys that were ignored.
 #[derive(Debug, Default)]
-pub struct Parsed {
+pub(super) struct Parsed {
     pub settings: Settings,
     pub warnings: Vec<String>,
 }
@@ -47,7 +47,7 @@ pub struct Parsed {
 impl Settings {
     /// Parses `{…}` or `{"interpreter": {…}}` (the section form VS Code and Neovim send).
     /// `null` and `{}` give empty settings. Keys may be camelCase or snake_case.
-    pub fn parse(value: &Value) -> Result<Parsed, String> {
+    pub(super) fn parse(value: &Value) -> Result<Parsed, String> {
         let obj = match value {
             Value::Null => return Ok(Parsed::default()),
             Value::Object(o) => match o.get("interpreter") {
@@ -107,7 +107,7 @@ impl Settings {
     }
 
     /// `self` with every key `top` sets replaced.
-    pub fn merged(&self, top: &Settings) -> Settings {
+    pub(super) fn merged(&self, top: &Settings) -> Settings {
         Settings {
             provider: top.provider.clone().or(self.provider.clone()),
             model: top.model.clone().or(self.model.clone()),
@@ -127,7 +127,7 @@ impl Settings {
 
     /// The agent configuration: config.toml, profile, environment, the command line, then
     /// these settings on top. Reads config.toml (I/O).
-    pub fn load_config(&self, common: &CommonArgs) -> Result<Config, String> {
+    pub(super) fn load_config(&self, common: &CommonArgs) -> Result<Config, String> {
         self.load_with(common, Config::load)
     }
 

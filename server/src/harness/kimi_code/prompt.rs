@@ -47,7 +47,7 @@ const REMINDERS: &str = "\
 - Before the final answer, check that every step of the TodoList is done or explained.
 - The final answer is short: what changed (with paths), how it was verified, what is left.";
 
-pub fn system_prompt(env: &PromptEnv) -> String {
+pub(super) fn system_prompt(env: &PromptEnv) -> String {
     let mut p = String::with_capacity(8 * 1024);
     p.push_str(INTRO);
     p.push_str("\n\n");
@@ -103,7 +103,7 @@ pub fn system_prompt(env: &PromptEnv) -> String {
     p
 }
 
-pub fn reminder(env: &PromptEnv, today: &str) -> String {
+pub(super) fn reminder(env: &PromptEnv, today: &str) -> String {
     let mode = crate::harness::permission_line(env);
     format!("<system-reminder>\nToday's date is {today}.\n{mode}\n</system-reminder>")
 }

@@ -38,7 +38,7 @@ const MAX_NESTING: usize = 8;
 
 /// What a command line does, as far as its parse tells.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Analysis {
+pub(crate) struct Analysis {
     /// Why it is dangerous (it always asks, and is refused where nobody can ask).
     pub danger: Option<String>,
     /// Every command in it only reads: it may run without the process sandbox.
@@ -49,7 +49,7 @@ pub struct Analysis {
 }
 
 /// Parses and judges `command` as bash.
-pub fn analyze(command: &str) -> Analysis {
+pub(crate) fn analyze(command: &str) -> Analysis {
     let mut a = analyze_at(command, Cwd::Inside(Vec::new()), 0);
     // tree-sitter reads `\<newline>` inside a word as a word break, bash joins the lines:
     // judge both readings and keep the stricter verdict.

@@ -42,12 +42,12 @@ const DOWNLOADERS: &[&str] = &[
 ];
 
 impl Chain {
-    pub fn last(&self) -> Option<&Step> {
+    pub(super) fn last(&self) -> Option<&Step> {
         self.steps.last()
     }
 
     /// Whether the program run is a downloader.
-    pub fn downloads(&self) -> bool {
+    pub(super) fn downloads(&self) -> bool {
         self.last()
             .is_some_and(|s| DOWNLOADERS.contains(&s.name.as_str()))
     }

@@ -37,7 +37,7 @@ pub(super) struct Word {
 }
 
 impl Word {
-    pub fn lit(text: &str) -> Word {
+    pub(super) fn lit(text: &str) -> Word {
         Word {
             parts: vec![Part::Lit {
                 text: text.to_string(),
@@ -47,7 +47,7 @@ impl Word {
     }
 
     /// The text, when every part is literal.
-    pub fn literal(&self) -> Option<String> {
+    pub(super) fn literal(&self) -> Option<String> {
         let mut out = String::new();
         for p in &self.parts {
             match p {
@@ -58,28 +58,28 @@ impl Word {
         Some(out)
     }
 
-    pub fn is(&self, s: &str) -> bool {
+    pub(super) fn is(&self, s: &str) -> bool {
         self.literal().as_deref() == Some(s)
     }
 
-    pub fn starts_with(&self, prefix: &str) -> bool {
+    pub(super) fn starts_with(&self, prefix: &str) -> bool {
         self.literal().is_some_and(|l| l.starts_with(prefix))
     }
 
     /// Whether an expansion of unknown value is part of the word.
-    pub fn has_unknown(&self) -> bool {
+    pub(super) fn has_unknown(&self) -> bool {
         self.parts.iter().any(|p| matches!(p, Part::Unknown(_)))
     }
 
     /// Whether any part is the output of a download.
-    pub fn is_downloaded(&self) -> bool {
+    pub(super) fn is_downloaded(&self) -> bool {
         self.parts
             .iter()
             .any(|p| matches!(p, Part::Unknown(Unknown::Output { download: true })))
     }
 
     /// Whether an unquoted glob character is part of the word.
-    pub fn globs(&self) -> bool {
+    pub(super) fn globs(&self) -> bool {
         self.parts.iter().any(|p| match p {
             Part::Lit { text, glob: true } => text.contains(['*', '?', '[']),
             _ => false,
@@ -88,7 +88,7 @@ impl Word {
 
     /// Whether unquoted text holds a brace expansion (`{a,b}`, `{1..3}`), which we do not
     /// evaluate.
-    pub fn braces(&self) -> bool {
+    pub(super) fn braces(&self) -> bool {
         let unquoted: String = self
             .parts
             .iter()
@@ -103,14 +103,14 @@ impl Word {
     }
 
     /// The text of an option word (`-rf`, `--force`): literal and starting with `-`.
-    pub fn option(&self) -> Option<String> {
+    pub(super) fn option(&self) -> Option<String> {
         self.literal().filter(|l| l.starts_with('-') && l.len() > 1)
     }
 
     /// The word as shell text for a nested script: literal text as it is, the home folder as
     /// `~`, an environment variable as `${NAME}` (still unknown to the nested analysis). Err
     /// when a part cannot be written back (a command's output): the reason.
-    pub fn script_text(&self) -> Result<String, &'static str> {
+    pub(super) fn script_text(&self) -> Result<String, &'static str> {
         let mut out = String::new();
         for p in &self.parts {
             match p {
@@ -158,16 +158,16 @@ pub(super) enum Location {
 
 impl Location {
     /// Whether deleting (recursively) there can destroy more than part of the workspace.
-    pub fn unsafe_to_delete(self) -> bool {
+    pub(super) fn unsafe_to_delete(self) -> bool {
         self != Location::Inside
     }
 
     /// Whether changing it (recursively) reaches beyond the workspace.
-    pub fn outside_workspace(self) -> bool {
+    pub(super) fn outside_workspace(self) -> bool {
         matches!(self, Location::Outside | Location::Home | Location::Unknown)
     }
 
-    pub fn describe(self) -> &'static str {
+    pub(super) fn describe(self) -> &'static str {
         match self {
             Location::Inside => "inside the workspace",
             Location::Root => "of the whole workspace",
@@ -249,7 +249,7 @@ pub(super) struct Vars {
 }
 
 impl Vars {
-    pub fn assign(&mut self, name: &str, value: Option<Vec<Part>>) {
+    pub(super) fn assign(&mut self, name: &str, value: Option<Vec<Part>>) {
         if name == "IFS" {
             self.ifs_changed = true;
         }
@@ -257,7 +257,7 @@ impl Vars {
     }
 
     /// The value of `$name`.
-    pub fn lookup(&self, name: &str) -> Vec<Part> {
+    pub(super) fn lookup(&self, name: &str) -> Vec<Part> {
         let special = name.is_empty()
             || name.chars().all(|c| c.is_ascii_digit())
             || matches!(name, "@" | "*" | "#" | "?" | "-" | "$" | "!" | "_");
@@ -275,7 +275,7 @@ impl Vars {
     }
 
     /// `value` as an unquoted expansion yields it: split into fields at blanks, globbing.
-    pub fn unquoted(&self, value: Vec<Part>) -> Vec<Part> {
+    pub(super) fn unquoted(&self, value: Vec<Part>) -> Vec<Part> {
         let mut out = Vec::new();
         for p in value {
             match p {

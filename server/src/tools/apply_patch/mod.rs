@@ -23,21 +23,32 @@ pub use shell::parse_shell_invocation;
 /// A parsed patch: one or more hunks, applied in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Patch {
+    /// The hunks, in patch order.
     pub hunks: Vec<Hunk>,
 }
 
+/// One `*** Add/Delete/Update File` section of a patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Hunk {
+    /// Create a file.
     AddFile {
+        /// The path, as written in the patch.
         path: String,
+        /// The whole new file.
         contents: String,
     },
+    /// Remove a file.
     DeleteFile {
+        /// The path, as written in the patch.
         path: String,
     },
+    /// Change a file, maybe moving it.
     UpdateFile {
+        /// The path, as written in the patch.
         path: String,
+        /// `*** Move to`: the new path.
         move_path: Option<String>,
+        /// The `@@` sections, in file order.
         chunks: Vec<UpdateChunk>,
     },
 }
@@ -55,6 +66,7 @@ pub struct UpdateChunk {
     pub is_end_of_file: bool,
 }
 
+/// Why a patch was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PatchError {
     /// The patch text is malformed.
@@ -64,6 +76,7 @@ pub enum PatchError {
 }
 
 impl PatchError {
+    /// The text the model reads.
     pub fn message(&self) -> &str {
         match self {
             PatchError::Parse(message) | PatchError::Apply(message) => message,
@@ -82,18 +95,29 @@ impl std::error::Error for PatchError {}
 /// A change computed by [`plan_patch`], ready to be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlannedChange {
+    /// A new file.
     Add {
+        /// The path, as written in the patch.
         path: String,
+        /// Its text.
         contents: String,
     },
+    /// A file to remove.
     Delete {
+        /// The path, as written in the patch.
         path: String,
+        /// What it held, for the diff.
         old_contents: String,
     },
+    /// A file to rewrite, maybe under a new path.
     Update {
+        /// The path, as written in the patch.
         path: String,
+        /// The new path, when moved.
         move_path: Option<String>,
+        /// The text before.
         old_contents: String,
+        /// The text after.
         new_contents: String,
     },
 }

@@ -88,7 +88,7 @@ pub(super) struct Cgroup {
 
 impl Cgroup {
     /// A new cgroup, or None where none can be made.
-    pub fn create() -> Option<Cgroup> {
+    pub(super) fn create() -> Option<Cgroup> {
         if UNUSABLE.load(Ordering::Relaxed) || disabled_here() {
             return None;
         }
@@ -112,16 +112,16 @@ impl Cgroup {
         }
     }
 
-    pub fn dir(&self) -> &Path {
+    pub(super) fn dir(&self) -> &Path {
         &self.dir
     }
 
-    pub fn procs_fd(&self) -> std::os::fd::RawFd {
+    pub(super) fn procs_fd(&self) -> std::os::fd::RawFd {
         self.procs.as_raw_fd()
     }
 
     /// Whether `pid` joined (the keeper writes itself in): if not, later commands do without.
-    pub fn holds(&self, pid: u32) -> bool {
+    pub(super) fn holds(&self, pid: u32) -> bool {
         let joined = members(&self.dir).is_some_and(|m| m.contains(&pid));
         if !joined {
             UNUSABLE.store(true, Ordering::Relaxed);
@@ -134,12 +134,12 @@ impl Cgroup {
     }
 
     /// Processes in the cgroup.
-    pub fn members(&self) -> Option<Vec<u32>> {
+    pub(super) fn members(&self) -> Option<Vec<u32>> {
         members(&self.dir)
     }
 
     /// Kills every process in it.
-    pub fn kill(&self) {
+    pub(super) fn kill(&self) {
         kill_all(&self.dir);
     }
 }

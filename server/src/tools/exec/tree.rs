@@ -96,7 +96,7 @@ pub(super) struct Census {
 impl Census {
     /// Processes the command has alive (zombies not yet reaped included), the keeper not
     /// counted. None where they cannot be counted.
-    pub fn count(&self) -> Option<usize> {
+    pub(super) fn count(&self) -> Option<usize> {
         let keeper = self.keeper? as u32;
         if let Some(dir) = &self.cgroup {
             let members = super::cgroup::members(dir)?;
@@ -107,7 +107,7 @@ impl Census {
 }
 
 impl ProcessTree {
-    pub fn census(&self) -> Census {
+    pub(super) fn census(&self) -> Census {
         Census {
             cgroup: self.cgroup.as_ref().map(|c| c.dir().to_path_buf()),
             keeper: self.keeper,
@@ -116,7 +116,7 @@ impl ProcessTree {
 
     /// Ends every process of the command: the cgroup is killed, and the keeper is told to
     /// kill what is below it.
-    pub fn kill(&self) {
+    pub(super) fn kill(&self) {
         if let Some(c) = &self.cgroup {
             c.kill();
         }
@@ -130,7 +130,7 @@ impl ProcessTree {
     }
 
     /// After the keeper exited: waits (bounded) until the cgroup is empty, killing stragglers.
-    pub async fn settle(&self) {
+    pub(super) async fn settle(&self) {
         let Some(c) = &self.cgroup else {
             return;
         };
