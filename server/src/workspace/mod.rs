@@ -88,6 +88,14 @@ impl Workspace {
         self.resolve_from(&self.cwd, raw)
     }
 
+    /// A tool's optional working folder: the session's cwd when absent or empty.
+    pub(crate) fn resolve_dir(&self, raw: Option<&str>) -> Result<PathBuf, PathError> {
+        match raw.filter(|r| !r.is_empty()) {
+            Some(r) => self.resolve(r),
+            None => Ok(self.cwd.clone()),
+        }
+    }
+
     pub(crate) fn resolve_from(&self, base: &Path, raw: &str) -> Result<PathBuf, PathError> {
         paths::confine(&self.roots, base, raw)
     }

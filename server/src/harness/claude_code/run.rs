@@ -60,22 +60,16 @@ pub(super) async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
     let timeout_ms = number(&args, "timeout")
         .unwrap_or(BASH_DEFAULT_TIMEOUT_MS)
         .clamp(1_000, BASH_MAX_TIMEOUT_MS);
-    ctx.authorize(
-        ctx.command_intent(command),
-        "Bash",
-        ToolKind::Execute,
-        command,
-        vec![],
-    )
-    .await?;
     let r = ctx
-        .run_streamed(
+        .authorize_and_run(
+            "Bash",
+            ToolKind::Execute,
             command,
             ctx.workspace.cwd(),
             Duration::from_millis(timeout_ms),
+            "Bash failed",
         )
-        .await
-        .map_err(|e| ToolError::message(format!("Bash failed: {e}")))?;
+        .await?;
     let output = truncate_middle(r.output.trim(), ctx.output_token_limit);
     let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
     let text = if r.cancelled {

@@ -32,18 +32,16 @@ async fn git(ctx: &ToolContext, tool: &str, words: Vec<String>) -> ToolResult {
     argv.extend(words);
     let command = shlex::try_join(argv.iter().map(String::as_str))
         .map_err(|e| ToolError::message(format!("{tool} failed: {e}")))?;
-    ctx.authorize(
-        ctx.command_intent(&command),
-        tool,
-        ToolKind::Read,
-        &command,
-        vec![],
-    )
-    .await?;
     let r = ctx
-        .run_streamed(&command, ctx.workspace.cwd(), GIT_TIMEOUT)
-        .await
-        .map_err(|e| ToolError::message(format!("{tool} failed: {e}")))?;
+        .authorize_and_run(
+            tool,
+            ToolKind::Read,
+            &command,
+            ctx.workspace.cwd(),
+            GIT_TIMEOUT,
+            &format!("{tool} failed"),
+        )
+        .await?;
     let output = truncate_middle(r.output.trim(), ctx.output_token_limit);
     if r.exit_code != Some(0) {
         return Err(ToolError::message(format!(

@@ -67,22 +67,17 @@ pub(super) async fn exec_shell(ctx: &ToolContext, args: Value) -> ToolResult {
         .and_then(Value::as_u64)
         .unwrap_or(SHELL_DEFAULT_TIMEOUT_MS)
         .clamp(1, SHELL_MAX_TIMEOUT_MS);
-    let cwd = match str_arg(&args, "cwd").filter(|c| !c.is_empty()) {
-        Some(c) => ctx.workspace.resolve(c)?,
-        None => ctx.workspace.cwd().to_path_buf(),
-    };
-    ctx.authorize(
-        ctx.command_intent(command),
-        "exec_shell",
-        ToolKind::Execute,
-        command,
-        vec![],
-    )
-    .await?;
+    let cwd = ctx.workspace.resolve_dir(str_arg(&args, "cwd"))?;
     let r = ctx
-        .run_streamed(command, &cwd, Duration::from_millis(timeout))
-        .await
-        .map_err(|e| ToolError::message(format!("exec_shell failed: {e}")))?;
+        .authorize_and_run(
+            "exec_shell",
+            ToolKind::Execute,
+            command,
+            &cwd,
+            Duration::from_millis(timeout),
+            "exec_shell failed",
+        )
+        .await?;
     let text = if r.timed_out {
         format!(
             "Command timed out after {timeout} ms\n{}",

@@ -391,18 +391,16 @@ async fn shell(ctx: &ToolContext, args: Value) -> ToolResult {
             "`timeout` must be between 1 and {SHELL_MAX_TIMEOUT} seconds."
         )));
     }
-    ctx.authorize(
-        ctx.command_intent(command),
-        "Shell",
-        ToolKind::Execute,
-        command,
-        vec![],
-    )
-    .await?;
     let r = ctx
-        .run_streamed(command, ctx.workspace.cwd(), Duration::from_secs(timeout))
-        .await
-        .map_err(|e| ToolError::message(format!("Failed to run the command: {e}")))?;
+        .authorize_and_run(
+            "Shell",
+            ToolKind::Execute,
+            command,
+            ctx.workspace.cwd(),
+            Duration::from_secs(timeout),
+            "Failed to run the command",
+        )
+        .await?;
     let (output, cut) = capped(&r.output);
     let mut o = if r.timed_out {
         failed(

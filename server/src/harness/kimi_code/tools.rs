@@ -291,22 +291,17 @@ async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
             "`timeout` must be between 1 and {BASH_MAX_TIMEOUT_S} seconds."
         )));
     }
-    let cwd = match str_arg(&args, "cwd").filter(|c| !c.is_empty()) {
-        Some(c) => ctx.workspace.resolve(c)?,
-        None => ctx.workspace.cwd().to_path_buf(),
-    };
-    ctx.authorize(
-        ctx.command_intent(command),
-        "Bash",
-        ToolKind::Execute,
-        command,
-        vec![],
-    )
-    .await?;
+    let cwd = ctx.workspace.resolve_dir(str_arg(&args, "cwd"))?;
     let r = ctx
-        .run_streamed(command, &cwd, Duration::from_secs(timeout))
-        .await
-        .map_err(|e| ToolError::message(format!("could not run the command: {e}")))?;
+        .authorize_and_run(
+            "Bash",
+            ToolKind::Execute,
+            command,
+            &cwd,
+            Duration::from_secs(timeout),
+            "could not run the command",
+        )
+        .await?;
     let mut text = capped(&r.output);
     let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
     if r.timed_out {

@@ -492,22 +492,17 @@ pub(super) async fn shell(ctx: &ToolContext, args: Value) -> ToolResult {
             "Timeout must be between 1 and {SHELL_MAX_TIMEOUT_MS} ms."
         )));
     }
-    let dir = match str_arg(&args, "directory").filter(|d| !d.is_empty()) {
-        Some(d) => ctx.workspace.resolve(d)?,
-        None => ctx.workspace.cwd().to_path_buf(),
-    };
-    ctx.authorize(
-        ctx.command_intent(command),
-        "run_shell_command",
-        ToolKind::Execute,
-        command,
-        vec![],
-    )
-    .await?;
+    let dir = ctx.workspace.resolve_dir(str_arg(&args, "directory"))?;
     let r = ctx
-        .run_streamed(command, &dir, Duration::from_millis(timeout))
-        .await
-        .map_err(|e| ToolError::message(format!("Command failed: {e}")))?;
+        .authorize_and_run(
+            "run_shell_command",
+            ToolKind::Execute,
+            command,
+            &dir,
+            Duration::from_millis(timeout),
+            "Command failed",
+        )
+        .await?;
     let output = truncate_middle(r.output.trim_end(), ctx.output_token_limit);
     let text = if r.timed_out {
         let head = format!("Command timed out after {timeout}ms before it could complete.");

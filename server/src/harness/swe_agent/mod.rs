@@ -191,18 +191,16 @@ async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
     else {
         return Err(ToolError::message("bash needs a command."));
     };
-    ctx.authorize(
-        ctx.command_intent(command),
-        "bash",
-        ToolKind::Execute,
-        command,
-        vec![],
-    )
-    .await?;
     let r = ctx
-        .run_streamed(command, ctx.workspace.cwd(), BASH_TIMEOUT)
-        .await
-        .map_err(|e| ToolError::message(format!("bash: could not run the command: {e}")))?;
+        .authorize_and_run(
+            "bash",
+            ToolKind::Execute,
+            command,
+            ctx.workspace.cwd(),
+            BASH_TIMEOUT,
+            "bash: could not run the command",
+        )
+        .await?;
     let text = if r.timed_out {
         format!(
             "The command '{command}' was cancelled because it took more than {} seconds. Please try a different command that completes more quickly. Note: A common source of this error is if the command is interactive or requires user input (it is impossible to receive user input in the current environment, so the command will never complete).",
