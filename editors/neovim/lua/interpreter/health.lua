@@ -11,6 +11,12 @@ M.provider_keys = {
   qwen = "DASHSCOPE_API_KEY",
   openrouter = "OPENROUTER_API_KEY",
   openai = "OPENAI_API_KEY",
+  anthropic = "ANTHROPIC_API_KEY",
+  ["kimi-anthropic"] = "MOONSHOT_API_KEY",
+  ["deepseek-anthropic"] = "DEEPSEEK_API_KEY",
+  ["zai-anthropic"] = "ZAI_API_KEY",
+  minimax = "MINIMAX_API_KEY",
+  ["qwen-anthropic"] = "DASHSCOPE_API_KEY",
   ollama = false,
   llamacpp = false,
 }
