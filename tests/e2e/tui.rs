@@ -160,6 +160,55 @@ fn mock_config(repo: &TestRepo, mock: &MockServer) {
     .expect("config.toml");
 }
 
+/// `interpreter acp` asked to `session/load` `id`: every line it wrote up to the answer.
+fn acp_load(repo: &TestRepo, id: &str) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(interpreter_bin())
+        .arg("acp")
+        .current_dir(repo.path())
+        .env("OPENINTERPRETER_HOME", repo.home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn interpreter acp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut ask = |id: u32, method: &str, params: Value| -> Vec<String> {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").expect("write to acp");
+        let mut seen = Vec::new();
+        for line in lines.by_ref() {
+            let line = line.expect("read from acp");
+            let answered = serde_json::from_str::<Value>(&line)
+                .is_ok_and(|v| v["id"] == json!(id) && v.get("method").is_none());
+            seen.push(line);
+            if answered {
+                return seen;
+            }
+        }
+        panic!("acp closed before answering {method}: {seen:?}");
+    };
+    ask(
+        1,
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {}}),
+    );
+    let cwd = repo.path().display().to_string();
+    let seen = ask(
+        2,
+        "session/load",
+        json!({"sessionId": id, "cwd": cwd, "mcpServers": []}),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.last().is_some_and(|l| l.contains("\"result\"")),
+        "session/load failed: {seen:?}"
+    );
+    seen.join("\n")
+}
+
 fn bin() -> String {
     interpreter_bin().display().to_string()
 }
@@ -397,6 +446,13 @@ fn a_session_in_tmux_streams_asks_edits_switches_quits_and_resumes() {
     assert!(
         exec_req.contains("fix calc.py"),
         "exec did not get the terminal's history"
+    );
+
+    // ... and loads in an ACP client (Zed's agent panel) with the whole transcript replayed.
+    let replay = acp_load(&repo, &id);
+    assert!(
+        replay.contains("Fixed add.") && replay.contains("Answered from exec."),
+        "session/load did not replay the terminal's session:\n{replay}"
     );
 
     // `interpreter resume --last` shows the earlier transcript and continues it (without
