@@ -110,11 +110,17 @@ fn chrono_free_today(text: &str) -> Option<String> {
 /// `<harness>.<wire>.json` otherwise.
 const GOLDENS: &[(&str, &str, &str)] = &[
     ("kimi-code", "chat", "kimi-k3"),
+    ("kimi-code", "responses", "kimi-k3"),
     ("native", "chat", "kimi-k3"),
+    ("native", "responses", "gpt-5.5"),
     ("minimal", "chat", "kimi-k3"),
+    ("minimal", "responses", "kimi-k3"),
     ("claude-code", "messages", "claude-sonnet-4-6"),
     ("claude-code", "chat", "claude-sonnet-4-6"),
+    ("claude-code", "responses", "claude-sonnet-4-6"),
     ("claude-code-bare", "messages", "deepseek-v4-pro"),
+    ("claude-code-bare", "chat", "deepseek-v4-pro"),
+    ("claude-code-bare", "responses", "deepseek-v4-pro"),
     ("zcode", "messages", "glm-4.7"),
     ("kimi-cli", "chat", "kimi-k2-turbo-preview"),
     ("qwen-code", "chat", "qwen3-coder-plus"),
