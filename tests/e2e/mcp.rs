@@ -727,3 +727,77 @@ fn a_configured_tool_timeout_ends_a_slow_call() {
         "{text}"
     );
 }
+
+/// MCP tools join every harness, named its way: `mcp__<server>__<tool>` where the original
+/// does that, `<server>__<tool>` elsewhere, and as text commands for swe-agent.
+#[test]
+fn mcp_tools_join_every_harness_in_its_own_naming() {
+    let repo = TestRepo::new();
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!("[mcp_servers.echo]\ncommand = '{ECHO}'\nstartup_timeout_sec = 20\n"),
+    )
+    .unwrap();
+    let cases = [
+        ("native", "chat", "echo__say"),
+        ("kimi-code", "chat", "echo__say"),
+        ("minimal", "chat", "echo__say"),
+        ("claude-code", "messages", "mcp__echo__say"),
+        ("claude-code-bare", "messages", "mcp__echo__say"),
+        ("zcode", "messages", "mcp__echo__say"),
+        ("kimi-cli", "chat", "echo__say"),
+        ("qwen-code", "chat", "mcp__echo__say"),
+        ("deepseek-tui", "chat", "echo__say"),
+    ];
+    let prompt = |harness: &str, wire: &str| -> Value {
+        let args: Vec<String> = [
+            "debug".to_string(),
+            "prompt".into(),
+            "--harness".into(),
+            harness.into(),
+            "-c".into(),
+            "model_provider=\"mock\"".into(),
+            "-c".into(),
+            format!(
+                "model_providers.mock={{name=\"mock\", base_url=\"http://127.0.0.1:9/v1\", wire_api=\"{wire}\"}}"
+            ),
+        ]
+        .into();
+        let out = repo.run(&args, "");
+        assert!(
+            out.status.success(),
+            "{harness}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("debug prompt prints JSON");
+        v.get("body").cloned().unwrap_or(v)
+    };
+    // Chat and Responses name a tool under `function` or at the top; Messages at the top.
+    let names_of = |body: &Value| -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| t["function"]["name"].as_str().or(t["name"].as_str()))
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (harness, wire, name) in cases {
+        let body = prompt(harness, wire);
+        let names = names_of(&body);
+        assert!(
+            names.iter().any(|n| n == name),
+            "{harness} on {wire}: no {name} in {names:?}"
+        );
+    }
+    // swe-agent has no wire tools: the server's tools are commands listed in the task text.
+    let body = prompt("swe-agent", "chat");
+    assert!(names_of(&body).is_empty());
+    assert!(
+        body["messages"].to_string().contains("echo__say"),
+        "swe-agent's prompt does not list the MCP tool"
+    );
+}
