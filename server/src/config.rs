@@ -622,6 +622,27 @@ fn merge(base: &mut toml::Table, top: toml::Table) {
     }
 }
 
+/// Edits config.toml in place (comments and layout kept); written 0600.
+pub(crate) fn edit_config(
+    path: &Path,
+    f: impl FnOnce(&mut toml_edit::DocumentMut) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .with_context(|| format!("invalid config {}", path.display()))?;
+    f(&mut doc)?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    crate::workspace::write_private(path, doc.to_string().as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -58,34 +58,24 @@ pub(crate) fn run(common: CommonArgs, provider: Option<String>, from_stdin: bool
 /// Sets `[model_providers.<id>] api_key` and keeps the rest of the file as it was.
 pub(crate) fn store_key(path: &std::path::Path, provider: &str, key: &str) -> anyhow::Result<()> {
     use anyhow::Context;
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
-    let mut doc: toml_edit::DocumentMut = text
-        .parse()
-        .with_context(|| format!("invalid config {}", path.display()))?;
-    let providers = doc
-        .entry("model_providers")
-        .or_insert_with(|| {
-            let mut t = toml_edit::Table::new();
-            t.set_implicit(true);
-            toml_edit::Item::Table(t)
-        })
-        .as_table_mut()
-        .context("model_providers is not a table")?;
-    let table = providers
-        .entry(provider)
-        .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
-        .as_table_like_mut()
-        .with_context(|| format!("model_providers.{provider} is not a table"))?;
-    table.insert("api_key", toml_edit::value(key));
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    crate::workspace::write_private(path, doc.to_string().as_bytes())
-        .with_context(|| format!("writing {}", path.display()))
+    crate::config::edit_config(path, |doc| {
+        let providers = doc
+            .entry("model_providers")
+            .or_insert_with(|| {
+                let mut t = toml_edit::Table::new();
+                t.set_implicit(true);
+                toml_edit::Item::Table(t)
+            })
+            .as_table_mut()
+            .context("model_providers is not a table")?;
+        let table = providers
+            .entry(provider)
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
+            .as_table_like_mut()
+            .with_context(|| format!("model_providers.{provider} is not a table"))?;
+        table.insert("api_key", toml_edit::value(key));
+        Ok(())
+    })
 }
 
 #[cfg(test)]

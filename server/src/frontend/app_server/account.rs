@@ -4,7 +4,6 @@
 use anyhow::Context;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use std::path::Path;
 
 use super::Server;
 use super::transport::RpcError;
@@ -64,7 +63,7 @@ pub(crate) fn login(server: &Server, params: Value) -> Result<Value, RpcError> {
 pub(crate) fn logout(server: &Server) -> Result<Value, RpcError> {
     let config = config(server)?;
     let path = config.home.join("config.toml");
-    edit_config(&path, |doc| {
+    crate::config::edit_config(&path, |doc| {
         if let Some(t) = doc
             .get_mut("model_providers")
             .and_then(|p| p.get_mut(&config.provider.id))
@@ -175,7 +174,7 @@ pub(crate) fn harness_set(server: &Server, params: Value) -> Result<Value, RpcEr
     }
     let config = config(server)?;
     let path = config.home.join("config.toml");
-    edit_config(&path, |doc| {
+    crate::config::edit_config(&path, |doc| {
         let table = match &p.profile {
             Some(profile) => doc
                 .entry("profiles")
@@ -208,37 +207,14 @@ fn implicit_table() -> toml_edit::Item {
     toml_edit::Item::Table(t)
 }
 
-/// Edits config.toml in place (comments and layout kept); written 0600.
-fn edit_config(
-    path: &Path,
-    f: impl FnOnce(&mut toml_edit::DocumentMut) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
-    let mut doc: toml_edit::DocumentMut = text
-        .parse()
-        .with_context(|| format!("invalid config {}", path.display()))?;
-    f(&mut doc)?;
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    crate::workspace::write_private(path, doc.to_string().as_bytes())
-        .with_context(|| format!("writing {}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn harness_edits_keep_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("config.toml");
         std::fs::write(&p, "# mine\nmodel = \"k3\"\n").unwrap();
-        edit_config(&p, |doc| {
+        crate::config::edit_config(&p, |doc| {
             doc.as_table_mut()
                 .insert("harness", toml_edit::value("minimal"));
             Ok(())
