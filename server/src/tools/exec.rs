@@ -390,13 +390,7 @@ mod tests {
         );
         assert!(!r.output.contains("never"));
         assert!(r.duration < Duration::from_secs(10));
-        let left = std::fs::read_dir("/proc")
-            .unwrap()
-            .flatten()
-            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-            .filter(|c| c.ends_with(format!("sleep\0{marker}\0").as_bytes()))
-            .count();
-        assert_eq!(left, 0, "sleeps outlived the command");
+        assert_eq!(alive_with(marker), 0, "sleeps outlived the command");
     }
 
     /// Processes with `marker` (a sleep duration) in their command line.
