@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    link_args(&manifest);
     let skills = manifest.join("../skills");
     println!("cargo:rerun-if-changed={}", skills.display());
     println!("cargo:rerun-if-changed=src/skills/front_matter.rs");
@@ -52,4 +53,57 @@ fn main() {
     let dest =
         PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("bundled_skills.rs");
     std::fs::write(dest, out).expect("writing bundled_skills.rs");
+}
+
+/// Start-up is mostly page faults: the dynamic loader rewrites 32k relative relocations, and
+/// the code that runs is spread over the whole text section. Two linker options help where
+/// the linker has them (rust-lld, the default for x86_64 Linux gnu, unless a linker is set):
+/// packed relative relocations (when the C library can load them) and placing the functions
+/// that start-up runs together, in the order `bench/order_file.py` recorded.
+fn link_args(manifest: &std::path::Path) {
+    let order = manifest.join("link-order.txt");
+    println!("cargo:rerun-if-changed={}", order.display());
+    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    let rustflags = var("CARGO_ENCODED_RUSTFLAGS");
+    let default_lld = var("TARGET") == "x86_64-unknown-linux-gnu"
+        && var("RUSTC_LINKER").is_empty()
+        && !rustflags.contains("linker-features=-lld")
+        && !rustflags.contains("fuse-ld")
+        && !rustflags.contains("linker=");
+    if !default_lld {
+        return;
+    }
+    if glibc_loads_relr() {
+        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
+    if order.is_file() {
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            order.display()
+        );
+        // Names from an older build are expected: they are skipped.
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    }
+}
+
+/// glibc 2.36 and later load DT_RELR and say so with the GLIBC_ABI_DT_RELR version; the
+/// linker requires that version once it packs, so an older C library must not get packing.
+fn glibc_loads_relr() -> bool {
+    if var_is("CARGO_CFG_TARGET_ENV", "gnu") && std::env::var("HOST") == std::env::var("TARGET") {
+        [
+            "/lib/x86_64-linux-gnu/libc.so.6",
+            "/lib64/libc.so.6",
+            "/usr/lib64/libc.so.6",
+        ]
+        .iter()
+        .find_map(|p| std::fs::read(p).ok())
+        .is_some_and(|bytes| bytes.windows(17).any(|w| w == b"GLIBC_ABI_DT_RELR"))
+    } else {
+        false
+    }
+}
+
+fn var_is(key: &str, value: &str) -> bool {
+    std::env::var(key).is_ok_and(|v| v == value)
 }

@@ -321,8 +321,15 @@ pub fn main() -> i32 {
         command.join_common(&cli.tui);
     }
     init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
+    // `exec` drives one session while its front end waits on the main thread: one worker
+    // is enough, and a thread fewer to start is time off every CI run.
+    let workers = if matches!(cli.command, Some(Command::Exec(_))) {
+        1
+    } else {
+        2
+    };
     let rt = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(workers)
         .enable_all()
         .build()
     {

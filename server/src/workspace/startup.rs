@@ -65,6 +65,11 @@ impl StartupReads {
 
     /// Where `path` really is, if this scope may read it (a warning when not).
     fn allowed(&mut self, path: &Path, scope: Scope<'_>) -> Option<PathBuf> {
+        // Most candidates (AGENTS.override.md, skill folders) do not exist, and one lstat
+        // says so without resolving every component of the path twice.
+        if std::fs::symlink_metadata(path).is_err() {
+            return None;
+        }
         let Scope::Project { folder } = scope else {
             return Some(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
         };
