@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes server/link-order.txt: the functions `interpreter` runs while it starts each face and
+"""Writes server/link-order/<target>.txt: the functions `interpreter` runs while it starts each face and
 answers a first turn, in first-run order, for the linker's --symbol-ordering-file.
 
 Why: start-up touches about a thousand functions spread over a 16 MB text section, and every
@@ -12,6 +12,8 @@ an app-server thread and an LSP initialize. Symbol names carry a hash that chang
 build's metadata, so regenerate after changing dependencies or profiles:
 
     cargo build --release --workspace --bins && python3 bench/order_file.py
+    cargo build --release -p interpreter --target x86_64-unknown-linux-musl
+    python3 bench/order_file.py --target x86_64-unknown-linux-musl
 
 Names the linker no longer finds are skipped (the build passes --no-warn-symbol-ordering).
 """
@@ -35,7 +37,8 @@ from agents import MOCK, OURS, Agent  # noqa: E402
 from runner import Mock  # noqa: E402
 
 ROOT = HERE.parent
-OUT = ROOT / "server" / "link-order.txt"
+ORDERS = ROOT / "server" / "link-order"
+HOST = "x86_64-unknown-linux-gnu"
 MAX_NAME = 400
 
 
@@ -275,11 +278,16 @@ def check(binary: Path, order: Path) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin", type=Path, default=OURS)
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--target", default=HOST, help=f"the build's target triple (default {HOST})")
+    ap.add_argument("--bin", type=Path, help="the binary (default: cargo's release binary of --target)")
+    ap.add_argument("--out", type=Path, help="default: server/link-order/<target>.txt")
     ap.add_argument("--check", action="store_true",
                     help="only say how much of the file the binary's names still match")
     args = ap.parse_args()
+    if args.bin is None:
+        args.bin = OURS if args.target == HOST else ROOT / "target" / args.target / "release" / "interpreter"
+    if args.out is None:
+        args.out = ORDERS / f"{args.target}.txt"
     if args.check:
         return check(args.bin, args.out)
     if not shutil.which("valgrind"):
