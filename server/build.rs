@@ -11,7 +11,6 @@ use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    link_args(&manifest);
     let skills = manifest.join("../skills");
     println!("cargo:rerun-if-changed={}", skills.display());
     println!("cargo:rerun-if-changed=src/skills/front_matter.rs");
@@ -53,80 +52,4 @@ fn main() {
     let dest =
         PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("bundled_skills.rs");
     std::fs::write(dest, out).expect("writing bundled_skills.rs");
-}
-
-/// Start-up is mostly page faults: the dynamic loader rewrites 32k relative relocations, and
-/// the code that runs is spread over the whole text section. Two linker options help where
-/// the linker is rust-lld: packed relative relocations (when the C library can load them) and
-/// placing the functions that start-up runs together, in the order `bench/order_file.py`
-/// recorded in `link-order/<target>.txt`. rust-lld is the default for x86_64 Linux gnu; a
-/// static musl build of the host's architecture is pointed at the toolchain's copy. A linker
-/// set by the user is left alone.
-fn link_args(manifest: &std::path::Path) {
-    let var = |k: &str| std::env::var(k).unwrap_or_default();
-    let target = var("TARGET");
-    let order = manifest.join("link-order").join(format!("{target}.txt"));
-    println!("cargo:rerun-if-changed={}", order.display());
-    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
-    let rustflags = var("CARGO_ENCODED_RUSTFLAGS");
-    let user_linker = !var("RUSTC_LINKER").is_empty()
-        || ["linker-features", "linker-flavor", "fuse-ld", "linker="]
-            .iter()
-            .any(|f| rustflags.contains(f));
-    if user_linker || var("CARGO_CFG_TARGET_OS") != "linux" {
-        return;
-    }
-    let relr = if target == "x86_64-unknown-linux-gnu" {
-        glibc_loads_relr()
-    } else if var("CARGO_CFG_TARGET_ENV") == "musl"
-        && var("HOST").split('-').next() == Some(var("CARGO_CFG_TARGET_ARCH").as_str())
-        && let Some(dir) = rust_lld_driver_dir()
-    {
-        // Rust's musl (1.2.4 and later) applies packed relocations in a static-pie start.
-        println!("cargo:rustc-link-arg-bins=-fuse-ld=lld");
-        println!("cargo:rustc-link-arg-bins=-B{}", dir.display());
-        true
-    } else {
-        return;
-    };
-    if relr {
-        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
-    }
-    if order.is_file() {
-        println!(
-            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
-            order.display()
-        );
-        // Names from an older build are expected: they are skipped.
-        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
-    }
-}
-
-/// The toolchain's `gcc-ld` folder, whose `ld.lld` runs rust-lld for a C compiler driver.
-fn rust_lld_driver_dir() -> Option<PathBuf> {
-    let rustc = std::env::var("RUSTC").ok()?;
-    let out = std::process::Command::new(rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .ok()?;
-    let sysroot = String::from_utf8(out.stdout).ok()?;
-    let dir = PathBuf::from(sysroot.trim())
-        .join("lib/rustlib")
-        .join(std::env::var("HOST").ok()?)
-        .join("bin/gcc-ld");
-    dir.join("ld.lld").is_file().then_some(dir)
-}
-
-/// glibc 2.36 and later load DT_RELR and say so with the GLIBC_ABI_DT_RELR version; the
-/// linker requires that version once it packs, so an older C library must not get packing.
-fn glibc_loads_relr() -> bool {
-    std::env::var("HOST") == std::env::var("TARGET")
-        && [
-            "/lib/x86_64-linux-gnu/libc.so.6",
-            "/lib64/libc.so.6",
-            "/usr/lib64/libc.so.6",
-        ]
-        .iter()
-        .find_map(|p| std::fs::read(p).ok())
-        .is_some_and(|bytes| bytes.windows(17).any(|w| w == b"GLIBC_ABI_DT_RELR"))
 }

@@ -37,11 +37,11 @@ def median(xs):
 class Mock:
     """A mock-llm process; its script is replaced through POST /_mock/script."""
 
-    def __init__(self, log: Path, script: dict) -> None:
+    def __init__(self, log: Path, script: dict, binary: Path | None = None) -> None:
         path = log.with_suffix(".script.json")
         path.write_text(json.dumps(script))
         self.proc = subprocess.Popen(
-            [str(MOCK), "--script", str(path)], stdout=subprocess.PIPE, stderr=open(log, "w"), start_new_session=True
+            [str(binary or MOCK), "--script", str(path)], stdout=subprocess.PIPE, stderr=open(log, "w"), start_new_session=True
         )
         line = self.proc.stdout.readline().decode()
         if not line.startswith("MOCK_LISTENING "):

@@ -117,6 +117,16 @@ types = [struct.unpack_from("<I", data, phoff + i * phentsize)[0] for i in range
 assert 3 not in types, "has a PT_INTERP (dynamic loader)"
 EOF
     ok "static: no dynamic loader (PT_INTERP)"
+  elif [[ $archive_target == *-linux-gnu ]]; then
+    # docs/release.md states the glibc a gnu build needs; no symbol may ask for a newer one.
+    local floor newest
+    floor=$(sed -n 's/.*<!-- glibc-floor: \([0-9.]*\) -->.*/\1/p' docs/release.md)
+    [ -n "$floor" ] || fail "docs/release.md states no glibc floor (<!-- glibc-floor: X.Y -->)"
+    newest=$(readelf -V "$x/interpreter" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
+    [ "$(printf '%s\n%s\n' "$newest" "$floor" | sort -V | tail -n 1)" = "$floor" ] ||
+      fail "the gnu binary needs glibc $newest, newer than the documented floor $floor"
+    ! readelf -V "$x/interpreter" | grep -q GLIBC_ABI_DT_RELR || fail "the gnu binary needs GLIBC_ABI_DT_RELR (glibc 2.36)"
+    ok "glibc: no symbol newer than GLIBC_$floor (the floor in docs/release.md)"
   fi
   INTERPRETER_BIN="$x/interpreter" MOCK_LLM_BIN="$mock" EXPECT_VERSION="$version" \
     node --test --test-reporter=spec "$here/acp.test.mjs"
