@@ -84,8 +84,7 @@ impl Syntax {
 
     /// The short letter's argument: None when the program has no such letter.
     fn short_arg(&self, letter: char) -> Option<Arg> {
-        let mut chars = self.short.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
+        for (i, c) in self.short.char_indices() {
             if c == ':' {
                 continue;
             }

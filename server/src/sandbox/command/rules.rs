@@ -282,6 +282,20 @@ const FIND_FILTERS: &[&str] = &[
 /// What `find` runs or deletes; a word that could become one of these is the worst case.
 const FIND_ACTIONS: &[&str] = &["-delete", "-exec", "-execdir", "-ok", "-okdir"];
 
+/// `${U:--exec}`, `-{delete,print}`, `$X`, or a glob such as `*` that could match a file
+/// named `-delete`: find may read any of them as an action. The value of a test
+/// (`-name "$P"`) is not read as one.
+fn may_hide_an_action(args: &[Word]) -> bool {
+    args.iter().enumerate().any(|(k, a)| {
+        let a_value = k > 0
+            && args[k - 1]
+                .literal()
+                .is_some_and(|l| find_test_takes_value(&l));
+        !a_value
+            && (a.has_unknown() || FIND_ACTIONS.iter().any(|act| a.globs() && a.may_match(act)))
+    })
+}
+
 /// A find test whose next word is its value.
 fn find_test_takes_value(l: &str) -> bool {
     const TESTS: &[&str] = &[
@@ -326,18 +340,7 @@ fn find_test_takes_value(l: &str) -> bool {
 }
 
 fn find(args: &[Word], cwd: &Cwd, stdin: &Stdin, depth: usize) -> Option<String> {
-    // `${U:--exec}`, `-{delete,print}`, `$X`, or a glob such as `*` that could match a file
-    // named `-delete`: find may read any of them as an action. The value of a test
-    // (`-name "$P"`) is not read as one.
-    let unknown = args.iter().enumerate().any(|(k, a)| {
-        let a_value = k > 0
-            && args[k - 1]
-                .literal()
-                .is_some_and(|l| find_test_takes_value(&l));
-        !a_value
-            && (a.has_unknown() || FIND_ACTIONS.iter().any(|act| a.globs() && a.may_match(act)))
-    });
-    if unknown {
+    if may_hide_an_action(args) {
         return Some(
             "find with a word only known when the command runs (it could be -delete or -exec)"
                 .into(),

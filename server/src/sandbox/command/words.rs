@@ -115,9 +115,7 @@ impl Word {
         // with `-` unless its first character is fixed text.
         match self.first_char() {
             None | Some(('-', _)) => Shape::Unknown,
-            Some((c, true)) if matches!(c, '*' | '?' | '[' | '{' | '@' | '+' | '!') => {
-                Shape::Unknown
-            }
+            Some(('*' | '?' | '[' | '{' | '@' | '+' | '!', true)) => Shape::Unknown,
             Some(_) => Shape::NotOption,
         }
     }
