@@ -527,8 +527,20 @@ pub struct ApprovalRequest {
     pub command: Option<String>,
     /// The file changes, for edits.
     pub changes: Vec<FileChange>,
-    /// The key "always allow" remembers: a command prefix or a path.
+    /// The key "always allow" remembers: a command prefix or a path. Empty when nothing
+    /// would be remembered.
     pub remember_key: String,
+    /// The rules found the command dangerous (`reason` says why): the policy asks about it
+    /// every time, so "always allow" is not offered.
+    #[serde(default)]
+    pub dangerous: bool,
+}
+
+impl ApprovalRequest {
+    /// Whether an "always allow" answer would be remembered, so a front end may offer it.
+    pub fn offers_always(&self) -> bool {
+        !self.dangerous && !self.remember_key.trim().is_empty()
+    }
 }
 
 /// An answer to an [`ApprovalRequest`].

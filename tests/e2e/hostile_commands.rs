@@ -1,13 +1,19 @@
 //! Issue 12, the command side, through the real binary and the mock model: dangerous commands
 //! written other ways (row 2), keys within a command's reach (row 3), processes that leave the
 //! command's group or session (row 4), gigabytes of output (row 9), the LSP's read-only
-//! session and the environment of MCP stdio servers. Each test looks at the outcome: victim
-//! folders still there, no key in any form anywhere, no process left, exact numbers.
+//! session and the environment of MCP stdio servers; issue 22's read-only and dangerous
+//! probes (`round2.rs`) and permission requests (`permission.rs`). Each test looks at the
+//! outcome: victim folders still there, no key in any form anywhere, no process left, exact
+//! numbers.
 
 #[path = "hostile_commands/acp.rs"]
 mod acp;
 #[path = "lsp_client.rs"]
 mod lsp_client;
+#[path = "hostile_commands/permission.rs"]
+mod permission;
+#[path = "hostile_commands/round2.rs"]
+mod round2;
 
 use base64::Engine;
 use mock_llm::e2e::TestRepo;

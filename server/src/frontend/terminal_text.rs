@@ -9,6 +9,10 @@
 //! their terminator (BEL, ST as `ESC \` or U+009C, CAN or SUB). A string sequence also ends
 //! at a newline, so an unterminated one hides at most the rest of its line.
 //!
+//! What a user is asked to approve is escaped instead ([`escape_invisible`]): a character that
+//! hides or reorders text (U+202E, zero-width spaces, odd spaces, controls) is shown as
+//! `\u{202e}`, so the ACP permission request and the terminal prompt show the whole command.
+//!
 //! [`TerminalText`] keeps its state between chunks, so a sequence split across two streamed
 //! chunks is still removed whole. Pure: no I/O.
 
@@ -126,9 +130,79 @@ pub(crate) fn sanitize(text: &str) -> String {
     TerminalText::new().push_str(text)
 }
 
+/// A character that shows as nothing, as a space, or changes how the text around it reads:
+/// controls (but `\n` and `\t`), bidirectional controls (U+202E reverses what follows),
+/// zero-width and invisible characters, and spaces other than U+0020 (a shell reads them as
+/// part of a word).
+fn disguises(c: char) -> bool {
+    if c == '\n' || c == '\t' {
+        return false;
+    }
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00A0}'
+                | '\u{00AD}'
+                | '\u{034F}'
+                | '\u{061C}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{1680}'
+                | '\u{17B4}'
+                | '\u{17B5}'
+                | '\u{180E}'
+                | '\u{2000}'..='\u{200F}'
+                | '\u{2028}'..='\u{202F}'
+                | '\u{205F}'..='\u{206F}'
+                | '\u{3000}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FEFF}'
+                | '\u{FFA0}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{1D173}'..='\u{1D17A}'
+                | '\u{E0000}'..='\u{E007F}'
+                | '\u{E0100}'..='\u{E01EF}'
+        )
+}
+
+/// `text` as a user must see it to decide on it (a command to approve): every character of
+/// [`disguises`] written as `\u{202e}`, newlines and tabs kept.
+pub(crate) fn escape_invisible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if disguises(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// [`escape_invisible`] on one line: each newline shown as ` ⏎ `.
+pub(crate) fn escape_one_line(text: &str) -> String {
+    escape_invisible(text.trim_end_matches('\n')).replace('\n', " \u{23CE} ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invisible_and_bidi_characters_are_escaped_for_approval() {
+        let cmd = "echo ok\u{200B}\nrm -rf /tmp/\u{202E}txt.sh\u{00A0}x\x1b[2J\tend";
+        assert_eq!(
+            escape_invisible(cmd),
+            "echo ok\\u{200b}\nrm -rf /tmp/\\u{202e}txt.sh\\u{a0}x\\u{1b}[2J\tend"
+        );
+        assert_eq!(
+            escape_one_line("echo ok\nrm -rf x\n"),
+            "echo ok \u{23CE} rm -rf x"
+        );
+        let plain = "grep -rn 'héllo → 世界' src";
+        assert_eq!(escape_invisible(plain), plain);
+    }
 
     #[test]
     fn plain_text_newlines_and_tabs_stay() {

@@ -45,8 +45,15 @@ impl Intent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
     Allow,
-    Ask { reason: String },
-    Deny { reason: String },
+    /// `dangerous`: the rules found danger, so the policy asks every time ("always allow"
+    /// would not be remembered).
+    Ask {
+        reason: String,
+        dangerous: bool,
+    },
+    Deny {
+        reason: String,
+    },
 }
 
 #[derive(Debug)]
@@ -202,7 +209,10 @@ impl Policy {
                 ApprovalPolicy::Never => Verdict::Deny {
                     reason: format!("{reason} (approval policy `never` cannot ask)"),
                 },
-                _ => Verdict::Ask { reason },
+                _ => Verdict::Ask {
+                    reason,
+                    dangerous: true,
+                },
             };
         }
         let remembered = self.lock().contains(&command_key(command, &analysis));
@@ -212,6 +222,7 @@ impl Policy {
         let confined = matches!(intent, Intent::Shell { .. }) && self.confines_commands();
         let ask = || Verdict::Ask {
             reason: "run this command?".into(),
+            dangerous: false,
         };
         if self.ask_commands && self.approval != ApprovalPolicy::Never {
             return ask();
@@ -240,9 +251,11 @@ impl Policy {
             },
             (SandboxMode::ReadOnly, _) => Verdict::Ask {
                 reason: "the session is read-only; allow this edit?".into(),
+                dangerous: false,
             },
             (_, ApprovalPolicy::Untrusted) => Verdict::Ask {
                 reason: "edits need approval under the untrusted policy".into(),
+                dangerous: false,
             },
             _ => Verdict::Allow,
         }

@@ -213,6 +213,13 @@ fn known_safe_commands_need_no_sandbox() {
         "git branch -D old",
         "sed -i s/a/b/ f",
         "ls > listing.txt",
+        // Issue 22: what `read-only` without Landlock (and LSP jobs) ran with full rights.
+        "sort --outp=keep.txt /dev/null",
+        "printf 'touch PWN\\n%.0s' {1..3000} | sort --compress-prog=sh -S 8k",
+        "/usr/bin/time -o notes.txt true",
+        "sort ${U:--o}keep.txt /dev/null",
+        "find src ${U:--exec} touch PWN \\;",
+        "find junk -{delete,print}",
     ] {
         assert!(
             matches!(p.decide(&shell(c)), Verdict::Deny { .. }),

@@ -319,7 +319,12 @@ impl ToolContext {
             Verdict::Deny { reason } => Err(ToolOutcome::declined(format!(
                 "Refused by the sandbox policy: {reason}"
             ))),
-            Verdict::Ask { reason } => {
+            Verdict::Ask { reason, dangerous } => {
+                // A dangerous command asks every time: there is nothing to remember.
+                let remember_key = match dangerous {
+                    true => String::new(),
+                    false => crate::sandbox::remember_key(&intent).unwrap_or_default(),
+                };
                 let req = ApprovalRequest {
                     call_id: self.call_id.clone(),
                     tool: tool.to_string(),
@@ -328,8 +333,10 @@ impl ToolContext {
                     reason,
                     command: intent.command().map(String::from),
                     changes,
-                    remember_key: crate::sandbox::remember_key(&intent).unwrap_or_default(),
+                    remember_key,
+                    dangerous,
                 };
+                let offers_always = req.offers_always();
                 let decision = tokio::select! {
                     d = self.approver.request(req) => d,
                     _ = self.cancel.cancelled() => ApprovalDecision::Cancelled,
@@ -337,7 +344,10 @@ impl ToolContext {
                 match decision {
                     ApprovalDecision::AllowOnce => Ok(()),
                     ApprovalDecision::AllowAlways => {
-                        self.policy.remember(&intent);
+                        // Only what was offered is remembered; otherwise it is a yes once.
+                        if offers_always {
+                            self.policy.remember(&intent);
+                        }
                         Ok(())
                     }
                     ApprovalDecision::Reject => Err(ToolOutcome::declined(
@@ -363,6 +373,7 @@ impl ToolContext {
             command: None,
             changes: vec![],
             remember_key: String::new(),
+            dangerous: false,
         };
         let decision = tokio::select! {
             d = self.approver.request(req) => d,

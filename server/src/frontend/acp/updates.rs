@@ -87,9 +87,10 @@ impl Translator {
         };
         let cx = self.cx.clone();
         let sid = self.session_id.clone();
+        let terminal = self.terminal_output && req.kind == ToolKind::Execute;
         tokio::spawn(async move {
             let call_id = req.call_id.clone();
-            let decision = super::client::ask_permission(&cx, sid, req).await;
+            let decision = super::client::ask_permission(&cx, sid, req, terminal).await;
             let _ = session.submit(interpreter_protocol::Op::Approval { call_id, decision });
         });
     }
@@ -258,7 +259,8 @@ impl Translator {
         if let Ok(mut calls) = self.calls.lock() {
             calls.insert(b.call_id.clone(), b.kind);
         }
-        let mut call = ToolCall::new(b.call_id.clone(), b.title.clone())
+        let title = crate::frontend::terminal_text::escape_one_line(&b.title);
+        let mut call = ToolCall::new(b.call_id.clone(), title)
             .kind(acp_kind(b.kind))
             .status(ToolCallStatus::Pending)
             .raw_input(b.input.clone())

@@ -99,6 +99,13 @@ fn request_for(
             json!([{"type": "unknown", "command": command}]),
         );
         obj.insert("command".into(), json!(command));
+        // The choices to show: no "for the session" for what the policy asks every time.
+        let decisions: &[&str] = if req.offers_always() {
+            &["accept", "acceptForSession", "decline", "cancel"]
+        } else {
+            &["accept", "decline", "cancel"]
+        };
+        obj.insert("availableDecisions".into(), json!(decisions));
     }
     ("item/commandExecution/requestApproval", params)
 }
@@ -156,6 +163,7 @@ mod tests {
             command: Some("git push --force".into()),
             changes: vec![],
             remember_key: "git push".into(),
+            dangerous: false,
         }
     }
 
@@ -171,5 +179,17 @@ mod tests {
         let (m, p) = request_for("t", "u", Path::new("/w"), &req(ToolKind::Edit));
         assert_eq!(m, "item/fileChange/requestApproval");
         assert!(p.get("command").is_none());
+        let mut dangerous = req(ToolKind::Execute);
+        dangerous.dangerous = true;
+        let (_, p) = request_for("t", "u", Path::new("/w"), &dangerous);
+        assert_eq!(
+            p["availableDecisions"],
+            json!(["accept", "decline", "cancel"])
+        );
+        let (_, p) = request_for("t", "u", Path::new("/w"), &req(ToolKind::Execute));
+        assert_eq!(
+            p["availableDecisions"],
+            json!(["accept", "acceptForSession", "decline", "cancel"])
+        );
     }
 }

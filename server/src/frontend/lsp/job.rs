@@ -588,6 +588,7 @@ mod tests {
             command: command.map(String::from),
             changes: vec![],
             remember_key: String::new(),
+            dangerous: false,
         };
         assert_eq!(
             approve(true, &req(ToolKind::Edit, None)),

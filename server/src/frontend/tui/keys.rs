@@ -32,8 +32,8 @@ impl App {
             self.picker_key(key);
             return;
         }
-        if !self.approvals.is_empty() {
-            if let Some(d) = super::approval::decision_for(&key) {
+        if let Some(req) = self.approvals.front() {
+            if let Some(d) = super::approval::decision_for(&key, req) {
                 self.answer_approval(d);
             }
             return;

@@ -303,6 +303,7 @@ fn approval_prompt_and_answers() {
             command: Some("rm -rf build".into()),
             changes: vec![],
             remember_key: "exec:rm -rf".into(),
+            dangerous: false,
         }),
     ]);
     insta::assert_snapshot!("approval_prompt", t.text());
@@ -326,6 +327,7 @@ fn approval_prompt_and_answers() {
         command: None,
         changes: vec![calc_change()],
         remember_key: "write:/work/repo/calc.py".into(),
+        dangerous: false,
     })]);
     insta::assert_snapshot!("approval_prompt_edit", t.text());
     t.key(KeyCode::Esc, KeyModifiers::NONE);

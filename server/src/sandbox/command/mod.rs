@@ -17,10 +17,12 @@
 //! policy decide it like any other); `rm -rf .`, `rm -rf *` and `rm -rf /abs/path` are
 //! dangerous.
 
+mod options;
 mod parse;
 mod resolve;
 mod rules;
 mod safe;
+mod syntaxes;
 mod words;
 
 use words::Cwd;

@@ -1,13 +1,14 @@
 //! Property tests: every spelling of a dangerous command that bash would run the same way is
 //! caught (quoting, escapes, folders, wrappers, nested shells, lists, pipelines, subshells,
 //! substitutions, odd whitespace, line continuations), and ordinary commands in the same
-//! shapes are not.
+//! shapes are not. Options are caught in every abbreviation the program accepts, and no word
+//! the parser cannot resolve to known text ever makes a command read-only.
 
 use proptest::prelude::*;
 use proptest::sample::select;
 
 use super::analyze;
-use super::tests::ORDINARY;
+use super::tests::{ORDINARY, ROUND2_DANGEROUS, ROUND2_NOT_READ_ONLY};
 
 /// `s` as one single-quoted shell word.
 fn single_quoted(s: &str) -> String {
@@ -190,6 +191,14 @@ const DANGEROUS: &[(&str, &str)] = &[
     ("mkfs.ext4", "/dev/sdb1"),
     ("chmod", "-R 777 /"),
     ("chown", "-R me ~"),
+    // Issue 22: abbreviated options, brace and expansion forms.
+    ("rm", "--recur -f /abs/dir"),
+    ("rm", "--recur -f ./*"),
+    ("git", "reset --har"),
+    ("git", "push --dele origin main"),
+    ("find", ". -{delete,print}"),
+    ("rm", "${X:--rf} /"),
+    ("find", "src ${U:--exec} touch PWN \\;"),
 ];
 
 /// Downloads piped or substituted into a shell or an interpreter.
@@ -297,5 +306,150 @@ proptest! {
         let full = nest(&shape.replace("{}", cmd), nesting);
         let a = analyze(&full);
         prop_assert!(a.danger.is_none(), "flagged: {:?}\n{full}", a.danger);
+    }
+}
+
+/// Simple commands that only read, as words (no quoting), for the read-only properties.
+const READ_ONLY_BASES: &[&str] = &[
+    "ls -la",
+    "sort -n x",
+    "git log -5",
+    "git status",
+    "find . -name x",
+    "head -n 5 f",
+    "wc -l f",
+    "cat a",
+    "uniq -c a",
+    "grep -rn foo .",
+    "rg foo",
+    "time ls",
+    "env -u X ls",
+    "nice -n 5 sort a",
+    "timeout 5 git diff",
+    "sed -n 1,20p f",
+];
+
+/// Words whose text only the running shell knows, or that it makes into other words.
+const UNRESOLVED: &[&str] = &[
+    "$X",
+    "\"$X\"",
+    "${U:--o}",
+    "${U:--o}keep.txt",
+    "-$X",
+    "$'\\x2d'$X",
+    "$(echo -o)",
+    "\"$(echo -o)\"",
+    "`echo -o`",
+    "{a,b}",
+    "-{delete,print}",
+    "{1..3}",
+    "{-o,x}",
+    "*",
+    "?x",
+    "[-]o",
+    "*.txt",
+    "$1",
+    "\"$@\"",
+    "$((1))",
+    "~+",
+];
+
+/// Shapes that keep a read-only command read-only.
+const READ_ONLY_SHAPES: &[&str] = &[
+    "{}",
+    "{};",
+    "({})",
+    "{ {}; }",
+    "true && {}",
+    "ls; {}",
+    "{} | cat",
+    "cat a | {}",
+    "{} 2>/dev/null",
+    "if true; then {}; fi",
+];
+
+/// `base` with `word` put in at `at` (inserted, or in place of the word there).
+fn with_word(base: &str, word: &str, at: usize, replace: bool) -> String {
+    let mut words: Vec<&str> = base.split(' ').collect();
+    let at = at % (words.len() + usize::from(!replace));
+    if replace && at < words.len() {
+        words[at] = word;
+    } else {
+        words.insert(at.min(words.len()), word);
+    }
+    words.join(" ")
+}
+
+/// Long options as a program abbreviates them: `name` cut to `len` (at least `min`).
+fn abbreviated(name: &str, min: usize, len: usize) -> String {
+    let n = min + len % (name.len() - min + 1);
+    name[..n].to_string()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn read_only_commands_stay_read_only_in_plain_shapes(
+        base in select(READ_ONLY_BASES),
+        shape in select(READ_ONLY_SHAPES),
+    ) {
+        let cmd = shape.replace("{}", base);
+        prop_assert!(analyze(&cmd).read_only, "not read-only:\n{cmd}");
+    }
+
+    #[test]
+    fn no_unresolved_word_makes_a_command_read_only(
+        base in select(READ_ONLY_BASES),
+        word in select(UNRESOLVED),
+        at in 0usize..8,
+        replace in any::<bool>(),
+        shape in select(READ_ONLY_SHAPES),
+    ) {
+        let cmd = shape.replace("{}", &with_word(base, word, at, replace));
+        prop_assert!(!analyze(&cmd).read_only, "read-only:\n{cmd}");
+    }
+
+    #[test]
+    fn the_read_only_probes_are_never_read_only(
+        probe in select(ROUND2_NOT_READ_ONLY),
+        shape in select(SHAPES),
+        blanks in proptest::collection::vec(any::<u8>(), 1..8),
+    ) {
+        let cmd = shape.replace("{}", &rewhitespace(probe, &blanks));
+        prop_assert!(!analyze(&cmd).read_only, "read-only:\n{cmd}");
+    }
+
+    #[test]
+    fn the_dangerous_probes_are_caught_in_any_dress(
+        cmd in dressed(select(ROUND2_DANGEROUS).prop_map(|(c, _)| c.to_string())),
+    ) {
+        prop_assert!(analyze(&cmd).danger.is_some(), "not caught:\n{cmd}");
+    }
+
+    #[test]
+    fn abbreviated_options_are_the_options(len in 0usize..32, target in select(&["/abs/dir", "./*", "~", ".."])) {
+        let recursive = abbreviated("recursive", 1, len);
+        let cmd = format!("rm --{recursive} -f {target}");
+        prop_assert!(analyze(&cmd).danger.is_some(), "not caught: {cmd}");
+        let hard = abbreviated("hard", 1, len);
+        let cmd = format!("git reset --{hard}");
+        prop_assert!(analyze(&cmd).danger.is_some(), "not caught: {cmd}");
+        for (name, min) in [("delete", 1), ("force", 2), ("mirror", 1), ("prune", 2)] {
+            let cmd = format!("git push --{} origin main", abbreviated(name, min, len));
+            prop_assert!(analyze(&cmd).danger.is_some(), "not caught: {cmd}");
+        }
+        let cmd = format!("git clean --{} -d", abbreviated("force", 1, len));
+        prop_assert!(analyze(&cmd).danger.is_some(), "not caught: {cmd}");
+        for (cmd, name, min) in [
+            ("sort --{}=keep.txt x", "output", 1),
+            ("sort --{}=sh x", "compress-program", 1),
+            ("time --{}=notes.txt true", "output", 1),
+            ("time --{} -o notes.txt true", "append", 1),
+            ("sort --{}=/elsewhere x", "temporary-directory", 1),
+        ] {
+            let cmd = cmd.replace("{}", &abbreviated(name, min, len));
+            prop_assert!(!analyze(&cmd).read_only, "read-only: {cmd}");
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! `sudo -u x nice -n 5 timeout 10 rm`, `xargs rm` all run `rm`. Each wrapper is a step of
 //! the [`Chain`]; the last step is the program whose arguments the rules judge.
 
+use super::options::{self, Options};
+use super::syntaxes;
 use super::words::{Part, Unknown, Word};
 
 /// One program in a chain and the words it is given.
@@ -139,233 +141,72 @@ enum Unwrapped {
     Lookup,
 }
 
-/// Short options of each wrapper that take a value, and long ones that do.
-struct Options {
-    short_with_value: &'static str,
-    long_with_value: &'static [&'static str],
-}
-
-/// Skips the options of a wrapper: the index of the first operand. Stops at `--` (skipped)
-/// or at the first word that is not an option.
-fn skip_options(args: &[Word], o: &Options) -> usize {
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        let Some(l) = a.option() else {
-            break;
-        };
-        if l == "--" {
-            return i + 1;
-        }
-        if let Some(long) = l.strip_prefix("--") {
-            i += if !long.contains('=') && o.long_with_value.contains(&long) {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        // A cluster: the first letter that takes a value takes the rest, or the next word.
-        let letters = &l[1..];
-        let mut takes_next = false;
-        for (k, ch) in letters.char_indices() {
-            if o.short_with_value.contains(ch) {
-                takes_next = k + ch.len_utf8() == letters.len();
-                break;
-            }
-        }
-        i += if takes_next { 2 } else { 1 };
-    }
-    i
-}
-
 fn at(skip: usize) -> Option<Unwrapped> {
     Some(Unwrapped::At { skip, chdir: false })
 }
 
 /// What the wrapper `name` runs, given its arguments; None when `name` is not a wrapper.
 fn unwrap(name: &str, args: &[Word]) -> Option<Unwrapped> {
-    let opts = |short, long| Options {
-        short_with_value: short,
-        long_with_value: long,
-    };
-    match name {
-        "command" => {
-            let i = skip_options(args, &opts("", &[]));
-            let lookup = args[..i]
-                .iter()
-                .filter_map(Word::option)
-                .any(|o| o.contains(['v', 'V']));
-            if lookup {
-                Some(Unwrapped::Lookup)
-            } else {
-                at(i)
-            }
-        }
-        "builtin" | "nohup" | "unbuffer" | "pkexec" | "coproc" | "then" | "do" | "else" => {
-            at(skip_options(args, &opts("", &[])))
-        }
-        "exec" => at(skip_options(args, &opts("a", &[]))),
-        "nice" => {
-            // `nice -5 cmd`: a number option.
-            at(skip_options(args, &opts("n", &["adjustment"])))
-        }
-        "time" => at(skip_options(args, &opts("fo", &["format", "output"]))),
-        "setsid" | "ionice" | "stdbuf" | "doas" | "runuser" => {
-            let short = match name {
-                "ionice" => "cnt",
-                "stdbuf" => "ioe",
-                "doas" => "uC",
-                "runuser" => "ugGl",
-                _ => "",
-            };
-            if name == "ionice" && args.iter().any(|a| a.is("-p") || a.is("-P")) {
-                return None;
-            }
-            at(skip_options(
-                args,
-                &opts(
-                    short,
-                    &[
-                        "input",
-                        "output",
-                        "error",
-                        "user",
-                        "group",
-                        "class",
-                        "classdata",
-                    ],
-                ),
-            ))
-        }
-        "timeout" => {
-            let i = skip_options(args, &opts("ks", &["kill-after", "signal"]));
-            // Then the duration.
-            at(i + 1)
-        }
-        "chrt" | "taskset" => {
-            if args.iter().any(|a| a.is("-p") || a.is("--pid")) {
-                return None;
-            }
-            let i = skip_options(args, &opts("", &[]));
-            // The priority or CPU mask (`taskset -c 0-3 cmd` takes its list as an option).
-            let takes_value = name == "chrt" || !args[..i].iter().any(|a| a.is("-c"));
-            at(if takes_value { i + 1 } else { i })
-        }
-        _ => unwrap_more(name, args),
+    if matches!(name, "busybox" | "toybox") {
+        return at(0);
     }
-}
-
-/// Wrappers that run a command line or pass their words to a shell (`sudo -s`, `watch`,
-/// `su -c`, `flock -c`), and the less common ones.
-fn unwrap_more(name: &str, args: &[Word]) -> Option<Unwrapped> {
-    let opts = |short, long| Options {
-        short_with_value: short,
-        long_with_value: long,
+    let syntax = syntaxes::wrapper(name)?;
+    let o = options::parse(args, syntax);
+    let i = o.rest;
+    let shell_string = |s: &Word| Unwrapped::Replace {
+        words: vec![Word::lit("sh"), Word::lit("-c"), s.clone()],
+        chdir: false,
     };
     match name {
-        "sudo" => sudo(args),
-        "env" => env(args),
-        "xargs" => xargs(args),
-        "chroot" => {
-            let i = skip_options(args, &opts("", &["userspec", "groups"]));
-            Some(Unwrapped::At {
-                skip: i + 1,
-                chdir: true,
-            })
-        }
-        "flock" => {
-            let i = skip_options(
-                args,
-                &opts("wEc", &["timeout", "conflict-exit-code", "command"]),
-            );
-            if let Some(c) = args[..i.min(args.len())]
-                .iter()
-                .position(|a| a.is("-c") || a.is("--command"))
-            {
-                return args.get(c + 1).map(|s| Unwrapped::Replace {
-                    words: vec![Word::lit("sh"), Word::lit("-c"), s.clone()],
-                    chdir: false,
-                });
-            }
+        "command" if o.has(Some('v'), None) || o.has(Some('V'), None) => Some(Unwrapped::Lookup),
+        "sudo" => sudo(args, &o),
+        "env" => env(args, &o),
+        "xargs" => xargs(args, &o),
+        // A process already running: nothing after it is run.
+        "ionice" if o.has(Some('p'), Some("pid")) || o.has(Some('P'), Some("pgid")) => None,
+        "ionice" if o.has(Some('u'), Some("uid")) => None,
+        "chrt" | "taskset" if o.has(Some('p'), Some("pid")) => None,
+        // The priority, or the CPU mask (`taskset -c 0-3 cmd` reads its list as the mask).
+        "chrt" | "taskset" => at(i + 1),
+        "timeout" => at(i + 1),
+        "chroot" => Some(Unwrapped::At {
+            skip: i + 1,
+            chdir: true,
+        }),
+        "flock" => match o.value(Some('c'), Some("command")) {
+            Some(s) => Some(shell_string(s)),
             // The lock file, then the command.
-            at(i + 1)
+            None => at(i + 1),
+        },
+        "watch" if o.has(Some('x'), Some("exec")) => at(i),
+        "watch" => (i < args.len()).then(|| Unwrapped::Replace {
+            words: shell_c(&args[i..]),
+            chdir: false,
+        }),
+        "su" | "script" | "runuser" => {
+            let command = o
+                .value(Some('c'), Some("command"))
+                .or_else(|| o.value(None, Some("session-command")));
+            match command {
+                Some(s) => Some(shell_string(s)),
+                // `runuser -u USER [--] COMMAND`.
+                None if name == "runuser" && o.has(Some('u'), Some("user")) => {
+                    o.first_operand.and_then(at)
+                }
+                None => None,
+            }
         }
-        "busybox" | "toybox" => at(0),
-        "strace" | "ltrace" => at(skip_options(
-            args,
-            &opts(
-                "abeEIoOpPsSuUX",
-                &["output", "trace", "signal", "attach", "user"],
-            ),
-        )),
-        "systemd-run" => at(skip_options(
-            args,
-            &opts(
-                "pEMuH",
-                &[
-                    "property",
-                    "setenv",
-                    "unit",
-                    "description",
-                    "slice",
-                    "uid",
-                    "gid",
-                    "machine",
-                    "host",
-                    "working-directory",
-                ],
-            ),
-        )),
-        "watch" => {
-            let i = skip_options(args, &opts("nd", &["interval", "differences"]));
-            (i < args.len()).then(|| Unwrapped::Replace {
-                words: shell_c(&args[i..]),
-                chdir: false,
-            })
-        }
-        "su" | "script" => {
-            let c = args.iter().position(|a| a.is("-c") || a.is("--command"))?;
-            args.get(c + 1).map(|s| Unwrapped::Replace {
-                words: vec![Word::lit("sh"), Word::lit("-c"), s.clone()],
-                chdir: false,
-            })
-        }
-        _ => None,
+        _ => at(i),
     }
 }
 
-/// `sudo [OPTIONS] COMMAND`; `sudo -s`/`-i` run their words through a shell.
-fn sudo(args: &[Word]) -> Option<Unwrapped> {
-    let opts = |short, long| Options {
-        short_with_value: short,
-        long_with_value: long,
-    };
-    let i = skip_options(
-        args,
-        &opts(
-            "ugpCDhrtTUR",
-            &[
-                "user",
-                "group",
-                "prompt",
-                "close-from",
-                "chdir",
-                "host",
-                "role",
-                "type",
-                "command-timeout",
-                "other-user",
-                "chroot",
-            ],
-        ),
-    );
-    let shell = args[..i]
-        .iter()
-        .filter_map(Word::option)
-        .any(|o| !o.starts_with("--") && o.contains(['s', 'i']));
-    if args[..i].iter().any(|a| a.is("-e") || a.is("--edit")) {
+/// `sudo [OPTIONS] COMMAND`; `sudo -s`/`-i` run their words through a shell, `sudo -e` edits.
+fn sudo(args: &[Word], o: &Options) -> Option<Unwrapped> {
+    let i = o.rest;
+    if o.has(Some('e'), Some("edit")) || o.has(Some('l'), Some("list")) {
         return None;
     }
+    let shell = o.has(Some('s'), Some("shell")) || o.has(Some('i'), Some("login"));
     if shell && i < args.len() {
         // `sudo -s cmd args`: the shell runs them as one command line.
         return Some(Unwrapped::Replace {
@@ -379,7 +220,8 @@ fn sudo(args: &[Word]) -> Option<Unwrapped> {
             chdir: false,
         });
     }
-    at(i)
+    let chdir = o.has(Some('D'), Some("chdir")) || o.has(Some('R'), Some("chroot"));
+    Some(Unwrapped::At { skip: i, chdir })
 }
 
 /// `sh -c '<words joined by spaces>'`: how `sudo -s`, `watch` and `su -c` run their words.
@@ -397,47 +239,13 @@ fn shell_c(words: &[Word]) -> Vec<Word> {
     vec![Word::lit("sh"), Word::lit("-c"), Word { parts }]
 }
 
-/// `env [-i] [-u NAME] [-C DIR] [-S STRING] [--] [NAME=VALUE]... [COMMAND [ARG]...]`.
-fn env(args: &[Word]) -> Option<Unwrapped> {
-    let mut i = 0;
-    let mut chdir = false;
-    let mut split: Option<Vec<Word>> = None;
-    while let Some(a) = args.get(i) {
-        let Some(l) = a.option() else {
-            break;
-        };
-        if l == "--" {
-            i += 1;
-            break;
-        }
-        let value_of = |prefix: &str, long: &str| -> Option<Option<Word>> {
-            if l == prefix || l == long {
-                return Some(args.get(i + 1).cloned());
-            }
-            let v = l
-                .strip_prefix(&format!("{long}="))
-                .or_else(|| l.strip_prefix(prefix));
-            v.map(|v| Some(Word::lit(v)))
-        };
-        let takes_next = l == "-u"
-            || l == "--unset"
-            || l == "-C"
-            || l == "--chdir"
-            || l == "-S"
-            || l == "--split-string";
-        if let Some(v) = value_of("-S", "--split-string") {
-            let words = v
-                .and_then(|w| w.literal())
-                .map(|s| s.split_whitespace().map(Word::lit).collect::<Vec<_>>());
-            split = Some(words.unwrap_or_else(|| {
-                vec![Word {
-                    parts: vec![Part::Unknown(Unknown::Other)],
-                }]
-            }));
-        } else if value_of("-C", "--chdir").is_some() {
-            chdir = true;
-        }
-        i += if takes_next { 2 } else { 1 };
+/// `env [OPTION]... [-] [NAME=VALUE]... [COMMAND [ARG]...]`; `-S` splits a string into the
+/// command line.
+fn env(args: &[Word], o: &Options) -> Option<Unwrapped> {
+    let mut i = o.rest;
+    let chdir = o.has(Some('C'), Some("chdir"));
+    if args.get(i).is_some_and(|a| a.is("-")) {
+        i += 1;
     }
     while args
         .get(i)
@@ -446,13 +254,20 @@ fn env(args: &[Word]) -> Option<Unwrapped> {
     {
         i += 1;
     }
-    match split {
-        Some(mut words) => {
-            words.extend(args[i.min(args.len())..].iter().cloned());
-            Some(Unwrapped::Replace { words, chdir })
-        }
-        None => Some(Unwrapped::At { skip: i, chdir }),
+    if !o.has(Some('S'), Some("split-string")) {
+        return Some(Unwrapped::At { skip: i, chdir });
     }
+    let split = o.value(Some('S'), Some("split-string"));
+    let mut words = split
+        .and_then(Word::literal)
+        .map(|s| s.split_whitespace().map(Word::lit).collect::<Vec<_>>())
+        .unwrap_or_else(|| {
+            vec![Word {
+                parts: vec![Part::Unknown(Unknown::Other)],
+            }]
+        });
+    words.extend(args[i.min(args.len())..].iter().cloned());
+    Some(Unwrapped::Replace { words, chdir })
 }
 
 fn is_assignment(l: &str) -> bool {
@@ -465,39 +280,15 @@ fn is_assignment(l: &str) -> bool {
 
 /// `xargs [OPTIONS] [COMMAND [ARG]...]`: the command gets words read from the input, at the
 /// end or in place of the `-I` string.
-fn xargs(args: &[Word]) -> Option<Unwrapped> {
-    let i = skip_options(
-        args,
-        &Options {
-            short_with_value: "ILnPsEdae",
-            long_with_value: &[
-                "arg-file",
-                "delimiter",
-                "max-args",
-                "max-procs",
-                "max-chars",
-                "eof",
-                "process-slot-var",
-                "max-lines",
-            ],
-        },
-    );
-    let replace = args[..i.min(args.len())]
-        .iter()
-        .enumerate()
-        .find_map(|(k, a)| {
-            let l = a.option()?;
-            if l == "-I" {
-                return args.get(k + 1).and_then(Word::literal);
-            }
-            if let Some(r) = l
-                .strip_prefix("-I")
-                .or_else(|| l.strip_prefix("--replace="))
-            {
-                return Some(r.to_string());
-            }
-            (l == "-i" || l == "--replace").then(|| "{}".to_string())
-        });
+fn xargs(args: &[Word], o: &Options) -> Option<Unwrapped> {
+    let i = o.rest;
+    let replace = match o.value(Some('I'), None) {
+        Some(w) => w.literal(),
+        None => o
+            .value(Some('i'), Some("replace"))
+            .and_then(Word::literal)
+            .or_else(|| o.has(Some('i'), Some("replace")).then(|| "{}".to_string())),
+    };
     let input = || Word {
         parts: vec![Part::Unknown(Unknown::Other)],
     };

@@ -2,8 +2,10 @@
 //! really runs (after [`super::resolve`]), and the scripts it hands to a shell, checked again
 //! as scripts.
 
+use super::options::{self, Item};
 use super::parse::{Producer, Simple, Stdin};
 use super::resolve::{self, Step};
+use super::syntaxes;
 use super::words::{Cwd, Location, Part, Word, locate};
 use super::{DOWNLOAD_RUN, UNCHECKABLE_PIPE, UNCHECKABLE_SCRIPT, analyze_nested};
 
@@ -234,32 +236,17 @@ fn interpreted(name: &str, args: &[Word], stdin: &Stdin) -> Option<String> {
 }
 
 fn rm(args: &[Word], cwd: &Cwd) -> Option<String> {
-    let mut recursive = false;
-    let mut options_done = false;
-    let mut targets = Vec::new();
-    for a in args {
-        if a.has_unknown() || a.braces() {
-            // Options and paths only known when it runs: it may be `-rf /`.
-            return Some("rm of a path only known when the command runs".into());
-        }
-        match a.option() {
-            Some(l) if !options_done => {
-                if l == "--" {
-                    options_done = true;
-                } else if let Some(long) = l.strip_prefix("--") {
-                    recursive |= long == "recursive";
-                } else {
-                    recursive |= l[1..].contains(['r', 'R']);
-                }
-            }
-            _ => targets.push(a),
-        }
+    if args.iter().any(Word::has_unknown) {
+        // Options and paths only known when it runs: it may be `-rf /`.
+        return Some("rm of a path only known when the command runs".into());
     }
+    let o = options::parse(args, &syntaxes::RM);
+    // `--recur` is `--recursive`, as rm's getopt_long reads it.
+    let recursive = o.has(Some('r'), Some("recursive")) || o.has(Some('R'), None);
     if !recursive {
         return None;
     }
-    targets
-        .into_iter()
+    o.operands()
         .map(|t| locate(t, cwd))
         .find(|l| l.unsafe_to_delete())
         .map(|l| format!("recursive delete {}", l.describe()))
@@ -292,7 +279,73 @@ const FIND_FILTERS: &[&str] = &[
     "-samefile",
 ];
 
+/// What `find` runs or deletes; a word that could become one of these is the worst case.
+const FIND_ACTIONS: &[&str] = &["-delete", "-exec", "-execdir", "-ok", "-okdir"];
+
+/// `${U:--exec}`, `-{delete,print}`, `$X`, or a glob such as `*` that could match a file
+/// named `-delete`: find may read any of them as an action. The value of a test
+/// (`-name "$P"`) is not read as one.
+fn may_hide_an_action(args: &[Word]) -> bool {
+    args.iter().enumerate().any(|(k, a)| {
+        let a_value = k > 0
+            && args[k - 1]
+                .literal()
+                .is_some_and(|l| find_test_takes_value(&l));
+        !a_value
+            && (a.has_unknown() || FIND_ACTIONS.iter().any(|act| a.globs() && a.may_match(act)))
+    })
+}
+
+/// A find test whose next word is its value.
+fn find_test_takes_value(l: &str) -> bool {
+    const TESTS: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-regextype",
+        "-lname",
+        "-ilname",
+        "-anewer",
+        "-cnewer",
+        "-mtime",
+        "-mmin",
+        "-ctime",
+        "-cmin",
+        "-atime",
+        "-amin",
+        "-size",
+        "-user",
+        "-uid",
+        "-group",
+        "-gid",
+        "-inum",
+        "-samefile",
+        "-perm",
+        "-type",
+        "-xtype",
+        "-maxdepth",
+        "-mindepth",
+        "-links",
+        "-used",
+        "-fstype",
+        "-context",
+        "-printf",
+    ];
+    TESTS.contains(&l) || l.starts_with("-newer")
+}
+
 fn find(args: &[Word], cwd: &Cwd, stdin: &Stdin, depth: usize) -> Option<String> {
+    if may_hide_an_action(args) {
+        return Some(
+            "find with a word only known when the command runs (it could be -delete or -exec)"
+                .into(),
+        );
+    }
     let mut i = 0;
     while let Some(l) = args.get(i).and_then(Word::literal) {
         match l.as_str() {
@@ -315,9 +368,6 @@ fn find(args: &[Word], cwd: &Cwd, stdin: &Stdin, depth: usize) -> Option<String>
         starts.push(locate(&Word::lit("."), cwd));
     }
     let expr = &args[i..];
-    if expr.iter().any(Word::has_unknown) {
-        return Some("find with an expression only known when the command runs".into());
-    }
     let filtered = expr.iter().any(|a| FIND_FILTERS.iter().any(|f| a.is(f)));
     // The worst place a found path can be.
     let worst = starts
@@ -421,14 +471,26 @@ fn git(args: &[Word], cwd: &Cwd, depth: usize) -> Option<String> {
     }
     let sub = args.get(i)?.literal()?;
     let rest = &args[i + 1..];
+    // git's parse-options reads a unique prefix as the option (`--har` is `--hard`).
     match sub.as_str() {
         "push" => push(rest),
-        "reset" if rest.iter().any(|a| a.is("--hard")) => {
-            Some("git reset --hard discards uncommitted changes".into())
-        }
+        "reset" => reset(rest),
         "clean" => clean(rest),
         _ => None,
     }
+}
+
+fn reset(args: &[Word]) -> Option<String> {
+    let o = options::parse(args, &syntaxes::GIT_RESET);
+    if o.has(None, Some("hard")) {
+        return Some("git reset --hard discards uncommitted changes".into());
+    }
+    o.items
+        .iter()
+        .any(|i| matches!(i, Item::Unresolved(_)))
+        .then(|| {
+            "git reset with an option only known when the command runs (it could be --hard)".into()
+        })
 }
 
 /// `git -c key=value`: a value that git runs as a shell command is checked as one.
@@ -456,34 +518,28 @@ fn git_config(v: &Word, cwd: &Cwd, depth: usize) -> Option<String> {
 }
 
 fn push(args: &[Word]) -> Option<String> {
-    for a in args {
-        let Some(l) = a.literal() else {
-            return Some(
-                "git push with a word only known when the command runs (it could force or delete)"
-                    .into(),
-            );
-        };
-        if let Some(long) = l.strip_prefix("--") {
-            if long == "force"
-                || long.starts_with("force-with-lease")
-                || long == "force-if-includes"
-                || long == "mirror"
-            {
-                return Some(FORCE_PUSH.into());
-            }
-            if long == "delete" || long == "prune" {
-                return Some(DELETE_PUSH.into());
-            }
-        } else if let Some(short) = l.strip_prefix('-').filter(|s| !s.is_empty()) {
-            if short.contains('f') {
-                return Some(FORCE_PUSH.into());
-            }
-            if short.contains('d') {
-                return Some(DELETE_PUSH.into());
-            }
-        } else if l.starts_with('+') && l.len() > 1 {
+    if args.iter().any(|a| a.literal().is_none()) {
+        return Some(
+            "git push with a word only known when the command runs (it could force or delete)"
+                .into(),
+        );
+    }
+    let o = options::parse(args, &syntaxes::GIT_PUSH);
+    let forced = o.has(Some('f'), Some("force"))
+        || ["force-with-lease", "force-if-includes", "mirror"]
+            .iter()
+            .any(|l| o.has(None, Some(l)));
+    if forced {
+        return Some(FORCE_PUSH.into());
+    }
+    if o.has(Some('d'), Some("delete")) || o.has(None, Some("prune")) {
+        return Some(DELETE_PUSH.into());
+    }
+    for refspec in o.operands().filter_map(Word::literal) {
+        if refspec.starts_with('+') && refspec.len() > 1 {
             return Some(FORCE_PUSH.into());
-        } else if l.starts_with(':') && l.len() > 1 {
+        }
+        if refspec.starts_with(':') && refspec.len() > 1 {
             return Some(DELETE_PUSH.into());
         }
     }
@@ -491,25 +547,10 @@ fn push(args: &[Word]) -> Option<String> {
 }
 
 fn clean(args: &[Word]) -> Option<String> {
-    let mut force = false;
-    let mut dry = false;
-    for a in args {
-        let Some(l) = a.literal() else {
-            force = true;
-            continue;
-        };
-        match l.strip_prefix("--") {
-            Some("force") => force = true,
-            Some("dry-run") => dry = true,
-            Some(_) => {}
-            None => {
-                if let Some(short) = l.strip_prefix('-') {
-                    force |= short.contains('f');
-                    dry |= short.contains('n');
-                }
-            }
-        }
-    }
+    let o = options::parse(args, &syntaxes::GIT_CLEAN);
+    // A word only known when it runs may be `-f`.
+    let force = o.has(Some('f'), Some("force")) || args.iter().any(|a| a.literal().is_none());
+    let dry = o.has(Some('n'), Some("dry-run"));
     (force && !dry).then(|| "git clean -f deletes untracked files".into())
 }
 
@@ -563,9 +604,10 @@ fn permissions(name: &str, args: &[Word], cwd: &Cwd) -> Option<String> {
             operands.push(a);
         } else if l == "--" {
             options_done = true;
-        } else if let Some(long) = l.strip_prefix("--") {
-            recursive |= long == "recursive";
-            reference |= long.starts_with("reference");
+        } else if l.starts_with("--") {
+            let o = options::parse(std::slice::from_ref(a), &syntaxes::CHMOD_LONG);
+            recursive |= o.has(None, Some("recursive"));
+            reference |= o.has(None, Some("reference"));
         } else if l.len() > 1
             && l.starts_with('-')
             && l[1..].chars().all(|c| "RcfvhHLP".contains(c))

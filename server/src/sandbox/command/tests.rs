@@ -361,7 +361,8 @@ fn read_only_means_nothing_writes_or_runs() {
         "uniq in.txt",
         "uniq -c -f 2 in.txt",
         "sort -n x",
-        "tree -L 2",
+        "env -i ls",
+        "env -u X -- ls -la",
         "cd src && ls",
         "find . -name '*.rs'",
         "head -n 5 f 2>/dev/null",
@@ -404,7 +405,9 @@ fn read_only_means_nothing_writes_or_runs() {
         "awk '{print}' f",
         "FOO=1 ls",
         "rg --pre ./x foo",
-        "env -i ls",
+        "env PATH=. ls",
+        "env -S 'ls -la'",
+        "tree -L 2",
         "sudo ls",
         "bash -c ls",
         "xargs cat",
@@ -445,4 +448,151 @@ fn remember_keys_come_from_the_parse() {
     ] {
         assert_eq!(key(compound), None, "{compound}");
     }
+}
+
+/// Issue 22, item 1: "known read-only" commands that wrote or ran code unasked.
+pub(super) const ROUND2_NOT_READ_ONLY: &[&str] = &[
+    "sort --outp=keep.txt /dev/null",
+    "printf 'touch PWN\\n%.0s' {1..3000} | sort --compress-prog=sh -S 8k",
+    "/usr/bin/time -o notes.txt true",
+    "sort ${U:--o}keep.txt /dev/null",
+    "find src ${U:--exec} touch PWN \\;",
+    "find junk -{delete,print}",
+];
+
+/// Issue 22, item 2: dangerous commands with abbreviated options or brace and expansion
+/// forms, and what their reason says.
+pub(super) const ROUND2_DANGEROUS: &[(&str, &str)] = &[
+    ("rm --recur -f /abs/dir", "recursive delete outside"),
+    (
+        "rm --recur -f ./*",
+        "recursive delete of the whole workspace",
+    ),
+    ("git reset --har", "reset --hard"),
+    ("git push --dele origin main", "deletes a remote branch"),
+    ("find . -{delete,print}", "could be -delete"),
+    ("rm ${X:--rf} /", "only known"),
+];
+
+/// Ordinary reading that must keep running unasked.
+pub(super) const READ_ONLY_CORPUS: &[&str] = &[
+    "rg foo",
+    "git log -5",
+    "cat a | sort | uniq -c",
+    "find . -name '*.rs'",
+    "ls -la",
+    "git status",
+    "git diff HEAD~1",
+    "sed -n 1,20p f",
+    "head -n 5 f",
+    "wc -l f",
+    "grep -rn foo .",
+    "sort -rn -k2 counts.txt | head -20",
+    "git branch --li",
+    "git status --porc",
+    "time ls",
+    "nice -n 5 ls",
+    "timeout -s KILL 5 cat f",
+    "env -u X cat f",
+    "ls src/*.rs",
+    "cat ~/notes.txt",
+];
+
+#[test]
+fn the_read_only_probes_of_issue_22_are_not_read_only() {
+    for c in ROUND2_NOT_READ_ONLY {
+        assert!(!analyze(c).read_only, "`{c}` should not be read-only");
+    }
+    for c in [
+        "sort --out=x y",
+        "sort --compress-program=sh y",
+        "sort -T /elsewhere y",
+        "sort --tem=/x y",
+        "sort --frobnicate y",
+        "sort --r y",
+        "time --outp=x ls",
+        "time --app -o x ls",
+        "time -ao x ls",
+        "/usr/bin/time --output x ls",
+        "env --frob ls",
+        "nice --frob ls",
+        "timeout --frob 5 ls",
+        "ls $X",
+        "cat \"$X\"",
+        "cat ${X:-a}",
+        "cat `x`",
+        "ls *",
+        "cat ?x",
+        "cat [-]o",
+        "ls {a,b}",
+        "uniq --ski=1 a b",
+        "rg -z foo",
+        "rg -nz foo",
+        "rg --pre=./x foo",
+        "git log --outp=x",
+        "git diff --output x",
+        "git diff --ext-diff",
+        "git branch --del x",
+        "git branch --mo a b",
+        "sed -n 1,20p -i f",
+        "sed -n '1,20p;w x' f",
+    ] {
+        assert!(!analyze(c).read_only, "`{c}` should not be read-only");
+    }
+}
+
+#[test]
+fn the_dangerous_probes_of_issue_22_are_caught() {
+    assert_all_dangerous(ROUND2_DANGEROUS.iter().copied());
+    assert_all_dangerous([
+        ("rm --r -f /x", "recursive delete"),
+        ("rm --recursive=x -f /x", "recursive delete"),
+        ("rm -f --re /x", "recursive delete"),
+        ("rm /x --recur", "recursive delete"),
+        ("git reset --h", "reset --hard"),
+        ("git reset HEAD~1 --hard", "reset --hard"),
+        ("git reset $MODE", "could be --hard"),
+        ("git push --forc", "force push"),
+        ("git push --mir", "force push"),
+        ("git push --force-w", "force push"),
+        ("git push --d origin b", "remote branch"),
+        ("git push --pru", "remote branch"),
+        ("git clean --forc", "clean -f"),
+        ("git clean --f -d", "clean -f"),
+        ("find * -name x", "could be -delete"),
+        ("find . -name x $ACTION", "could be -delete"),
+        ("find . -{exec,print} rm {} +", "could be -delete"),
+        ("chmod --recur 777 /", "recursive chmod"),
+        ("xargs -e rm -rf /", "rm of a path"),
+        ("xargs --max-a 1 rm -rf /", "rm of a path"),
+        ("env --unset X rm -rf /", "recursive delete"),
+        ("timeout --sig KILL 5 rm -rf /", "recursive delete"),
+        ("nice --adj 3 rm -rf /", "recursive delete"),
+        ("time --outp=x rm -rf /", "recursive delete"),
+        ("sudo --user root rm -rf /", "recursive delete"),
+        ("taskset -c 0-3 rm -rf ~", "recursive delete"),
+        ("runuser -u me rm -rf ~", "recursive delete"),
+    ]);
+    for c in [
+        "git push --no-force origin main",
+        "git reset HEAD~$N",
+        "git reset --soft HEAD~1",
+        "git clean --dry-run --force",
+        "rm --one-file-system -f /x",
+        "find . -name \"$PATTERN\" -print",
+        "find src -name *.rs",
+        "find . -exec cp {} {}.bak \\;",
+    ] {
+        assert_eq!(danger(c), None, "{c}");
+    }
+}
+
+#[test]
+fn ordinary_reading_still_runs_unasked() {
+    let asks: Vec<&str> = READ_ONLY_CORPUS
+        .iter()
+        .copied()
+        .filter(|c| !analyze(c).read_only)
+        .collect();
+    assert!(asks.is_empty(), "these ask: {asks:?}");
 }

@@ -86,8 +86,8 @@ impl Word {
         })
     }
 
-    /// Whether unquoted text holds a brace expansion (`{a,b}`, `{1..3}`), which we do not
-    /// evaluate.
+    /// Whether unquoted text holds a brace expansion (`{a,b}`, `-{delete,print}`, `{1..3}`),
+    /// which we do not evaluate (`{}` and `{x}` are no expansion).
     pub(super) fn braces(&self) -> bool {
         let unquoted: String = self
             .parts
@@ -97,14 +97,76 @@ impl Word {
                 _ => None,
             })
             .collect();
-        unquoted
-            .find('{')
-            .is_some_and(|i| unquoted[i..].contains('}') && unquoted[i..].contains([',', '.']))
+        has_brace_expansion(&unquoted)
     }
 
-    /// The text of an option word (`-rf`, `--force`): literal and starting with `-`.
-    pub(super) fn option(&self) -> Option<String> {
-        self.literal().filter(|l| l.starts_with('-') && l.len() > 1)
+    /// How an option parser sees the word: its text when it is known, or whether it could
+    /// start with `-` (an option) when it is not.
+    pub(super) fn shape(&self) -> Shape {
+        let fixed = !self.braces()
+            && !self.has_unknown()
+            && !self.parts.contains(&Part::Home)
+            && !self.globs()
+            && !self.extglob();
+        if fixed {
+            return Shape::Known(self.literal().unwrap_or_default());
+        }
+        // A glob is the names it matches, a brace form the words it makes: either may start
+        // with `-` unless its first character is fixed text.
+        match self.first_char() {
+            None | Some(('-', _)) => Shape::Unknown,
+            Some(('*' | '?' | '[' | '{' | '@' | '+' | '!', true)) => Shape::Unknown,
+            Some(_) => Shape::NotOption,
+        }
+    }
+
+    /// Whether the word is known text, or names that cannot be options (a path under the
+    /// home folder, a glob such as `src/*.rs`): nothing in it is decided when it runs.
+    pub(super) fn resolved(&self) -> bool {
+        !self.has_unknown() && !self.braces() && self.shape() != Shape::Unknown
+    }
+
+    /// Whether the word, as a glob, could match the file name `name` (quoted parts match
+    /// themselves; `*`, `?` and `[…]` in unquoted text match as bash's globs do).
+    pub(super) fn may_match(&self, name: &str) -> bool {
+        let mut pattern = Vec::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit { text, glob: true } => pattern.extend(glob_tokens(text)),
+                Part::Lit { text, glob: false } => pattern.extend(text.chars().map(Tok::Char)),
+                // Not known: could be anything.
+                _ => pattern.push(Tok::Star),
+            }
+        }
+        let name: Vec<char> = name.chars().collect();
+        glob_match(&pattern, &name)
+    }
+
+    /// The first character of the word, and whether it is in unquoted text. None when the
+    /// word starts with a part whose text is not known.
+    fn first_char(&self) -> Option<(char, bool)> {
+        for p in &self.parts {
+            match p {
+                Part::Lit { text, glob } => {
+                    if let Some(c) = text.chars().next() {
+                        return Some((c, *glob));
+                    }
+                }
+                Part::Home => return Some(('/', false)),
+                Part::Unknown(_) | Part::Split => return None,
+            }
+        }
+        None
+    }
+
+    /// An extended glob (`@(a|b)`, `+(x)`, `!(y)`) in unquoted text.
+    fn extglob(&self) -> bool {
+        self.parts.iter().any(|p| match p {
+            Part::Lit { text, glob: true } => ["@(", "+(", "!(", "*(", "?("]
+                .iter()
+                .any(|g| text.contains(g)),
+            _ => false,
+        })
     }
 
     /// The word as shell text for a nested script: literal text as it is, the home folder as
@@ -130,6 +192,131 @@ impl Word {
         }
         Ok(out)
     }
+}
+
+/// How an option parser sees a word ([`Word::shape`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// Its text, known before it runs.
+    Known(String),
+    /// Not known, but it cannot start with `-`.
+    NotOption,
+    /// Only known when it runs, and it may start with `-`.
+    Unknown,
+}
+
+/// One element of a glob pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    Char(char),
+    /// `?`
+    Any,
+    /// `*`
+    Star,
+    /// `[…]`: the ranges it matches, negated by `!` or `^`.
+    Class {
+        ranges: Vec<(char, char)>,
+        negated: bool,
+    },
+}
+
+fn glob_tokens(text: &str) -> Vec<Tok> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' => out.push(Tok::Star),
+            '?' => out.push(Tok::Any),
+            '[' => {
+                let mut k = i + 1;
+                let negated = matches!(chars.get(k), Some('!' | '^'));
+                if negated {
+                    k += 1;
+                }
+                let start = k;
+                // `]` right after `[` or `[!` is a member.
+                if chars.get(k) == Some(&']') {
+                    k += 1;
+                }
+                while k < chars.len() && chars[k] != ']' {
+                    k += 1;
+                }
+                if k >= chars.len() {
+                    out.push(Tok::Char('['));
+                } else {
+                    let members = &chars[start..k];
+                    let mut ranges = Vec::new();
+                    let mut m = 0;
+                    while m < members.len() {
+                        if m + 2 < members.len() && members[m + 1] == '-' {
+                            ranges.push((members[m], members[m + 2]));
+                            m += 3;
+                        } else {
+                            ranges.push((members[m], members[m]));
+                            m += 1;
+                        }
+                    }
+                    out.push(Tok::Class { ranges, negated });
+                    i = k;
+                }
+            }
+            c => out.push(Tok::Char(c)),
+        }
+        i += 1;
+    }
+    out
+}
+
+fn glob_match(pattern: &[Tok], name: &[char]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some((Tok::Star, rest)) => (0..=name.len()).any(|k| glob_match(rest, &name[k..])),
+        Some((tok, rest)) => {
+            let Some((&c, tail)) = name.split_first() else {
+                return false;
+            };
+            let ok = match tok {
+                Tok::Char(p) => *p == c,
+                Tok::Any | Tok::Star => true,
+                Tok::Class { ranges, negated } => {
+                    ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi) != *negated
+                }
+            };
+            ok && glob_match(rest, tail)
+        }
+    }
+}
+
+/// Whether unquoted shell text holds a brace expansion: `{` … `}` around a top-level comma, or
+/// a sequence `{a..b}`.
+fn has_brace_expansion(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    for (start, &b) in bytes.iter().enumerate() {
+        if b != b'{' {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut comma = false;
+        for (k, &c) in bytes[start..].iter().enumerate() {
+            match c {
+                b'{' => depth += 1,
+                b',' if depth == 1 => comma = true,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let inner = &text[start + 1..start + k];
+                        if comma || inner.contains("..") {
+                            return true;
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// The working folder of a command, relative to the session's working folder.
@@ -303,8 +490,25 @@ impl Vars {
 }
 
 /// Splits parts at [`Part::Split`] into words, dropping fields that are empty (an unquoted
-/// expansion of an empty value is no word at all).
+/// expansion of an empty value is no word at all). A brace form (`-{delete,print}`,
+/// `{1..3000}`) becomes a word only known when it runs: bash makes it several words, which
+/// we do not evaluate, so no rule may read its text as one word.
 pub(super) fn split_fields(parts: Vec<Part>) -> Vec<Word> {
+    split_words(parts)
+        .into_iter()
+        .map(|w| {
+            if w.braces() {
+                Word {
+                    parts: vec![Part::Unknown(Unknown::Other)],
+                }
+            } else {
+                w
+            }
+        })
+        .collect()
+}
+
+fn split_words(parts: Vec<Part>) -> Vec<Word> {
     let mut words = Vec::new();
     let mut cur = Vec::new();
     for p in parts {
