@@ -198,7 +198,14 @@ async fn open_session(
         mcp_servers,
     };
     let start = if resume {
-        SessionStart::Resume { id: id.clone() }
+        // The same session loaded again here: the earlier copy goes first, so the new one
+        // can become the log's writer.
+        if let Some(old) = state.remove(&id) {
+            old.cancel_turn();
+            let _ = old.handle.submit(Op::Shutdown).done().await;
+        }
+        // Nothing is written (and the log is not taken) until the first prompt.
+        SessionStart::Load { id: id.clone() }
     } else {
         SessionStart::New {
             id: Some(id.clone()),
