@@ -15,6 +15,19 @@ pub enum Action {
     Sleep(u64),
     /// End the body with an error so that the connection is aborted mid-body.
     Abort,
+    /// Send these bytes again and again until the client hangs up.
+    Forever(Bytes),
+}
+
+/// How many copies of an endless delta go in one write.
+const ENDLESS_BATCH: usize = 64;
+
+/// After `text` was rendered as its deltas: the last of them, repeated forever.
+pub(crate) fn endless(out: &mut Vec<Action>) {
+    if let Some(Action::Send(delta)) = out.last() {
+        let batch = Bytes::from(delta.repeat(ENDLESS_BATCH));
+        out.push(Action::Forever(batch));
+    }
 }
 
 /// What the renderer needs to know about the request being answered.
@@ -102,7 +115,9 @@ impl Usage {
             .events
             .iter()
             .map(|e| match e {
-                ScriptEvent::Text(t) | ScriptEvent::Reasoning(t) => t.len(),
+                ScriptEvent::Text(t) | ScriptEvent::Reasoning(t) | ScriptEvent::Endless(t) => {
+                    t.len()
+                }
                 ScriptEvent::ToolCall(t) => t.arguments.len(),
                 _ => 0,
             })
@@ -212,6 +227,11 @@ pub fn chat_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                 return out;
             }
             ScriptEvent::Cut(false) => {}
+            ScriptEvent::Endless(t) => {
+                out.push(sse_data(&chunk(json!({"content": t}), Value::Null)));
+                endless(&mut out);
+                return out;
+            }
         }
     }
     if errored {
@@ -492,6 +512,11 @@ pub fn responses_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                 return w.out;
             }
             ScriptEvent::Cut(false) => {}
+            ScriptEvent::Endless(t) => {
+                w.text(t);
+                endless(&mut w.out);
+                return w.out;
+            }
         }
     }
     if errored {

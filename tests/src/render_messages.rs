@@ -136,6 +136,18 @@ pub fn messages_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                 return out;
             }
             ScriptEvent::Cut(false) => continue,
+            ScriptEvent::Endless(t) => {
+                out.push(event(
+                    "content_block_start",
+                    json!({"index": index, "content_block": {"type": "text", "text": ""}}),
+                ));
+                out.push(event(
+                    "content_block_delta",
+                    json!({"index": index, "delta": {"type": "text_delta", "text": t}}),
+                ));
+                crate::render::endless(&mut out);
+                return out;
+            }
         }
         out.push(event("content_block_stop", json!({"index": index})));
         index += 1;

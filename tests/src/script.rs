@@ -9,7 +9,8 @@
 //!      "events": [{"reasoning": "…"}, {"text": "…"},
 //!                 {"tool_call": {"id": "call_1", "name": "shell", "arguments": "{}", "fragments": 3}},
 //!                 {"delay_ms": 50}, {"raw": "data: …\n\n"},
-//!                 {"stream_error": {"message": "…", "code": "server_error"}}, {"cut": true}],
+//!                 {"stream_error": {"message": "…", "code": "server_error"}}, {"cut": true},
+//!                 {"endless": "text"}],
 //!      "finish_reason": "stop",
 //!      "usage": {"prompt_tokens": 10, "completion_tokens": 5, "cached_tokens": 2, "reasoning_tokens": 1}}
 //!   ],
@@ -125,6 +126,9 @@ pub enum ScriptEvent {
     StreamError(StreamErrorSpec),
     /// `true`: end the body abruptly here (the connection is aborted).
     Cut(bool),
+    /// Answer text that never ends: this text as one delta after another until the client
+    /// hangs up (a provider stuck in a loop). Nothing after it is sent.
+    Endless(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -286,6 +290,11 @@ impl Reply {
 
     pub fn then_cut(self) -> Self {
         self.event(ScriptEvent::Cut(true))
+    }
+
+    /// Text streamed forever (see [`ScriptEvent::Endless`]).
+    pub fn then_endless(self, text: impl Into<String>) -> Self {
+        self.event(ScriptEvent::Endless(text.into()))
     }
 
     pub fn with_status(mut self, status: u16) -> Self {
