@@ -142,6 +142,11 @@ pub struct ToolCallSpec {
     /// How many pieces `arguments` is sent in (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fragments: Option<usize>,
+    /// A huge input the mock never holds: `{{pad}}` in `arguments` becomes this many bytes
+    /// of `a`, made as they are sent in 1 MiB pieces (Chat and Messages streams; the
+    /// Responses stream, whose last event repeats the whole input, makes it at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pad: Option<u64>,
 }
 
 fn string_or_json<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -253,6 +258,7 @@ impl Reply {
             name: name.into(),
             arguments,
             fragments: None,
+            pad: None,
         }))
     }
 
@@ -269,6 +275,25 @@ impl Reply {
             name: name.into(),
             arguments: arguments.into(),
             fragments: Some(fragments),
+            pad: None,
+        }))
+    }
+
+    /// A tool call whose `arguments` hold `{{pad}}`, sent with `bytes` bytes of `a` there
+    /// (see [`ToolCallSpec::pad`]).
+    pub fn then_padded_tool_call(
+        self,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+        bytes: u64,
+    ) -> Self {
+        self.event(ScriptEvent::ToolCall(ToolCallSpec {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            fragments: None,
+            pad: Some(bytes),
         }))
     }
 
@@ -416,6 +441,7 @@ mod tests {
                 name: "shell".into(),
                 arguments: "{\"command\":\"ls\"}".into(),
                 fragments: Some(3),
+                pad: None,
             })
         );
         assert_eq!(r.events[3], ScriptEvent::DelayMs(50));
