@@ -301,13 +301,7 @@ impl Session {
     }
 
     fn refresh_tools(&mut self) {
-        let mut tools = self.harness.tools(&self.env);
-        if let Some(ext) = &self.external {
-            let h = self.harness.clone();
-            let rename = move |n: &str| h.external_tool_name(n);
-            tools = tools.extended(crate::tools::external_entries(ext.clone(), &rename));
-        }
-        self.tools = tools;
+        self.tools = tool_table(&self.harness, &self.env, self.external.as_ref());
     }
 
     /// Changes what runs without asking (the user's choice: it also ends plan mode);
@@ -501,6 +495,22 @@ impl Session {
             synthetic: true,
         })
     }
+}
+
+/// The harness's tools followed by the external ones, named the harness's way and kept
+/// unique and valid after every naming rule.
+pub(super) fn tool_table(
+    harness: &Arc<dyn Harness>,
+    env: &PromptEnv,
+    external: Option<&Arc<dyn ExternalTools>>,
+) -> ToolTable {
+    let tools = harness.tools(env);
+    let Some(ext) = external else {
+        return tools;
+    };
+    let rename = |n: &str| harness.external_tool_name(n);
+    let entries = crate::tools::external_entries(ext.clone(), &rename, tools.all_names());
+    tools.extended(entries)
 }
 
 /// The session's harness: the one its log names (resume), else the configured one, else
