@@ -114,6 +114,7 @@ fn a_100_mb_mcp_result_ends_its_call_at_once() {
     with_server(&repo, "'--big'", "tool_timeout_sec = 60\n");
     let mock = MockServer::start_blocking(Script::new([
         Reply::tool_call("c1", "echo__big", json!({"bytes": 100_000_000})),
+        Reply::tool_call("c2", "echo__say", json!({"text": "still there"})),
         Reply::text("done"),
     ]))
     .unwrap();
@@ -126,7 +127,8 @@ fn a_100_mb_mcp_result_ends_its_call_at_once() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(jsonl(&out).iter().any(|e| e["item"]["text"] == "done"));
-    let results = tool_results(&mock.model_requests()[1].body);
+    let results = tool_results(&mock.model_requests()[2].body);
+    assert_eq!(results[1].1, "still there", "the server keeps serving");
     let text = &results[0].1;
     eprintln!("100 MB MCP result: the call ended after {took:?}: {text}");
     assert!(

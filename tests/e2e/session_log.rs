@@ -3,6 +3,8 @@
 //! refused and told who has it), and a log that is durable or the turn fails (a full disk
 //! fails the turn once; a torn last line never swallows the next record).
 
+// The raw ACP client of the hostile-command tests; this file uses part of it.
+#[allow(dead_code)]
 #[path = "hostile_commands/acp.rs"]
 mod acp;
 

@@ -50,7 +50,7 @@ pub(crate) fn pad_actions(out: &mut Vec<Action>, bytes: u64, event: impl Fn(&str
     if let Action::Send(piece) = event(&"a".repeat(PIECE as usize)) {
         out.push(Action::Repeat(piece, bytes / PIECE));
     }
-    if bytes % PIECE > 0 {
+    if !bytes.is_multiple_of(PIECE) {
         out.push(event(&"a".repeat((bytes % PIECE) as usize)));
     }
 }

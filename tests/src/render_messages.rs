@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::render::{Action, RequestInfo, Usage, split_fragments, split_text};
+use crate::render::{Action, RequestInfo, Usage, split_text};
 use crate::script::{Reply, ScriptEvent, StreamErrorSpec};
 use crate::validate::thinking_signature;
 
