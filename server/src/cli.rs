@@ -321,6 +321,15 @@ pub fn main() -> i32 {
         command.join_common(&cli.tui);
     }
     init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
+    // Named in the lock files of the sessions this process writes.
+    crate::store::set_face(match &cli.command {
+        None | Some(Command::Resume { .. }) => "terminal",
+        Some(Command::Exec(_)) => "exec",
+        Some(Command::Acp { .. }) => "acp",
+        Some(Command::AppServer(_)) => "app-server",
+        Some(Command::Lsp(_)) => "lsp",
+        Some(_) => "interpreter",
+    });
     // `exec` drives one session while its front end waits on the main thread: one worker
     // is enough, and a thread fewer to start is time off every CI run.
     let workers = if matches!(cli.command, Some(Command::Exec(_))) {

@@ -15,6 +15,35 @@ from acp.schema import ClientCapabilities, Implementation
 from conftest import INTERPRETER_BIN, open_side, request_text, run, text_reply
 
 
+def test_a_thread_open_in_another_server_is_refused_and_can_be_forked(env, mode):
+    """One writer per session: a second app-server cannot resume a thread the first one has
+    open; the error names the holder and offers thread/fork, which works."""
+    env.start_mock([text_reply("First answer."), text_reply("Fork answer.")])
+
+    async def scenario(side):
+        thread = await side.thread_start()
+        await thread.run("remember the word PAPAYA")
+        side2 = await open_side(mode, env)
+        try:
+            try:
+                await side2.thread_resume(thread.id)
+                raise AssertionError("a second writer was let in")
+            except AssertionError:
+                raise
+            except Exception as refused:  # the SDK's error for a JSON-RPC error response
+                message = str(refused)
+            assert f"session `{thread.id}` is open in another interpreter (pid " in message, message
+            assert "app-server)" in message and "thread/fork" in message, message
+            fork = await side2.thread_fork(thread.id)
+            forked = await fork.run("and in the fork?")
+            assert forked.final_response == "Fork answer."
+            assert "PAPAYA" in request_text(env.mock.requests()[1])
+        finally:
+            await side2.close()
+
+    run(mode, env, scenario)
+
+
 def test_resume_and_fork_keep_the_history(env, mode):
     env.start_mock([text_reply("First answer."), text_reply("Second answer."), text_reply("Fork answer.")])
 

@@ -141,3 +141,107 @@ fn a_command_over_max_processes_is_killed_with_its_children() {
         .count();
     assert_eq!(left, 0, "processes outlived the command");
 }
+
+/// The session logs under a home folder, and their total size.
+fn sessions_size(home: &std::path::Path) -> u64 {
+    std::fs::read_dir(home.join("sessions"))
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_provider_sending_50_mb_of_tool_input_again_and_again_is_stopped() {
+    let repo = TestRepo::new();
+    // A tool call whose input is 50 MB of input_json_delta, in 1 MB pieces, every time (made
+    // as it is sent: a big test process would count in the children's RSS through fork).
+    let huge = Reply::default()
+        .then_padded_tool_call("toolu_1", "Probe", r#"{"command":"{{pad}}"}"#, 50 << 20)
+        .with_repeat(3);
+    let mock = MockServer::start_blocking(Script::new([huge])).unwrap();
+    let mut a = vec!["exec".to_string(), "--json".to_string()];
+    a.extend(TestRepo::mock_config(&mock.url(), "messages"));
+    let started = std::time::Instant::now();
+    let out = repo.run(&a, "do it");
+    let took = started.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = jsonl(&out);
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "turn.failed", "{last}");
+    let message = last["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("mock sent more than 524288 bytes of text, reasoning and tool calls")
+            && message.contains("max_output_tokens = 32768"),
+        "{message}"
+    );
+    let log = sessions_size(repo.home.path());
+    let peak = peak_child_rss_mb();
+    eprintln!(
+        "50 MB tool input: {took:?}, peak RSS {peak:.1} MB, sessions {log} bytes, stdout {} bytes, stderr {} bytes",
+        out.stdout.len(),
+        out.stderr.len()
+    );
+    assert!(log < 64 * 1024, "session files hold {log} bytes");
+    assert!(
+        out.stderr.len() < 64 * 1024,
+        "{} bytes of stderr",
+        out.stderr.len()
+    );
+    assert!(
+        out.stdout.len() < 64 * 1024,
+        "{} bytes of stdout",
+        out.stdout.len()
+    );
+    assert!(peak < 100.0, "peak RSS {peak:.1} MB");
+    assert_eq!(
+        mock.model_requests().len(),
+        1,
+        "a stopped response is not retried"
+    );
+}
+
+#[test]
+fn an_endless_message_ends_at_the_output_bound_not_the_request_timeout() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::default().then_endless("all work and no play makes jack a dull boy ")
+    ]))
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = repo.run(&args(&mock.url(), &[]), "write forever");
+    let took = started.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = jsonl(&out).last().cloned().unwrap();
+    assert_eq!(last["type"], "turn.failed", "{last}");
+    let message = last["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("mock sent more than") && message.contains("max_output_tokens"),
+        "{message}"
+    );
+    let log = sessions_size(repo.home.path());
+    eprintln!(
+        "endless message: stopped after {took:?}; sessions {log} bytes, stdout {} bytes",
+        out.stdout.len()
+    );
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+    assert!(log < 64 * 1024, "session files hold {log} bytes");
+    assert!(
+        out.stdout.len() < 64 * 1024,
+        "{} bytes of stdout",
+        out.stdout.len()
+    );
+}

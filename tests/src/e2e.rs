@@ -82,7 +82,9 @@ impl TestRepo {
         self.run_with_env(args, stdin, &[])
     }
 
-    pub fn run_with_env(&self, args: &[String], stdin: &str, env: &[(&str, &str)]) -> Output {
+    /// `interpreter <args>` in the repo with an isolated home and piped stdio, not started:
+    /// for runs that overlap or need their own handling.
+    pub fn command(&self, args: &[String]) -> Command {
         let mut cmd = Command::new(interpreter_bin());
         cmd.args(args)
             .current_dir(self.dir.path())
@@ -94,6 +96,11 @@ impl TestRepo {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        cmd
+    }
+
+    pub fn run_with_env(&self, args: &[String], stdin: &str, env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.command(args);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -112,7 +119,8 @@ impl Default for TestRepo {
     }
 }
 
-fn wait_with_timeout(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+/// Waits for `child` (its pipes drained meanwhile), killing it after `limit`.
+pub fn wait_with_timeout(mut child: std::process::Child, limit: std::time::Duration) -> Output {
     use std::io::Read;
     // Drain both pipes while waiting: a child that fills a pipe would otherwise block forever.
     let drain = |pipe: Option<Box<dyn Read + Send>>| {

@@ -15,6 +15,63 @@ pub enum Action {
     Sleep(u64),
     /// End the body with an error so that the connection is aborted mid-body.
     Abort,
+    /// Send these bytes again and again until the client hangs up.
+    Forever(Bytes),
+    /// Send these bytes this many times.
+    Repeat(Bytes, u64),
+}
+
+/// One piece of a tool call's arguments as it is streamed.
+pub(crate) enum Fragment {
+    Text(String),
+    /// This many bytes of `a`, made as they are sent.
+    Pad(u64),
+}
+
+/// The pieces a tool call's arguments are sent in.
+pub(crate) fn fragments(tc: &ToolCallSpec) -> Vec<Fragment> {
+    const PAD: &str = "{{pad}}";
+    match (tc.pad, tc.arguments.split_once(PAD)) {
+        (Some(bytes), Some((before, after))) => vec![
+            Fragment::Text(before.to_string()),
+            Fragment::Pad(bytes),
+            Fragment::Text(after.to_string()),
+        ],
+        _ => split_fragments(&tc.arguments, tc.fragments.unwrap_or(2))
+            .into_iter()
+            .map(Fragment::Text)
+            .collect(),
+    }
+}
+
+/// The events of a pad of `bytes` bytes: `event` makes the event of one piece.
+pub(crate) fn pad_actions(out: &mut Vec<Action>, bytes: u64, event: impl Fn(&str) -> Action) {
+    const PIECE: u64 = 1 << 20;
+    if let Action::Send(piece) = event(&"a".repeat(PIECE as usize)) {
+        out.push(Action::Repeat(piece, bytes / PIECE));
+    }
+    if !bytes.is_multiple_of(PIECE) {
+        out.push(event(&"a".repeat((bytes % PIECE) as usize)));
+    }
+}
+
+/// The arguments with their pad made (for what has to hold them whole).
+pub(crate) fn padded_arguments(tc: &ToolCallSpec) -> String {
+    match tc.pad {
+        Some(bytes) => tc.arguments.replace("{{pad}}", &"a".repeat(bytes as usize)),
+        None => tc.arguments.clone(),
+    }
+}
+
+/// How many copies of an endless delta go in one write.
+const ENDLESS_BATCH: usize = 64;
+
+/// After `text` was rendered as its deltas: the last of them, repeated forever.
+pub(crate) fn endless(out: &mut Vec<Action>) {
+    if let Some(Action::Send(delta)) = out.last() {
+        let batch = Bytes::from(delta.repeat(ENDLESS_BATCH));
+        out.push(Action::Forever(batch));
+    }
 }
 
 /// What the renderer needs to know about the request being answered.
@@ -102,7 +159,9 @@ impl Usage {
             .events
             .iter()
             .map(|e| match e {
-                ScriptEvent::Text(t) | ScriptEvent::Reasoning(t) => t.len(),
+                ScriptEvent::Text(t) | ScriptEvent::Reasoning(t) | ScriptEvent::Endless(t) => {
+                    t.len()
+                }
                 ScriptEvent::ToolCall(t) => t.arguments.len(),
                 _ => 0,
             })
@@ -189,15 +248,20 @@ pub fn chat_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                 }
             }
             ScriptEvent::ToolCall(tc) => {
-                let frags = split_fragments(&tc.arguments, tc.fragments.unwrap_or(2));
-                for (i, frag) in frags.into_iter().enumerate() {
-                    let call = if i == 0 {
-                        json!({"index": tool_index, "id": tc.id, "type": "function",
-                               "function": {"name": tc.name, "arguments": frag}})
-                    } else {
-                        json!({"index": tool_index, "function": {"arguments": frag}})
-                    };
-                    out.push(sse_data(&chunk(json!({"tool_calls": [call]}), Value::Null)));
+                let piece = |frag: &str| {
+                    let call = json!({"index": tool_index, "function": {"arguments": frag}});
+                    sse_data(&chunk(json!({"tool_calls": [call]}), Value::Null))
+                };
+                for (i, frag) in fragments(tc).into_iter().enumerate() {
+                    match frag {
+                        Fragment::Text(frag) if i == 0 => {
+                            let call = json!({"index": tool_index, "id": tc.id, "type": "function",
+                                   "function": {"name": tc.name, "arguments": frag}});
+                            out.push(sse_data(&chunk(json!({"tool_calls": [call]}), Value::Null)));
+                        }
+                        Fragment::Text(frag) => out.push(piece(&frag)),
+                        Fragment::Pad(bytes) => pad_actions(&mut out, bytes, piece),
+                    }
                 }
                 tool_index += 1;
             }
@@ -212,6 +276,11 @@ pub fn chat_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                 return out;
             }
             ScriptEvent::Cut(false) => {}
+            ScriptEvent::Endless(t) => {
+                out.push(sse_data(&chunk(json!({"content": t}), Value::Null)));
+                endless(&mut out);
+                return out;
+            }
         }
     }
     if errored {
@@ -395,6 +464,18 @@ impl ResponsesWriter {
     }
 
     fn tool_call(&mut self, tc: &ToolCallSpec) {
+        let whole;
+        let tc = match tc.pad {
+            None => tc,
+            Some(_) => {
+                whole = ToolCallSpec {
+                    arguments: padded_arguments(tc),
+                    pad: None,
+                    ..tc.clone()
+                };
+                &whole
+            }
+        };
         self.close();
         let index = self.next_index();
         let id = format!("fc_mock_{}_{index}", self.seq);
@@ -492,6 +573,11 @@ pub fn responses_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                 return w.out;
             }
             ScriptEvent::Cut(false) => {}
+            ScriptEvent::Endless(t) => {
+                w.text(t);
+                endless(&mut w.out);
+                return w.out;
+            }
         }
     }
     if errored {

@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::render::{Action, RequestInfo, Usage, split_fragments, split_text};
+use crate::render::{Action, RequestInfo, Usage, split_text};
 use crate::script::{Reply, ScriptEvent, StreamErrorSpec};
 use crate::validate::thinking_signature;
 
@@ -109,11 +109,19 @@ pub fn messages_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                     json!({"index": index, "content_block": {"type": "tool_use", "id": tc.id,
                            "name": tc.name, "input": {}}}),
                 ));
-                for frag in split_fragments(&tc.arguments, tc.fragments.unwrap_or(2)) {
-                    out.push(event(
+                let piece = |frag: &str| {
+                    event(
                         "content_block_delta",
                         json!({"index": index, "delta": {"type": "input_json_delta", "partial_json": frag}}),
-                    ));
+                    )
+                };
+                for frag in crate::render::fragments(tc) {
+                    match frag {
+                        crate::render::Fragment::Text(frag) => out.push(piece(&frag)),
+                        crate::render::Fragment::Pad(bytes) => {
+                            crate::render::pad_actions(&mut out, bytes, piece)
+                        }
+                    }
                 }
             }
             ScriptEvent::DelayMs(ms) => {
@@ -136,6 +144,18 @@ pub fn messages_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                 return out;
             }
             ScriptEvent::Cut(false) => continue,
+            ScriptEvent::Endless(t) => {
+                out.push(event(
+                    "content_block_start",
+                    json!({"index": index, "content_block": {"type": "text", "text": ""}}),
+                ));
+                out.push(event(
+                    "content_block_delta",
+                    json!({"index": index, "delta": {"type": "text_delta", "text": t}}),
+                ));
+                crate::render::endless(&mut out);
+                return out;
+            }
         }
         out.push(event("content_block_stop", json!({"index": index})));
         index += 1;

@@ -9,7 +9,8 @@
 //!      "events": [{"reasoning": "…"}, {"text": "…"},
 //!                 {"tool_call": {"id": "call_1", "name": "shell", "arguments": "{}", "fragments": 3}},
 //!                 {"delay_ms": 50}, {"raw": "data: …\n\n"},
-//!                 {"stream_error": {"message": "…", "code": "server_error"}}, {"cut": true}],
+//!                 {"stream_error": {"message": "…", "code": "server_error"}}, {"cut": true},
+//!                 {"endless": "text"}],
 //!      "finish_reason": "stop",
 //!      "usage": {"prompt_tokens": 10, "completion_tokens": 5, "cached_tokens": 2, "reasoning_tokens": 1}}
 //!   ],
@@ -125,6 +126,9 @@ pub enum ScriptEvent {
     StreamError(StreamErrorSpec),
     /// `true`: end the body abruptly here (the connection is aborted).
     Cut(bool),
+    /// Answer text that never ends: this text as one delta after another until the client
+    /// hangs up (a provider stuck in a loop). Nothing after it is sent.
+    Endless(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -138,6 +142,11 @@ pub struct ToolCallSpec {
     /// How many pieces `arguments` is sent in (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fragments: Option<usize>,
+    /// A huge input the mock never holds: `{{pad}}` in `arguments` becomes this many bytes
+    /// of `a`, made as they are sent in 1 MiB pieces (Chat and Messages streams; the
+    /// Responses stream, whose last event repeats the whole input, makes it at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pad: Option<u64>,
 }
 
 fn string_or_json<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -249,6 +258,7 @@ impl Reply {
             name: name.into(),
             arguments,
             fragments: None,
+            pad: None,
         }))
     }
 
@@ -265,6 +275,25 @@ impl Reply {
             name: name.into(),
             arguments: arguments.into(),
             fragments: Some(fragments),
+            pad: None,
+        }))
+    }
+
+    /// A tool call whose `arguments` hold `{{pad}}`, sent with `bytes` bytes of `a` there
+    /// (see [`ToolCallSpec::pad`]).
+    pub fn then_padded_tool_call(
+        self,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+        bytes: u64,
+    ) -> Self {
+        self.event(ScriptEvent::ToolCall(ToolCallSpec {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            fragments: None,
+            pad: Some(bytes),
         }))
     }
 
@@ -286,6 +315,11 @@ impl Reply {
 
     pub fn then_cut(self) -> Self {
         self.event(ScriptEvent::Cut(true))
+    }
+
+    /// Text streamed forever (see [`ScriptEvent::Endless`]).
+    pub fn then_endless(self, text: impl Into<String>) -> Self {
+        self.event(ScriptEvent::Endless(text.into()))
     }
 
     pub fn with_status(mut self, status: u16) -> Self {
@@ -407,6 +441,7 @@ mod tests {
                 name: "shell".into(),
                 arguments: "{\"command\":\"ls\"}".into(),
                 fragments: Some(3),
+                pad: None,
             })
         );
         assert_eq!(r.events[3], ScriptEvent::DelayMs(50));

@@ -400,17 +400,30 @@ fn error_reply(endpoint: Endpoint, reply: &Reply, status: StatusCode) -> Respons
 /// A body that plays `actions`: sends bytes, sleeps (after what came before has
 /// been handed to the connection), or fails to abort the connection.
 fn action_body(actions: Vec<Action>) -> Body {
-    let stream = futures::stream::unfold(actions.into_iter(), |mut it| async move {
+    // The state: what is left to play, and bytes still to repeat (u64::MAX: forever).
+    let start = (actions.into_iter(), None::<(Bytes, u64)>);
+    let stream = futures::stream::unfold(start, |(mut it, repeat)| async move {
+        if let Some((bytes, n)) = repeat.filter(|(_, n)| *n > 0) {
+            let left = if n == u64::MAX { n } else { n - 1 };
+            return Some((Ok(bytes.clone()), (it, Some((bytes, left)))));
+        }
         loop {
             match it.next()? {
-                Action::Send(bytes) => return Some((Ok(bytes), it)),
+                Action::Send(bytes) => return Some((Ok(bytes), (it, None))),
                 Action::Sleep(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+                Action::Forever(bytes) => {
+                    return Some((Ok(bytes.clone()), (it, Some((bytes, u64::MAX)))));
+                }
+                Action::Repeat(bytes, n) if n > 0 => {
+                    return Some((Ok(bytes.clone()), (it, Some((bytes, n - 1)))));
+                }
+                Action::Repeat(..) => {}
                 Action::Abort => {
                     // Let the connection flush what came before, then fail the body.
                     tokio::time::sleep(Duration::from_millis(20)).await;
                     return Some((
                         Err(std::io::Error::other("mock-llm: stream cut by script")),
-                        Vec::new().into_iter(),
+                        (Vec::new().into_iter(), None),
                     ));
                 }
             }

@@ -84,8 +84,12 @@ pub(crate) struct SessionOptions {
 pub(crate) enum SessionStart {
     /// A new session; `id` when the front end must know it before the session exists.
     New { id: Option<String> },
-    /// A stored session, with its whole history.
+    /// A stored session, with its whole history; this process becomes its one writer at
+    /// once (a session another process writes is [`SessionError::Busy`]).
     Resume { id: String },
+    /// A stored session opened for display first (ACP `session/load`): it writes nothing,
+    /// and takes the log, until its first turn, which fails if another process has it.
+    Load { id: String },
 }
 
 /// Why a session could not be opened.
@@ -97,6 +101,9 @@ pub(crate) enum SessionError {
     /// No stored session has that id (or its log is unreadable).
     #[error("{0:#}")]
     NotFound(anyhow::Error),
+    /// Another process (or another session of this one) writes that session.
+    #[error(transparent)]
+    Busy(#[from] crate::store::SessionBusy),
     /// Anything else: the workspace, the harness name, the session log.
     #[error("{0:#}")]
     Other(#[from] anyhow::Error),

@@ -21,6 +21,14 @@ use crate::tools::table::ToolTable;
 use crate::tools::{Approver, CommandRunner, ExternalTools, LocalRunner};
 use crate::workspace::Workspace;
 
+/// Where `Session::build` gets the session's log.
+enum LogStart {
+    /// A new session: created (when it persists) with a header naming its harness.
+    Create,
+    /// A stored session's, opened before.
+    Opened(Option<SessionLog>),
+}
+
 pub(super) struct Session {
     pub(super) id: String,
     pub(super) config: Config,
@@ -64,7 +72,7 @@ impl Session {
         match start {
             SessionStart::New { id } => {
                 let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
-                let mut s = Self::build(opts, id, None)?;
+                let mut s = Self::build(opts, id, None, LogStart::Create)?;
                 let initial = s.harness.initial_context(&s.env);
                 if let Some(log) = &mut s.log {
                     for item in &initial {
@@ -80,18 +88,37 @@ impl Session {
                 s.announce();
                 Ok(s)
             }
-            SessionStart::Resume { id } => Self::resume(opts, &id),
+            SessionStart::Resume { id } => Self::resume(opts, &id, true),
+            SessionStart::Load { id } => Self::resume(opts, &id, false),
         }
     }
 
-    fn resume(opts: SessionOptions, id: &str) -> Result<Session, SessionError> {
+    /// Opens a stored session. A `writer` takes the log before reading it, so nothing can
+    /// be appended between the read and its own first record; otherwise the log is taken at
+    /// the first turn, and refused if it changed since this read.
+    fn resume(opts: SessionOptions, id: &str, writer: bool) -> Result<Session, SessionError> {
         let store = SessionStore::new(&opts.config.home);
+        let claimed = match (opts.persist, writer) {
+            // A missing session is reported by the load below.
+            (true, true) if store.exists(id) => Some(store.reopen(id).map_err(store_error)?),
+            _ => None,
+        };
         let loaded = store.load(id).map_err(SessionError::NotFound)?;
         for w in &loaded.warnings {
             tracing::warn!("{w}");
             opts.events.send(Event::Warning { message: w.clone() });
         }
-        let mut s = Self::build(opts, id.to_string(), Some(loaded.harness.clone()))?;
+        let log = match claimed {
+            Some(log) => Some(log),
+            None if opts.persist => Some(store.reopen_later(id, loaded.log_len)?),
+            None => None,
+        };
+        let mut s = Self::build(
+            opts,
+            id.to_string(),
+            Some(loaded.harness.clone()),
+            LogStart::Opened(log),
+        )?;
         // A `/model` switch is part of the session; it applies while the provider is the same.
         if loaded.provider == s.config.provider.id {
             s.config.model = loaded.model.clone();
@@ -123,6 +150,7 @@ impl Session {
         opts: SessionOptions,
         id: String,
         harness_name: Option<String>,
+        log: LogStart,
     ) -> Result<Session, SessionError> {
         let SessionOptions {
             config,
@@ -148,14 +176,17 @@ impl Session {
             ask_commands: false,
         };
         let env = Arc::new(prompt_env(&config, &workspace, &events));
-        let log = open_log(
-            &config,
-            &id,
-            &workspace,
-            &extra_roots,
-            harness.name(),
-            persist,
-        )?;
+        let log = match log {
+            LogStart::Create => open_log(
+                &config,
+                &id,
+                &workspace,
+                &extra_roots,
+                harness.name(),
+                persist,
+            )?,
+            LogStart::Opened(log) => log,
+        };
         let policy = Arc::new(
             Policy::new(config.sandbox_mode, config.approval_policy)
                 .with_workspace_write(config.network_access, config.writable_roots.clone()),
@@ -270,13 +301,7 @@ impl Session {
     }
 
     fn refresh_tools(&mut self) {
-        let mut tools = self.harness.tools(&self.env);
-        if let Some(ext) = &self.external {
-            let h = self.harness.clone();
-            let rename = move |n: &str| h.external_tool_name(n);
-            tools = tools.extended(crate::tools::external_entries(ext.clone(), &rename));
-        }
-        self.tools = tools;
+        self.tools = tool_table(&self.harness, &self.env, self.external.as_ref());
     }
 
     /// Changes what runs without asking (the user's choice: it also ends plan mode);
@@ -425,16 +450,21 @@ impl Session {
         }
     }
 
-    /// Appends to the session log. A failed write is told to the user; the turn's end then
-    /// reports the log as not durable (the sync fails too).
+    /// Appends to the session log. In a turn, a failed write is reported once, by the
+    /// turn's end, which fails; between turns it is a warning.
     pub(super) fn log_line(&mut self, line: &LogLine) {
-        if let Some(log) = &mut self.log
-            && let Err(e) = log.append(line)
-        {
-            tracing::error!("{e:#}");
-            self.events.send(Event::Warning {
-                message: format!("could not write the session log: {e:#}"),
-            });
+        let Some(log) = &mut self.log else {
+            return;
+        };
+        match log.append(line) {
+            Err(e) if log.in_turn() => tracing::debug!("{e:#}"),
+            Err(e) => {
+                tracing::error!("{e:#}");
+                self.events.send(Event::Warning {
+                    message: format!("could not write the session log: {e:#}"),
+                });
+            }
+            Ok(()) => {}
         }
     }
 
@@ -465,6 +495,22 @@ impl Session {
             synthetic: true,
         })
     }
+}
+
+/// The harness's tools followed by the external ones, named the harness's way and kept
+/// unique and valid after every naming rule.
+pub(super) fn tool_table(
+    harness: &Arc<dyn Harness>,
+    env: &PromptEnv,
+    external: Option<&Arc<dyn ExternalTools>>,
+) -> ToolTable {
+    let tools = harness.tools(env);
+    let Some(ext) = external else {
+        return tools;
+    };
+    let rename = |n: &str| harness.external_tool_name(n);
+    let entries = crate::tools::external_entries(ext.clone(), &rename, tools.all_names());
+    tools.extended(entries)
 }
 
 /// The session's harness: the one its log names (resume), else the configured one, else
@@ -520,6 +566,14 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
     env
 }
 
+/// A store error as the session's: a busy log is [`SessionError::Busy`].
+fn store_error(e: anyhow::Error) -> SessionError {
+    match e.downcast() {
+        Ok(busy) => SessionError::Busy(busy),
+        Err(e) => SessionError::Other(e),
+    }
+}
+
 fn open_log(
     config: &Config,
     id: &str,
@@ -527,13 +581,13 @@ fn open_log(
     extra_roots: &[std::path::PathBuf],
     harness: &str,
     persist: bool,
-) -> anyhow::Result<Option<SessionLog>> {
+) -> Result<Option<SessionLog>, SessionError> {
     if !persist {
         return Ok(None);
     }
     let store = SessionStore::new(&config.home);
     if store.exists(id) {
-        return Ok(Some(store.reopen(id)?));
+        return Ok(Some(store.reopen(id).map_err(store_error)?));
     }
     Ok(Some(store.create(&SessionMeta {
         id: id.to_string(),

@@ -306,3 +306,90 @@ async fn titles_schemas_and_policies_are_ops_and_the_policy_is_logged() {
     assert!(bodies[0].contains("response_format"), "{}", bodies[0]);
     assert!(!bodies[1].contains("response_format"), "{}", bodies[1]);
 }
+
+/// External tools that say which of their names a call routes to.
+struct LongNames(Vec<String>);
+
+impl crate::tools::ExternalTools for LongNames {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.0
+            .iter()
+            .map(|n| crate::tools::table::spec(n, "A tool.", json!({"type": "object"})))
+            .collect()
+    }
+    fn describe(&self, tool: &str, _: &Value) -> Option<CallDescription> {
+        Some(CallDescription {
+            kind: interpreter_protocol::ToolKind::Other,
+            title: format!("routes to {tool}"),
+            locations: vec![],
+            command: None,
+        })
+    }
+    fn call<'a>(&'a self, _: &'a str, _: Value, _: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async { ToolOutcome::ok("") })
+    }
+}
+
+/// Every harness, after every naming rule: each MCP tool has a valid name of its own that
+/// no other tool has, and a call by that name reaches it.
+#[test]
+fn mcp_tool_names_are_unique_and_reachable_in_every_harness() {
+    // As `mcp::names` names them: two 72-character tools that share 64 characters, one
+    // whose name is what another's cut looks like, and names the harnesses use themselves.
+    let shared = format!("srv__{}", "t".repeat(59));
+    let mut inner = crate::tools::names::UniqueNames::default();
+    let raw = [
+        format!("{shared}_alpha__"),
+        format!("{shared}_beta___"),
+        // 64 characters each, apart only in their last ones: a prefix and a cut at 64
+        // would make them one name.
+        format!("srv__{}_abc", "t".repeat(55)),
+        format!("srv__{}_abd", "t".repeat(55)),
+        "x".repeat(80),
+        "Bash".into(),
+        "shell".into(),
+        "mcp__srv__a".into(),
+        "srv__a".into(),
+    ];
+    let mut internal: Vec<String> = raw.iter().map(|n| inner.claim(n)).collect();
+    internal.push(inner.claim(&internal[4].clone()));
+    let ext: Arc<dyn crate::tools::ExternalTools> = Arc::new(LongNames(internal.clone()));
+    let env = crate::harness::PromptEnv {
+        cwd: "/repo".into(),
+        roots: vec!["/repo".into()],
+        os: "linux".into(),
+        shell: "bash (/bin/bash)".into(),
+        agents_md: None,
+        sandbox: crate::config::SandboxMode::WorkspaceWrite,
+        approval: crate::config::ApprovalPolicy::OnRequest,
+        tree: String::new(),
+        skills: vec![],
+        plan_mode: false,
+    };
+    let ws = Workspace::new(&std::env::temp_dir(), &[], Arc::new(DiskBackend)).unwrap();
+    for name in crate::harness::HARNESSES {
+        let h = crate::harness::by_name(name).unwrap();
+        let own = h.tools(&env).names().len();
+        let table = super::session::tool_table(&h, &env, Some(&ext));
+        let names: Vec<&str> = table.all_names().collect();
+        let mut seen = std::collections::HashSet::new();
+        for n in &names {
+            assert!(seen.insert(*n), "{name}: `{n}` twice in {names:?}");
+            assert!(
+                !n.is_empty()
+                    && n.len() <= 64
+                    && n.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{name}: `{n}` is not a name providers accept"
+            );
+        }
+        // Listed: the harness's own tools, then the external ones (hidden tools follow).
+        let listed = table.names();
+        let external = &listed[own..];
+        assert_eq!(external.len(), internal.len(), "{name}: {names:?}");
+        for (shown, inner) in external.iter().zip(&internal) {
+            let d = table.get(shown).unwrap().describe(&json!({}), &ws);
+            assert_eq!(d.title, format!("routes to {inner}"), "{name}: `{shown}`");
+        }
+    }
+}

@@ -46,6 +46,18 @@ impl Session {
         self.events.send(Event::TurnStarted {
             turn_id: turn_id.clone(),
         });
+        // A log this session may not write (another process has it) refuses the turn before
+        // anything of it is recorded.
+        if let Some(Err(e)) = self.log.as_mut().map(|log| log.begin_turn()) {
+            let ended = TurnEnded {
+                turn_id,
+                reason: TurnEndReason::Failed {
+                    message: format!("{e:#}"),
+                },
+            };
+            self.events.send(Event::TurnEnded(ended.clone()));
+            return ended;
+        }
         let reason = match kind {
             TurnKind::User(items) => {
                 self.begin_user_turn(items);
@@ -61,19 +73,17 @@ impl Session {
     }
 
     /// Logs the turn's end, makes the log durable and tells the front end. A log that
-    /// could not be made durable turns the turn into a failure: it is not saved.
+    /// could not be made durable (a record of the turn not written, or the fsync failed)
+    /// turns the turn into a failure, reported once.
     fn finish_turn(&mut self, turn_id: String, reason: TurnEndReason) -> TurnEnded {
         self.log_line(&LogLine::TurnEnd {
             turn_id: turn_id.clone(),
             reason: format!("{reason:?}"),
         });
-        let reason = match self.log.as_mut().map(|log| log.sync()) {
-            Some(Err(e)) => {
-                tracing::error!("{e:#}");
-                TurnEndReason::Failed {
-                    message: format!("the session log could not be saved: {e:#}"),
-                }
-            }
+        let reason = match self.log.as_mut().map(|log| log.end_turn()) {
+            Some(Err(e)) => TurnEndReason::Failed {
+                message: format!("the session log could not be saved: {e:#}"),
+            },
             _ => reason,
         };
         self.send_diff();

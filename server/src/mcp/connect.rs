@@ -5,8 +5,8 @@
 use rmcp::ServiceExt;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -64,9 +64,9 @@ pub(super) async fn connect(
             // Its own group, so children it starts (npx → node) die with it.
             #[cfg(unix)]
             cmd.process_group(0);
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(std::process::Stdio::piped())
-                .spawn()
+            // Its stdout through a cap on each message (`cap.rs`): a result too large ends
+            // its call at once.
+            let (transport, stderr) = super::cap::CappedChild::spawn(cmd)
                 .map_err(|e| format!("could not run `{}`: {e}", command.display()))?;
             let process = transport.id().map(ProcessGroupGuard::new);
             let mut tail = StderrTail::default();

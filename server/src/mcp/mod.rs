@@ -7,6 +7,7 @@
 //! dropped (session closed, agent exiting), after a short graceful shutdown when there is
 //! still a runtime to run it.
 
+mod cap;
 pub(crate) mod config;
 mod connect;
 mod names;
@@ -299,6 +300,15 @@ impl ExternalTools for McpTools {
                     };
                     outcome.model_output = for_model;
                     outcome
+                }
+                // The stand-in for a message over the cap (`cap.rs`).
+                Err(rmcp::ServiceError::McpError(e))
+                    if e.message.starts_with("result too large") =>
+                {
+                    ToolOutcome::error(format!(
+                        "The MCP server `{}` answered `{}` with a {}; ask for less.",
+                        server.name, t.tool, e.message
+                    ))
                 }
                 Err(e) => ToolOutcome::error(format!(
                     "The MCP server `{}` could not run `{}`: {e}",

@@ -1,85 +1,32 @@
 //! Model-facing names and schemas for MCP tools. Pure: no I/O.
 //!
 //! Providers accept function names matching `^[A-Za-z0-9_-]{1,64}$`, so `<server>__<tool>`
-//! is sanitized, shortened with a stable hash suffix when too long, and de-duplicated.
+//! is sanitized, shortened with a stable hash suffix when too long, and de-duplicated
+//! (`tools::names`).
 
 use serde_json::{Map, Value};
-use std::collections::HashSet;
 
-/// Longest function name providers accept.
-pub(super) const MAX_NAME_LEN: usize = 64;
-
-/// Replaces everything outside `[A-Za-z0-9_-]` with `_`; an empty result becomes `fallback`.
-pub(super) fn sanitize(s: &str, fallback: &str) -> String {
-    let out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.is_empty() {
-        fallback.to_string()
-    } else {
-        out
-    }
-}
+#[cfg(test)]
+use crate::tools::names::MAX_NAME_LEN;
+use crate::tools::names::UniqueNames;
+pub(super) use crate::tools::names::sanitize;
 
 /// Hands out unique `<server>__<tool>` names for one session.
 #[derive(Default)]
 pub(super) struct NameAllocator {
-    taken: HashSet<String>,
+    names: UniqueNames,
 }
 
 impl NameAllocator {
-    /// The model-facing name for `tool` of `server`: sanitized, at most 64 characters, not
-    /// handed out before. The same inputs in the same order give the same names, so a resumed
-    /// session's history keeps matching its tools.
+    /// The name for `tool` of `server`: sanitized, at most 64 characters, not handed out
+    /// before (a harness may still rename it; `tools::external_entries` keeps it unique).
     pub(super) fn allocate(&mut self, server: &str, tool: &str) -> String {
-        let base = shorten(&format!(
+        self.names.claim(&format!(
             "{}__{}",
             sanitize(server, "mcp"),
             sanitize(tool, "tool")
-        ));
-        let mut name = base.clone();
-        let mut n = 2;
-        while self.taken.contains(&name) {
-            let suffix = format!("_{n}");
-            name = format!("{}{suffix}", truncate(&base, MAX_NAME_LEN - suffix.len()));
-            n += 1;
-        }
-        self.taken.insert(name.clone());
-        name
+        ))
     }
-}
-
-/// Cuts a name longer than 64 characters and appends a hash of the whole name, so two long
-/// names with the same start stay distinct.
-fn shorten(name: &str) -> String {
-    if name.len() <= MAX_NAME_LEN {
-        return name.to_string();
-    }
-    let hash = format!("{:016x}", fnv1a(name.as_bytes()));
-    let suffix = format!("_{}", &hash[..8]);
-    format!("{}{suffix}", truncate(name, MAX_NAME_LEN - suffix.len()))
-}
-
-/// The names are ASCII after `sanitize`, so byte slicing is safe.
-fn truncate(s: &str, max: usize) -> &str {
-    &s[..s.len().min(max)]
-}
-
-/// FNV-1a: stable across Rust versions and runs, unlike `DefaultHasher`.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// A server's input schema as a function-parameters schema: always an object with

@@ -144,6 +144,8 @@ pub struct ChatStream {
     finish: Option<FinishReason>,
     usage: Option<TokenUsage>,
     done: bool,
+    /// Content bytes so far (see `model::limits`).
+    produced: u64,
 }
 
 impl ChatStream {
@@ -192,6 +194,7 @@ impl ChatStream {
                 if let Some(r) = delta.get(key).and_then(Value::as_str) {
                     self.saw_reasoning = true;
                     if !r.is_empty() {
+                        self.produced += r.len() as u64;
                         self.reasoning.push_str(r);
                         out.push(StreamDelta::Reasoning(r.to_string()));
                     }
@@ -201,6 +204,7 @@ impl ChatStream {
             if let Some(t) = delta.get("content").and_then(Value::as_str)
                 && !t.is_empty()
             {
+                self.produced += t.len() as u64;
                 self.text.push_str(t);
                 out.push(StreamDelta::Text(t.to_string()));
             }
@@ -235,6 +239,7 @@ impl ChatStream {
         let pos = match self.calls.iter().position(|p| p.index == index) {
             Some(p) => p,
             None => {
+                self.produced += super::limits::ITEM_COST;
                 self.calls.push(PartialCall {
                     index,
                     ..Default::default()
@@ -243,6 +248,7 @@ impl ChatStream {
             }
         };
         let call = &mut self.calls[pos];
+        let before = call.id.len() + call.name.len() + call.arguments.len();
         if call.id.is_empty() && !id.is_empty() {
             call.id = id.to_string();
         }
@@ -259,6 +265,13 @@ impl ChatStream {
                 _ => {}
             }
         }
+        let after = call.id.len() + call.name.len() + call.arguments.len();
+        self.produced += (after - before) as u64;
+    }
+
+    /// Content bytes so far: text, reasoning and tool calls (see `model::limits`).
+    pub(crate) fn output_bytes(&self) -> u64 {
+        self.produced
     }
 
     /// Where the stream was when it broke, for error messages.
@@ -270,7 +283,7 @@ impl ChatStream {
                 "in the middle of a tool call ({})",
                 self.calls
                     .iter()
-                    .map(|c| c.name.as_str())
+                    .map(|c| truncate_for_log(&c.name))
                     .collect::<Vec<_>>()
                     .join(", ")
             )

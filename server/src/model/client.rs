@@ -6,6 +6,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::chat;
+use super::limits::OutputLimits;
 use super::sse::{SseDecoder, SseEvent};
 use super::types::{ModelError, ModelRequest, ModelResponse, StreamDelta};
 use super::wire::{self, WireStream};
@@ -151,6 +152,7 @@ impl ModelClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let body = self.request_body(req);
+        let limits = OutputLimits::new(&self.provider.id, req.max_output_tokens);
         let now = Instant::now();
         let mut watch = Watch {
             started: now,
@@ -163,7 +165,10 @@ impl ModelClient {
         let mut stream_failures = 0u32;
         loop {
             watch.next_attempt();
-            let err = match self.attempt(&body, on_delta, &mut watch, cancel).await {
+            let err = match self
+                .attempt(&body, &limits, on_delta, &mut watch, cancel)
+                .await
+            {
                 Ok(r) => return Ok(r),
                 Err(e) => e,
             };
@@ -202,6 +207,7 @@ impl ModelClient {
     async fn attempt(
         &self,
         body: &serde_json::Value,
+        limits: &OutputLimits,
         on_delta: DeltaSink<'_>,
         watch: &mut Watch<'_>,
         cancel: &CancellationToken,
@@ -218,7 +224,7 @@ impl ModelClient {
         if !resp.status().is_success() {
             return Err(self.http_error(resp, bounds.idle).await);
         }
-        self.read_stream(resp, bounds, on_delta, watch, cancel)
+        self.read_stream(resp, bounds, limits, on_delta, watch, cancel)
             .await
     }
 
@@ -291,17 +297,19 @@ impl ModelClient {
         }
     }
 
-    /// Reads the SSE body to its end, each read within the idle timeout, and accumulates it.
+    /// Reads the SSE body to its end, each read within the idle timeout, and accumulates it
+    /// within `limits`.
     async fn read_stream(
         &self,
         resp: reqwest::Response,
         bounds: Bounds,
+        limits: &OutputLimits,
         on_delta: DeltaSink<'_>,
         watch: &mut Watch<'_>,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let mut bytes = resp.bytes_stream();
-        let mut acc = Accumulator::new(&self.provider);
+        let mut acc = Accumulator::new(&self.provider, limits.clone());
         let mut idle_end = Instant::now() + bounds.idle;
         loop {
             let next = tokio::select! {
@@ -417,22 +425,33 @@ impl ModelClient {
     }
 }
 
-/// The SSE decoder and the wire's accumulator for one response.
-struct Accumulator {
+/// The SSE decoder and the wire's accumulator for one response, within its limits.
+pub(super) struct Accumulator {
     decoder: SseDecoder,
     wire: WireStream,
+    limits: OutputLimits,
+    /// Bytes of the body so far.
+    streamed: u64,
 }
 
 impl Accumulator {
-    fn new(provider: &ProviderConfig) -> Self {
+    pub(super) fn new(provider: &ProviderConfig, limits: OutputLimits) -> Self {
         Accumulator {
             decoder: SseDecoder::new(),
             wire: WireStream::new(provider),
+            limits,
+            streamed: 0,
         }
     }
 
     /// Feeds a chunk of the body; true when it produced visible deltas.
-    fn feed(&mut self, chunk: &[u8], on_delta: DeltaSink<'_>) -> Result<bool, ModelError> {
+    pub(super) fn feed(
+        &mut self,
+        chunk: &[u8],
+        on_delta: DeltaSink<'_>,
+    ) -> Result<bool, ModelError> {
+        self.streamed += chunk.len() as u64;
+        self.limits.check_stream(self.streamed)?;
         let mut visible = false;
         for ev in self.decoder.feed(chunk) {
             visible |= self.event(&ev, on_delta)?;
@@ -442,6 +461,8 @@ impl Accumulator {
 
     fn event(&mut self, ev: &SseEvent, on_delta: DeltaSink<'_>) -> Result<bool, ModelError> {
         let deltas = self.wire.handle(ev)?;
+        // Checked before the deltas go out: what crossed the bound is never shown.
+        self.limits.check_content(self.wire.output_bytes())?;
         let visible = !deltas.is_empty();
         for d in deltas {
             on_delta(d);
@@ -453,7 +474,7 @@ impl Accumulator {
         self.wire.partial_state()
     }
 
-    fn finish(mut self, on_delta: DeltaSink<'_>) -> Result<ModelResponse, ModelError> {
+    pub(super) fn finish(mut self, on_delta: DeltaSink<'_>) -> Result<ModelResponse, ModelError> {
         if let Some(ev) = self.decoder.finish() {
             self.event(&ev, on_delta)?;
         }

@@ -258,6 +258,8 @@ pub(crate) struct MessagesStream {
     usage: TokenUsage,
     saw_usage: bool,
     done: bool,
+    /// Content bytes so far (see `model::limits`).
+    produced: u64,
 }
 
 impl MessagesStream {
@@ -344,9 +346,11 @@ impl MessagesStream {
         let cb = v.get("content_block").unwrap_or(&Value::Null);
         let s = |k: &str| cb.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let mut out = Vec::new();
+        self.produced += super::limits::ITEM_COST;
         let block = match cb.get("type").and_then(Value::as_str) {
             Some("thinking") => {
                 let text = s("thinking");
+                self.produced += (text.len() + s("signature").len()) as u64;
                 if !text.is_empty() {
                     out.push(StreamDelta::Reasoning(text.clone()));
                 }
@@ -355,19 +359,29 @@ impl MessagesStream {
                     signature: s("signature"),
                 }
             }
-            Some("redacted_thinking") => Block::Redacted { data: s("data") },
-            Some("tool_use") => Block::ToolUse {
-                id: s("id"),
-                name: s("name"),
-                json: String::new(),
-                initial: cb
+            Some("redacted_thinking") => {
+                let data = s("data");
+                self.produced += data.len() as u64;
+                Block::Redacted { data }
+            }
+            Some("tool_use") => {
+                let (id, name) = (s("id"), s("name"));
+                let initial = cb
                     .get("input")
                     .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
                     .map(Value::to_string)
-                    .unwrap_or_default(),
-            },
+                    .unwrap_or_default();
+                self.produced += (id.len() + name.len() + initial.len()) as u64;
+                Block::ToolUse {
+                    id,
+                    name,
+                    json: String::new(),
+                    initial,
+                }
+            }
             _ => {
                 let text = s("text");
+                self.produced += text.len() as u64;
                 if !text.is_empty() {
                     self.text.push_str(&text);
                     out.push(StreamDelta::Text(text));
@@ -395,6 +409,7 @@ impl MessagesStream {
             if t.is_empty() {
                 return Vec::new();
             }
+            self.produced += t.len() as u64;
             self.text.push_str(&t);
             return vec![StreamDelta::Text(t)];
         }
@@ -402,21 +417,31 @@ impl MessagesStream {
             tracing::debug!(provider = %self.provider, "delta for unknown block {index}");
             return Vec::new();
         };
+        let piece = match kind {
+            "thinking_delta" => s("thinking"),
+            "signature_delta" => s("signature"),
+            "input_json_delta" => s("partial_json"),
+            _ => String::new(),
+        };
+        self.produced += piece.len() as u64;
         match (kind, block) {
             ("thinking_delta", Block::Thinking { text, .. }) => {
-                let t = s("thinking");
+                let t = piece;
                 text.push_str(&t);
                 if !t.is_empty() {
                     return vec![StreamDelta::Reasoning(t)];
                 }
             }
-            ("signature_delta", Block::Thinking { signature, .. }) => {
-                signature.push_str(&s("signature"));
-            }
-            ("input_json_delta", Block::ToolUse { json, .. }) => json.push_str(&s("partial_json")),
+            ("signature_delta", Block::Thinking { signature, .. }) => signature.push_str(&piece),
+            ("input_json_delta", Block::ToolUse { json, .. }) => json.push_str(&piece),
             _ => {}
         }
         Vec::new()
+    }
+
+    /// Content bytes so far: text, reasoning, signatures and tool calls (see `model::limits`).
+    pub(crate) fn output_bytes(&self) -> u64 {
+        self.produced
     }
 
     /// Where the stream was when it broke, for error messages.
@@ -425,7 +450,7 @@ impl MessagesStream {
             .blocks
             .iter()
             .filter_map(|(_, b)| match b {
-                Block::ToolUse { name, .. } => Some(name.as_str()),
+                Block::ToolUse { name, .. } => Some(truncate_for_log(name)),
                 _ => None,
             })
             .collect();

@@ -5,6 +5,7 @@ pub(crate) mod catalog;
 pub mod chat;
 pub(crate) mod client;
 pub(crate) mod kimi_schema;
+pub(crate) mod limits;
 pub(crate) mod messages;
 pub mod responses;
 pub mod sse;

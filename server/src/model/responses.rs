@@ -83,6 +83,8 @@ pub struct ResponsesStream {
     calls: Vec<RawToolCall>,
     usage: Option<TokenUsage>,
     finish: Option<FinishReason>,
+    /// Content bytes so far (see `model::limits`).
+    produced: u64,
 }
 
 impl ResponsesStream {
@@ -114,11 +116,13 @@ impl ResponsesStream {
         match kind {
             "response.output_text.delta" => {
                 let d = s("delta");
+                self.produced += d.len() as u64;
                 self.text.push_str(&d);
                 out.push(StreamDelta::Text(d));
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
                 let d = s("delta");
+                self.produced += d.len() as u64;
                 self.reasoning.push_str(&d);
                 out.push(StreamDelta::Reasoning(d));
             }
@@ -159,7 +163,18 @@ impl ResponsesStream {
     }
 
     fn item_done(&mut self, item: &Value) {
+        let before = self.item_text.len() + self.item_reasoning.len();
+        self.produced += super::limits::ITEM_COST;
+        self.item(item);
+        let after = self.item_text.len() + self.item_reasoning.len();
+        self.produced += (after - before) as u64;
+    }
+
+    fn item(&mut self, item: &Value) {
         match item.get("type").and_then(Value::as_str) {
+            // The done items repeat what the deltas streamed; they count only without deltas.
+            Some("message") if !self.text.is_empty() => {}
+            Some("reasoning") if !self.reasoning.is_empty() => {}
             Some("message") => {
                 for part in item
                     .get("content")
@@ -198,10 +213,12 @@ impl ResponsesStream {
                     id if !id.is_empty() => id,
                     _ => g("id"),
                 };
+                let (name, arguments) = (g("name"), g("arguments"));
+                self.produced += (id.len() + name.len() + arguments.len()) as u64;
                 self.calls.push(RawToolCall {
                     id,
-                    name: g("name"),
-                    arguments: g("arguments"),
+                    name,
+                    arguments,
                 });
             }
             _ => {}
@@ -220,12 +237,21 @@ impl ResponsesStream {
         }
     }
 
+    /// Content bytes so far: text, reasoning and tool calls (see `model::limits`).
+    pub(crate) fn output_bytes(&self) -> u64 {
+        self.produced
+    }
+
     /// Where the stream was when it broke, for error messages.
     pub fn partial_state(&self) -> String {
         if self.calls.is_empty() {
             "before response.completed".to_string()
         } else {
-            let names: Vec<&str> = self.calls.iter().map(|c| c.name.as_str()).collect();
+            let names: Vec<&str> = self
+                .calls
+                .iter()
+                .map(|c| truncate_for_log(&c.name))
+                .collect();
             format!("after tool calls ({})", names.join(", "))
         }
     }

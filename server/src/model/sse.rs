@@ -18,9 +18,14 @@ pub struct SseDecoder {
     buf: Vec<u8>,
     event: Option<String>,
     data: Vec<String>,
+    /// Bytes in `data`.
+    data_len: usize,
+    /// The event being read grew past `MAX_LINE`: its data is dropped until it ends.
+    oversized: bool,
 }
 
 /// Lines longer than this without a newline are garbage; drop them rather than grow forever.
+/// An event whose data lines add up to more is dropped the same way.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
 impl SseDecoder {
@@ -79,7 +84,16 @@ impl SseDecoder {
             None => (line, ""),
         };
         match field {
-            "data" => self.data.push(value.to_string()),
+            "data" if self.oversized => {}
+            "data" if self.data_len + value.len() > MAX_LINE => {
+                self.data.clear();
+                self.data_len = 0;
+                self.oversized = true;
+            }
+            "data" => {
+                self.data_len += value.len() + 1;
+                self.data.push(value.to_string());
+            }
             "event" => self.event = Some(value.to_string()),
             // `id` and `retry` do not matter to us; unknown fields are ignored per the spec.
             _ => {}
@@ -88,6 +102,8 @@ impl SseDecoder {
     }
 
     fn dispatch(&mut self) -> Option<SseEvent> {
+        self.data_len = 0;
+        self.oversized = false;
         if self.data.is_empty() {
             self.event = None;
             return None;
@@ -143,6 +159,19 @@ mod tests {
                 data: "[DONE]".into()
             }]
         );
+    }
+
+    #[test]
+    fn an_event_of_many_data_lines_is_bounded() {
+        let mut d = SseDecoder::new();
+        let line = format!("data: {}\n", "x".repeat(1024 * 1024));
+        for _ in 0..20 {
+            assert!(d.feed(line.as_bytes()).is_empty());
+        }
+        assert!(d.data_len <= MAX_LINE, "{}", d.data_len);
+        // The oversized event is dropped; the next one is whole.
+        assert!(d.feed(b"\n").is_empty());
+        assert_eq!(d.feed(b"data: ok\n\n")[0].data, "ok");
     }
 
     #[test]

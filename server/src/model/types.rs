@@ -186,6 +186,14 @@ pub enum ModelError {
     /// The turn was cancelled while waiting.
     #[error("cancelled")]
     Cancelled,
+    /// The response grew past a bound of `model::limits`; it was stopped, and not retried.
+    #[error("{provider} sent more than {limit} in one response; it was stopped")]
+    TooLarge {
+        /// The provider's name from the config.
+        provider: String,
+        /// The bound it crossed, with how it follows from `max_output_tokens`.
+        limit: String,
+    },
 }
 
 impl ModelError {
@@ -197,7 +205,9 @@ impl ModelError {
             }
             ModelError::Connect { .. } | ModelError::Timeout(_) => true,
             ModelError::StreamDisconnected(_) | ModelError::StreamError { .. } => true,
-            ModelError::QuotaExhausted { .. } | ModelError::Cancelled => false,
+            ModelError::QuotaExhausted { .. }
+            | ModelError::Cancelled
+            | ModelError::TooLarge { .. } => false,
         }
     }
 

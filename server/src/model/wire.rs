@@ -78,6 +78,15 @@ impl WireStream {
         }
     }
 
+    /// Content bytes so far (see `model::limits`).
+    pub(crate) fn output_bytes(&self) -> u64 {
+        match self {
+            WireStream::Chat(s) => s.output_bytes(),
+            WireStream::Responses(s) => s.output_bytes(),
+            WireStream::Messages(s) => s.output_bytes(),
+        }
+    }
+
     pub(crate) fn partial_state(&self) -> String {
         match self {
             WireStream::Chat(s) => s.partial_state(),

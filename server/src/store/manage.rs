@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use super::{LogLine, SessionMeta, SessionStore, open_append};
+use super::{LogLine, SessionMeta, SessionStore, writer};
 
 /// What a session list shows about one stored session, read in one pass over its log.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +57,11 @@ impl SessionStore {
         let dst = self.path_for(to)?;
         let text = std::fs::read_to_string(&src)
             .with_context(|| format!("no session `{from}` ({})", src.display()))?;
-        let mut out = open_append(&dst, true)?;
+        let mut out = writer::open_private(
+            &dst,
+            std::fs::OpenOptions::new().append(true).create_new(true),
+        )
+        .with_context(|| format!("creating session log {}", dst.display()))?;
         let mut wrote_header = false;
         for line in text.lines() {
             let copied = match serde_json::from_str::<LogLine>(line) {
@@ -97,14 +101,10 @@ impl SessionStore {
             .with_context(|| format!("restoring {}", archived.display()))
     }
 
-    /// Names a session that no session task has open (an open one takes `Op::SetTitle`).
+    /// Names a session that no session task has open (an open one takes `Op::SetTitle`);
+    /// one another process writes is refused ([`super::SessionBusy`]).
     pub(crate) fn set_title(&self, id: &str, title: &str) -> Result<()> {
-        let path = self.path_for(id)?;
-        anyhow::ensure!(path.exists(), "no session `{id}`");
-        let mut log = super::SessionLog {
-            file: open_append(&path, false)?,
-            path,
-        };
+        let mut log = self.reopen(id)?;
         log.append(&LogLine::Title {
             title: title.to_string(),
         })?;

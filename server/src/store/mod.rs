@@ -1,16 +1,19 @@
 //! The session log: one append-only JSONL file per session under `<home>/sessions`, fsynced at
-//! every turn boundary, created with mode 0600. Loading skips a half-written last line.
+//! every turn boundary, created with mode 0600, written by one process at a time
+//! (`writer.rs`). Loading skips a half-written last line.
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use crate::model::HistoryItem;
 
 mod manage;
+mod writer;
 pub(crate) use manage::SessionSummary;
+pub(crate) use writer::{SessionBusy, SessionLog, set_face};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SessionMeta {
@@ -71,29 +74,6 @@ pub(crate) struct ToolDetail {
     pub plan: Option<interpreter_protocol::Plan>,
 }
 
-pub(crate) struct SessionLog {
-    file: File,
-    path: PathBuf,
-}
-
-impl SessionLog {
-    pub(crate) fn append(&mut self, line: &LogLine) -> Result<()> {
-        // No key reaches the disk, whatever the line holds.
-        let mut text = crate::secrets::to_redacted_json(line)?;
-        text.push('\n');
-        self.file
-            .write_all(text.as_bytes())
-            .with_context(|| format!("appending to session log {}", self.path.display()))
-    }
-
-    /// Makes everything appended so far durable.
-    pub(crate) fn sync(&mut self) -> Result<()> {
-        self.file
-            .sync_data()
-            .with_context(|| format!("syncing session log {}", self.path.display()))
-    }
-}
-
 /// What a log holds after loading.
 #[derive(Debug, Clone)]
 pub(crate) struct LoadedSession {
@@ -104,6 +84,8 @@ pub(crate) struct LoadedSession {
     pub title: Option<String>,
     pub warnings: Vec<String>,
     pub details: std::collections::HashMap<String, ToolDetail>,
+    /// The bytes of the log that were read.
+    pub log_len: u64,
 }
 
 pub(crate) struct SessionStore {
@@ -129,22 +111,40 @@ impl SessionStore {
         Ok(self.dir.join(format!("{id}.jsonl")))
     }
 
+    /// Creates the log of a new session and becomes its writer.
     pub(crate) fn create(&self, meta: &SessionMeta) -> Result<SessionLog> {
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("creating {}", self.dir.display()))?;
         let path = self.path_for(&meta.id)?;
-        let file = open_append(&path, true)?;
-        let mut log = SessionLog { file, path };
+        let file = writer::open_private(&path, OpenOptions::new().append(true).create_new(true))
+            .with_context(|| format!("creating session log {}", path.display()))?;
+        let lock = writer::WriterLock::acquire(&path, &meta.id)?;
+        let mut log = SessionLog::claimed(&meta.id, path, Box::new(file), Some(lock), 0);
         log.append(&LogLine::Meta(meta.clone()))?;
         log.sync()?;
         Ok(log)
     }
 
-    /// Reopens an existing log for appending (resume).
+    /// Becomes the writer of an existing log (resume): takes its lock (a [`SessionBusy`]
+    /// error names who has it) and cuts a torn last line.
     pub(crate) fn reopen(&self, id: &str) -> Result<SessionLog> {
         let path = self.path_for(id)?;
-        let file = open_append(&path, false)?;
-        Ok(SessionLog { file, path })
+        anyhow::ensure!(path.exists(), "no session `{id}` ({})", path.display());
+        let lock = writer::WriterLock::acquire(&path, id)?;
+        let (file, len) = writer::open_for_append(&path)?;
+        Ok(SessionLog::claimed(
+            id,
+            path,
+            Box::new(file),
+            Some(lock),
+            len,
+        ))
+    }
+
+    /// The log of a session loaded for display, `loaded_len` bytes when it was read: it is
+    /// claimed (as by [`Self::reopen`]) only when the session first runs a turn.
+    pub(crate) fn reopen_later(&self, id: &str, loaded_len: u64) -> Result<SessionLog> {
+        Ok(SessionLog::unclaimed(id, self.path_for(id)?, loaded_len))
     }
 
     pub(crate) fn exists(&self, id: &str) -> bool {
@@ -153,8 +153,8 @@ impl SessionStore {
 
     pub(crate) fn load(&self, id: &str) -> Result<LoadedSession> {
         let path = self.path_for(id)?;
-        let file =
-            File::open(&path).with_context(|| format!("no session `{id}` ({})", path.display()))?;
+        let bytes = std::fs::read(&path)
+            .with_context(|| format!("no session `{id}` ({})", path.display()))?;
         let mut meta = None;
         let mut history = Vec::new();
         let mut warnings = Vec::new();
@@ -162,15 +162,11 @@ impl SessionStore {
         let mut model = None;
         let mut title = None;
         let mut details = std::collections::HashMap::new();
-        let lines: Vec<String> = BufReader::new(file)
-            .lines()
-            .collect::<std::io::Result<_>>()
-            .with_context(|| format!("reading {}", path.display()))?;
-        for (i, line) in lines.iter().enumerate() {
-            if line.trim().is_empty() {
+        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if line.trim_ascii().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<LogLine>(line) {
+            match serde_json::from_slice::<LogLine>(line) {
                 Ok(LogLine::Meta(m)) => meta = Some(m),
                 Ok(LogLine::Item { item }) => history.push(item),
                 Ok(LogLine::TurnEnd { .. }) => {}
@@ -204,6 +200,7 @@ impl SessionStore {
             details,
             history,
             warnings,
+            log_len: bytes.len() as u64,
         })
     }
 
@@ -255,7 +252,11 @@ impl SessionStore {
 
     pub(crate) fn delete(&self, id: &str) -> Result<()> {
         let path = self.path_for(id)?;
-        std::fs::remove_file(&path).with_context(|| format!("deleting {}", path.display()))
+        std::fs::remove_file(&path).with_context(|| format!("deleting {}", path.display()))?;
+        for file in writer::sidecars(&path) {
+            let _ = std::fs::remove_file(file);
+        }
+        Ok(())
     }
 }
 
@@ -286,21 +287,11 @@ fn close_dangling_tool_calls(history: &mut Vec<HistoryItem>) {
     }
 }
 
-fn open_append(path: &Path, create_new: bool) -> Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut o = OpenOptions::new();
-    o.append(true).mode(0o600);
-    if create_new {
-        o.create_new(true);
-    }
-    o.open(path)
-        .with_context(|| format!("opening session log {}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::ToolCall;
+    use std::io::Write;
 
     fn meta(id: &str, cwd: &str) -> SessionMeta {
         SessionMeta {

@@ -6,6 +6,7 @@ pub mod apply_patch;
 pub(crate) mod edit;
 pub(crate) mod exec;
 pub mod files;
+pub(crate) mod names;
 pub(crate) mod patch_runner;
 pub(crate) mod plan;
 pub(crate) mod search_tools;
@@ -197,16 +198,20 @@ impl table::Tool for External {
 }
 
 /// The table entries of a set of external tools, named as `rename` says (a harness's
-/// convention, such as Claude Code's `mcp__<server>__<tool>`).
-pub(crate) fn external_entries(
+/// convention, such as Claude Code's `mcp__<server>__<tool>`), then held to what providers
+/// accept and made unique among themselves and the `taken` names (the harness's own tools):
+/// every name is one the model can call, and a call reaches the tool it names.
+pub(crate) fn external_entries<'a>(
     set: Arc<dyn ExternalTools>,
     rename: &dyn Fn(&str) -> String,
+    taken: impl IntoIterator<Item = &'a str>,
 ) -> Vec<Arc<dyn table::Tool>> {
+    let mut names = names::UniqueNames::reserving(taken);
     set.specs()
         .into_iter()
         .map(|mut spec| {
             let name = std::mem::take(&mut spec.name);
-            spec.name = rename(&name);
+            spec.name = names.claim(&rename(&name));
             Arc::new(External {
                 set: set.clone(),
                 spec,

@@ -190,6 +190,14 @@ impl ToolTable {
         &self.specs
     }
 
+    /// Every name a call can use: the listed tools' and the hidden ones'.
+    pub(crate) fn all_names(&self) -> impl Iterator<Item = &str> {
+        self.tools
+            .iter()
+            .chain(&self.hidden)
+            .map(|t| t.spec().name.as_str())
+    }
+
     pub(crate) fn names(&self) -> Vec<&str> {
         self.tools.iter().map(|t| t.spec().name.as_str()).collect()
     }

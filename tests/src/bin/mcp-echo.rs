@@ -2,12 +2,15 @@
 //!
 //! ```text
 //! mcp-echo [--http] [--pid-file FILE] [--child-pid-file FILE] [--linger] [--schema-shapes]
+//!          [--long-names] [--big]
 //! ```
 //!
 //! Tools: `say {text}` answers `$MCP_ECHO_PREFIX` + text; `fail` answers an error result;
 //! `sleep {seconds}` waits, for cancellation tests. `--schema-shapes` adds `shape_*` tools
 //! whose input schemas have the shapes Moonshot's validator rejects (see
-//! `server/src/model/kimi_schema.rs`); calling one answers `ok`.
+//! `server/src/model/kimi_schema.rs`); calling one answers `ok`. `--long-names` adds tools
+//! whose names tell apart only past what a 64-character cut keeps ([`LONG_NAMES`]); each
+//! answers `I am <its name>`. `--big` adds `big {bytes}`, which answers that many bytes.
 //!
 //! Speaks MCP on stdin/stdout by default and exits when stdin closes. With `--http` it serves
 //! streamable HTTP on 127.0.0.1 at a free port, prints `http://127.0.0.1:PORT/mcp` as its only
@@ -47,12 +50,29 @@ struct Args {
     /// Also list tools whose schemas Moonshot rejects as they are.
     #[arg(long)]
     schema_shapes: bool,
+    /// Also list the tools of `LONG_NAMES`.
+    #[arg(long)]
+    long_names: bool,
+    /// Also list `big {bytes}`.
+    #[arg(long)]
+    big: bool,
 }
+
+/// Names that differ only at their end: `echo__` plus each of the first two is 64
+/// characters; the last two are 72 characters that share their first 66.
+const LONG_NAMES: [&str; 4] = [
+    "tttttttttttttttttttttttttttttttttttttttttttttttttttttt_one",
+    "tttttttttttttttttttttttttttttttttttttttttttttttttttttt_two",
+    "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu_alpha",
+    "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu_gamma",
+];
 
 #[derive(Clone)]
 struct Echo {
     prefix: String,
     schema_shapes: bool,
+    long_names: bool,
+    big: bool,
 }
 
 /// One tool per schema shape Moonshot rejects, and one (`shape_remote`) no rewrite can fix.
@@ -143,6 +163,20 @@ impl ServerHandler for Echo {
         if self.schema_shapes {
             tools.extend(shape_tools());
         }
+        if self.long_names {
+            tools.extend(
+                LONG_NAMES
+                    .iter()
+                    .map(|n| Tool::new(*n, "Says its name.", schema(json!({"type": "object"})))),
+            );
+        }
+        if self.big {
+            tools.push(Tool::new(
+                "big",
+                "Answers `bytes` bytes.",
+                schema(json!({"type": "object", "properties": {"bytes": {"type": "integer"}}})),
+            ));
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -165,6 +199,13 @@ impl ServerHandler for Echo {
             }
             other if self.schema_shapes && other.starts_with("shape_") => {
                 CallToolResult::success(vec![ContentBlock::text("ok")])
+            }
+            other if self.long_names && LONG_NAMES.contains(&other) => {
+                CallToolResult::success(vec![ContentBlock::text(format!("I am {other}"))])
+            }
+            "big" if self.big => {
+                let n = args.get("bytes").and_then(Value::as_u64).unwrap_or(0);
+                CallToolResult::success(vec![ContentBlock::text("x".repeat(n as usize))])
             }
             other => {
                 return Err(ErrorData::invalid_params(
@@ -199,6 +240,8 @@ async fn main() -> anyhow::Result<()> {
     let echo = Echo {
         prefix: std::env::var("MCP_ECHO_PREFIX").unwrap_or_default(),
         schema_shapes: args.schema_shapes,
+        long_names: args.long_names,
+        big: args.big,
     };
     if !args.http {
         let running = echo.serve(rmcp::transport::stdio()).await?;

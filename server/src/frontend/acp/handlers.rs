@@ -198,7 +198,9 @@ async fn open_session(
         mcp_servers,
     };
     let start = if resume {
-        SessionStart::Resume { id: id.clone() }
+        close_earlier_copy(state, &id).await;
+        // Nothing is written (and the log is not taken) until the first prompt.
+        SessionStart::Load { id: id.clone() }
     } else {
         SessionStart::New {
             id: Some(id.clone()),
@@ -245,6 +247,15 @@ async fn open_session(
     });
     state.insert(s.clone());
     Ok(s)
+}
+
+/// The same session loaded again here: the earlier copy goes first, so the new one can
+/// become the log's writer.
+async fn close_earlier_copy(state: &AcpState, id: &str) {
+    if let Some(old) = state.remove(id) {
+        old.cancel_turn();
+        let _ = old.handle.submit(Op::Shutdown).done().await;
+    }
 }
 
 /// The session's event translator, for what this client supports.

@@ -161,6 +161,9 @@ pub(crate) async fn open(
             format!("Authentication required: {m}; log in with account/login/start"),
         ),
         SessionError::NotFound(e) => RpcError::invalid_request(format!("{e:#}")),
+        SessionError::Busy(busy) => {
+            RpcError::invalid_request(format!("{busy}, or fork the thread (thread/fork)"))
+        }
         other if resume => RpcError::invalid_request(other.to_string()),
         other => RpcError::internal(other.to_string()),
     })?;

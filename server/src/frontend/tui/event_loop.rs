@@ -129,6 +129,11 @@ impl<B: Backend> Tui<B> {
     /// Opens a session (a new one, or `resume`) and makes it the current one.
     async fn open(&mut self, resume: Option<String>) -> Result<(), String> {
         self.app.reset_session(resume.is_some());
+        // Resuming the session already open here: it closes first, so the new copy can
+        // become its log's writer.
+        if let Some(current) = self.session.take_if(|s| resume.as_deref() == Some(s.id())) {
+            let _ = current.submit(Op::Shutdown).done().await;
+        }
         let (handle, rx) = self.opener.open(resume).await?;
         self.session = Some(handle);
         self.events = Some(rx);

@@ -118,10 +118,10 @@ impl Harness for ClaudeCode {
     }
 }
 
-/// Claude Code's MCP names: `mcp__<server>__<tool>`, within the 64 characters tool names
-/// may have.
+/// Claude Code's MCP names: `mcp__<server>__<tool>` (cut to the 64 characters tool names
+/// may have, and kept unique, by `tools::external_entries`).
 pub(crate) fn mcp_name(name: &str) -> String {
-    format!("mcp__{name}").chars().take(64).collect()
+    format!("mcp__{name}")
 }
 
 type Run = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, ToolResult>;
@@ -330,11 +330,10 @@ mod tests {
     #[test]
     fn mcp_tools_take_claude_code_names_and_keep_their_own_for_calls() {
         assert_eq!(mcp_name("echo__say"), "mcp__echo__say");
-        assert_eq!(mcp_name(&"x".repeat(80)).len(), 64);
         let set = Arc::new(Recorder(Mutex::new(Vec::new())));
         let h = ClaudeCode::full();
         let rename = |n: &str| h.external_tool_name(n);
-        let entries = external_entries(set.clone(), &rename);
+        let entries = external_entries(set.clone(), &rename, []);
         assert_eq!(entries[0].spec().name, "mcp__echo__say");
         let ws = Workspace::new(
             &std::env::temp_dir(),
