@@ -96,9 +96,6 @@ impl WriterLock {
             OpenOptions::new().create(true).truncate(false).write(true),
         )
         .with_context(|| format!("opening {}", lock_path.display()))?;
-        // `File::try_lock` is stable since 1.89; the workspace's rust-version is being raised
-        // past it in another change. Remove this allow then.
-        #[allow(clippy::incompatible_msrv)]
         let locked = file.try_lock();
         match locked {
             Ok(()) => {}
