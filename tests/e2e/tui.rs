@@ -548,8 +548,9 @@ fn ctrl_c_ends_a_running_command_within_a_second() {
     );
     // The session goes on: the next prompt is answered.
     t.line("still there?");
+    // The turn has ended when the working line is gone: a Ctrl+C before that interrupts.
     t.wait_for("the next answer", Duration::from_secs(10), |s| {
-        s.contains("Still here.")
+        s.contains("Still here.") && !s.contains("Working")
     });
     // One Ctrl+C on an empty prompt only arms; the second quits.
     t.keys(&["C-c"]);
