@@ -287,9 +287,8 @@ fn close_dangling_tool_calls(history: &mut Vec<HistoryItem>) {
 }
 
 fn open_append(path: &Path, create_new: bool) -> Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
     let mut o = OpenOptions::new();
-    o.append(true).mode(0o600);
+    crate::platform::create_mode(o.append(true), 0o600);
     if create_new {
         o.create_new(true);
     }
