@@ -85,6 +85,7 @@ pub(crate) enum Stop {
     /// SIGTERM; on Windows the console closing, a log-off or a shutdown.
     Terminate,
     /// SIGHUP (the terminal went away).
+    #[cfg_attr(windows, allow(dead_code))]
     Hangup,
     /// SIGINT / Ctrl+C.
     Interrupt,

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Support {
     /// Linux Landlock with this ABI version (1 or more).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     Landlock { abi: u32 },
     /// macOS Seatbelt: commands run under `/usr/bin/sandbox-exec` with a generated profile,
     /// which holds files, the network and signals (see `seatbelt.rs`).
@@ -50,6 +51,7 @@ impl Support {
     }
 
     /// Signals and abstract UNIX sockets can be scoped to the sandbox (ABI 6).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn scopes_ipc(self) -> bool {
         self.abi() >= 6
     }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Dialect {
     /// bash or sh.
+    #[cfg_attr(windows, allow(dead_code))]
     Posix,
     /// PowerShell 7 (`pwsh`) or Windows PowerShell 5.1.
     #[cfg_attr(not(windows), allow(dead_code))]
