@@ -287,9 +287,11 @@ pub(crate) fn init_logging(terminal_ui: bool) {
     // Every line goes through secret redaction; a new log file is readable by its owner only.
     use crate::secrets::Redacting;
     if let Some(path) = std::env::var_os("INTERPRETER_LOG_FILE")
-        && let Ok(file) =
-            crate::platform::create_mode(std::fs::OpenOptions::new().create(true).append(true), 0o600)
-                .open(&path)
+        && let Ok(file) = crate::platform::create_mode(
+            std::fs::OpenOptions::new().create(true).append(true),
+            0o600,
+        )
+        .open(&path)
     {
         builder
             .with_ansi(false)

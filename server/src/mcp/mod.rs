@@ -23,10 +23,10 @@ use std::time::Duration;
 
 use crate::model::{ToolSpec, kimi_schema};
 use crate::sandbox::Intent;
+use crate::tools::exec::ServerTree;
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, ExternalTools, ToolContext, ToolOutcome};
 use connect::Client;
-use crate::tools::exec::ServerTree;
 
 /// How long one server may take to start, answer the handshake and list its tools, unless
 /// its `startup_timeout_sec` says otherwise.

@@ -22,7 +22,7 @@ mod policy;
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod seatbelt;
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 pub(crate) use confinement::Support;
 pub(crate) use confinement::{Confinement, Prepared};
 pub(crate) use policy::{Intent, Policy, Verdict, remember_key};

@@ -72,7 +72,10 @@ fn every_writable_folder_is_a_parameter_never_text() {
     // The hostile folder name reaches sandbox-exec as a -D value only.
     assert!(!p.text.contains("/tmp/a"), "{}", p.text);
     assert_eq!(p.params.len(), 1);
-    assert_eq!(p.text.matches("(subpath (param \"WRITABLE_ROOT_").count(), 1);
+    assert_eq!(
+        p.text.matches("(subpath (param \"WRITABLE_ROOT_").count(),
+        1
+    );
 }
 
 #[test]

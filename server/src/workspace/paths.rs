@@ -251,7 +251,8 @@ fn inside(resolved: &Path, root: &Path) -> bool {
     }
 }
 
-#[cfg(test)]
+// Symlinks: Unix (Windows paths have their own suite, winpath_tests.rs).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -158,14 +158,19 @@ fn open_regular(path: &Path) -> Option<std::fs::File> {
     }
     // Windows has no FIFOs in the file system; a link at the last step is checked below.
     #[cfg(windows)]
-    if std::fs::symlink_metadata(path).ok()?.file_type().is_symlink() {
+    if std::fs::symlink_metadata(path)
+        .ok()?
+        .file_type()
+        .is_symlink()
+    {
         return None;
     }
     let file = o.open(path).ok()?;
     file.metadata().ok()?.is_file().then_some(file)
 }
 
-#[cfg(test)]
+// Links and FIFOs: Unix.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;

@@ -51,7 +51,10 @@ fn dot_dot_is_folded_and_never_climbs_out() {
 
 #[test]
 fn unc_and_verbatim_prefixes() {
-    assert_eq!(ok(r"\\build\share\cache\obj\a.o"), r"\\build\share\cache\obj\a.o");
+    assert_eq!(
+        ok(r"\\build\share\cache\obj\a.o"),
+        r"\\build\share\cache\obj\a.o"
+    );
     assert_eq!(ok(r"\\BUILD\Share\cache\x"), r"\\BUILD\Share\cache\x");
     assert!(refused(r"\\build\other\cache\x").contains("outside"));
     assert!(refused(r"\\evil\share\cache\x").contains("outside"));
@@ -97,7 +100,10 @@ fn case_follows_the_volume() {
     assert!(is_within(&shouted, &r, true));
     // A case-sensitive folder (WSL's per-directory flag): another spelling is another place.
     assert!(!is_within(&shouted, &r, false));
-    assert!(is_within(&p(r"c:\Users\dev\repo\src"), &r, false), "drive letters ignore case");
+    assert!(
+        is_within(&p(r"c:\Users\dev\repo\src"), &r, false),
+        "drive letters ignore case"
+    );
     // Non-ASCII case folding.
     let umlaut = p(r"C:\Benutzer\Jörg");
     assert!(is_within(&p(r"C:\BENUTZER\JÖRG\x"), &umlaut, true));

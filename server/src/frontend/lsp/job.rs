@@ -618,6 +618,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn answers_go_to_a_private_folder() {
         use std::os::unix::fs::PermissionsExt;

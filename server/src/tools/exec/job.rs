@@ -108,9 +108,7 @@ pub(super) fn spawn(
     sandbox: Option<&crate::sandbox::Prepared>,
 ) -> std::io::Result<ProcessTree> {
     if sandbox.is_some() {
-        return Err(std::io::Error::other(
-            "no process sandbox on this platform",
-        ));
+        return Err(std::io::Error::other("no process sandbox on this platform"));
     }
     let job = Arc::new(Job::new()?);
     cmd.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);

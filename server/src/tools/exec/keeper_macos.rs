@@ -201,13 +201,7 @@ unsafe fn started(pid: pid_t) -> Option<(u64, u64)> {
     unsafe {
         let mut info: libc::proc_bsdinfo = std::mem::zeroed();
         let size = std::mem::size_of::<libc::proc_bsdinfo>() as c_int;
-        let n = libc::proc_pidinfo(
-            pid,
-            libc::PROC_PIDTBSDINFO,
-            0,
-            (&raw mut info).cast(),
-            size,
-        );
+        let n = libc::proc_pidinfo(pid, libc::PROC_PIDTBSDINFO, 0, (&raw mut info).cast(), size);
         (n == size && info.pbi_status != libc::SZOMB)
             .then_some((info.pbi_start_tvsec, info.pbi_start_tvusec))
     }

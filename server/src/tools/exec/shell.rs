@@ -27,8 +27,7 @@ pub(crate) struct Shell {
 
 /// Sent before a PowerShell command so its output reaches us as UTF-8 whatever the console's
 /// code page (Windows PowerShell writes the OEM code page to a pipe otherwise).
-const POWERSHELL_UTF8: &str =
-    "[Console]::OutputEncoding = [System.Text.Encoding]::UTF8; $OutputEncoding = [System.Text.Encoding]::UTF8; ";
+const POWERSHELL_UTF8: &str = "[Console]::OutputEncoding = [System.Text.Encoding]::UTF8; $OutputEncoding = [System.Text.Encoding]::UTF8; ";
 
 impl Shell {
     /// This machine's shell, found once per process.
@@ -188,7 +187,10 @@ mod tests {
             ("two words", "'two words'"),
             ("it's", "'it''s'"),
             ("$env:OPENAI_API_KEY", "'$env:OPENAI_API_KEY'"),
-            ("$(Remove-Item -Recurse C:\\)", "'$(Remove-Item -Recurse C:\\)'"),
+            (
+                "$(Remove-Item -Recurse C:\\)",
+                "'$(Remove-Item -Recurse C:\\)'",
+            ),
             ("a`b", "'a`b'"),
             ("a;b|c&d", "'a;b|c&d'"),
             ("@(1,2)", "'@(1,2)'"),
@@ -208,7 +210,8 @@ mod tests {
     #[test]
     fn powershell_quoting_round_trips() {
         fn unquote(q: &str) -> String {
-            let is_quote = |c: char| matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}');
+            let is_quote =
+                |c: char| matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}');
             let Some(inner) = q.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) else {
                 return q.to_string();
             };
@@ -276,9 +279,8 @@ mod tests {
             PathBuf::from(r"C:\Program Files\PowerShell\7"),
         ];
         let root = Path::new(r"C:\Windows");
-        let only = |names: &'static [&'static str]| {
-            move |p: &Path| names.iter().any(|n| p.ends_with(n))
-        };
+        let only =
+            |names: &'static [&'static str]| move |p: &Path| names.iter().any(|n| p.ends_with(n));
         let found = powershell_program(&dirs, Some(root), only(&["pwsh.exe", "powershell.exe"]));
         assert!(found.ends_with("pwsh.exe"), "{found:?}");
         let found = powershell_program(&dirs, Some(root), only(&["powershell.exe"]));
