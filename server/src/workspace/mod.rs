@@ -20,6 +20,17 @@ pub(crate) mod window;
 #[cfg_attr(not(windows), allow(dead_code))]
 mod winpath;
 
+/// A relative path with `/` between folders on every platform, as diffs (`git apply`), the
+/// model and `@` mentions expect.
+pub(crate) fn slash_path(rel: &Path) -> String {
+    let text = rel.to_string_lossy();
+    if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text.into_owned()
+    }
+}
+
 pub(crate) use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};
 
 /// Texts that differ from the disk, by path: open editor documents and the agent's unsaved
@@ -106,7 +117,7 @@ impl Workspace {
     /// A path for display and diffs: relative to the cwd when inside it.
     pub(crate) fn display_path(&self, p: &Path) -> String {
         match p.strip_prefix(&self.cwd) {
-            Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            Ok(rel) if !rel.as_os_str().is_empty() => slash_path(rel),
             Ok(_) => ".".into(),
             Err(_) => p.display().to_string(),
         }
