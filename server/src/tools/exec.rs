@@ -355,7 +355,8 @@ async fn drain(output: &mut mpsc::Receiver<Vec<u8>>, capture: &mut Capture<'_>) 
 }
 
 // The commands are bash; Windows has its own tests in job.rs and shell.rs.
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 

@@ -252,7 +252,8 @@ fn inside(resolved: &Path, root: &Path) -> bool {
 }
 
 // Symlinks: Unix (Windows paths have their own suite, winpath_tests.rs).
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 

@@ -170,7 +170,8 @@ fn open_regular(path: &Path) -> Option<std::fs::File> {
 }
 
 // Links and FIFOs: Unix.
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
