@@ -157,6 +157,7 @@ fn start_command(
     }
     let spawned = tree::spawn(cmd, sandbox.as_ref());
     // The ruleset descriptor the hook uses stays open until the spawn is done.
+    #[cfg(target_os = "linux")]
     drop(sandbox);
     spawned.map_err(|e| {
         let what = if confinement.is_some() {
