@@ -339,3 +339,20 @@ fn warnings_never_claim_protection_that_is_missing() {
         .unwrap();
     assert!(w.contains("truncating") && w.contains("network"), "{w}");
 }
+
+/// Windows has no process sandbox: every session is told so, and commands that are not known
+/// read-only ask (runs under wine in scripts/cross-check.sh).
+#[cfg(windows)]
+#[test]
+fn windows_sessions_are_warned_and_commands_ask() {
+    let p = Policy::new(WorkspaceWrite, OnRequest);
+    assert!(!p.confines_commands());
+    let w = p.sandbox_warning().expect("a warning");
+    assert!(w.contains("Windows has no process sandbox"), "{w}");
+    assert!(matches!(
+        p.decide(&Intent::Shell {
+            command: "cargo build".into()
+        }),
+        Verdict::Ask { .. }
+    ));
+}

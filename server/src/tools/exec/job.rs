@@ -265,3 +265,27 @@ impl Drop for ProcessTree {
         self.job.terminate();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shell runs in its job (resumed after joining), is counted there, and terminating
+    /// the job ends it and empties the job.
+    #[tokio::test]
+    async fn the_shell_runs_in_its_job_and_ends_with_it() {
+        let mut cmd = tokio::process::Command::new("cmd.exe");
+        cmd.args(["/C", "ping -n 30 127.0.0.1 > NUL"]);
+        let mut tree = spawn(cmd, None).expect("spawn in a job");
+        let alive = tree.census().count().expect("the job's count");
+        assert!(alive >= 1, "{alive} processes in the job");
+        tree.kill();
+        let status = tokio::time::timeout(Duration::from_secs(10), tree.child.wait())
+            .await
+            .expect("the shell ends with its job")
+            .expect("wait");
+        assert!(!status.success());
+        tree.settle().await;
+        assert_eq!(tree.census().count(), Some(0));
+    }
+}

@@ -272,6 +272,18 @@ mod tests {
         assert!(pwsh().describe().starts_with("PowerShell ("));
     }
 
+    #[cfg(windows)]
+    #[test]
+    fn windows_commands_run_in_powershell() {
+        let shell = Shell::detect();
+        assert_eq!(shell.dialect, Dialect::PowerShell);
+        assert!(
+            shell.describe().starts_with("PowerShell ("),
+            "{}",
+            shell.describe()
+        );
+    }
+
     #[test]
     fn pwsh_is_preferred_then_windows_powershell() {
         let dirs = [
