@@ -137,3 +137,40 @@ fn the_profile_is_balanced() {
         assert!(text.starts_with("(version 1)"));
     }
 }
+
+/// The generated profile really holds on macOS: inside the workspace and the temp folder a
+/// command writes, outside it cannot.
+#[cfg(target_os = "macos")]
+#[tokio::test]
+async fn sandbox_exec_holds_commands_to_the_workspace() {
+    use crate::tools::exec::{DEFAULT_MAX_PROCESSES, run_command_confined};
+    use std::time::Duration;
+    use tokio_util::sync::CancellationToken;
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir_in(dirs::home_dir().unwrap()).unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let c = Confinement::workspace_write(std::slice::from_ref(&root), &[], false);
+    let victim = outside.path().join("victim.txt");
+    let command = format!(
+        "echo in > inside.txt && echo tmp > /tmp/interpreter-seatbelt-$$ && rm /tmp/interpreter-seatbelt-$$ && echo ok; echo out > '{}'",
+        victim.display()
+    );
+    let r = run_command_confined(
+        &command,
+        &root,
+        Duration::from_secs(30),
+        &CancellationToken::new(),
+        Some(&c),
+        DEFAULT_MAX_PROCESSES,
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert!(r.output.contains("ok"), "{}", r.output);
+    assert!(root.join("inside.txt").exists());
+    assert!(
+        !victim.exists(),
+        "a write outside the workspace got through: {}",
+        r.output
+    );
+}
