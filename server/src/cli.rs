@@ -286,13 +286,12 @@ pub(crate) fn init_logging(terminal_ui: bool) {
         .with_target(false);
     // Every line goes through secret redaction; a new log file is readable by its owner only.
     use crate::secrets::Redacting;
-    use std::os::unix::fs::OpenOptionsExt;
     if let Some(path) = std::env::var_os("INTERPRETER_LOG_FILE")
-        && let Ok(file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&path)
+        && let Ok(file) = crate::platform::create_mode(
+            std::fs::OpenOptions::new().create(true).append(true),
+            0o600,
+        )
+        .open(&path)
     {
         builder
             .with_ansi(false)

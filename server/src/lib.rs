@@ -11,6 +11,7 @@ pub mod frontend;
 pub(crate) mod harness;
 pub(crate) mod mcp;
 pub mod model;
+pub(crate) mod platform;
 pub(crate) mod sandbox;
 pub mod secrets;
 pub(crate) mod skills;

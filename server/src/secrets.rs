@@ -646,9 +646,8 @@ impl<W: std::io::Write> std::io::Write for RedactingWriter<W> {
 /// A warning when `<home>/config.toml` holds a key (of any provider, in any profile) and other
 /// users can read it.
 pub(crate) fn config_permission_warning(home: &Path) -> Option<String> {
-    use std::os::unix::fs::PermissionsExt;
     let path = home.join("config.toml");
-    let mode = std::fs::metadata(&path).ok()?.permissions().mode() & 0o777;
+    let mode = crate::platform::mode(&std::fs::metadata(&path).ok()?)?;
     if mode & 0o044 == 0 {
         return None;
     }

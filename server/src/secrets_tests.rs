@@ -277,6 +277,7 @@ fn log_writer_redacts() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn world_readable_config_with_a_key_draws_a_warning() {
     use std::os::unix::fs::PermissionsExt;

@@ -157,6 +157,19 @@ class ReleaseNames(unittest.TestCase):
             self.assertIn(e.get("experimental"), ("true", "false"), e)
             self.assertTrue(e.get("os"), e)
 
+    def test_macos_and_windows_are_tested_and_released(self):
+        workflow = read(".github/workflows/release.yml")
+        tests = re.findall(r"^\s*- \{ platform: ([^,]+), os: ([^,]+),", workflow, re.M)
+        self.assertIn(("aarch64-apple-darwin", "macos-15"), tests)
+        self.assertIn(("x86_64-apple-darwin", "macos-15"), tests)
+        self.assertIn(("x86_64-pc-windows-msvc", "windows-2022"), tests)
+        self.assertIn("needs: [build, test]", workflow, "a release waits for the platform tests")
+        for t in ("aarch64-apple-darwin", "x86_64-apple-darwin", "x86_64-pc-windows-msvc"):
+            self.assertIn(t, self.released, f"{t} is released (not experimental)")
+        self.assertIn("windows-x86_64", agent()["distribution"]["binary"])
+        self.assertIn("x86_64-pc-windows-*) echo win32-x64", read("scripts/dist.sh"))
+        self.assertIn("install.ps1", workflow)
+
     def test_every_registry_archive_is_a_release_asset(self):
         assets = {archive_name(self.version, t): t for t in self.released}
         binary = agent()["distribution"]["binary"]
@@ -208,6 +221,9 @@ class ReleaseNames(unittest.TestCase):
         self.assertIn('"$arch-apple-darwin"', install_sh)
         self.assertIn('arch .. "-unknown-linux-musl"', install_lua)
         self.assertIn('arch .. "-apple-darwin"', install_lua)
+        install_ps1 = read("scripts/install.ps1")
+        self.assertIn("x86_64-pc-windows-msvc", released)
+        self.assertIn("x86_64-pc-windows-msvc", install_ps1)
 
     def test_health_check_knows_the_provider_key_variables(self):
         catalog = read("server/src/model/catalog.rs")

@@ -801,3 +801,7 @@ fn mcp_tools_join_every_harness_in_its_own_naming() {
         "swe-agent's prompt does not list the MCP tool"
     );
 }
+
+// Issue 22 item 5: MCP servers' own process trees.
+#[path = "mcp_trees.rs"]
+mod trees;

@@ -15,7 +15,7 @@ pub fn interpreter_bin() -> PathBuf {
         .parent()
         .and_then(Path::parent)
         .expect("test binary lives in target/<profile>/deps");
-    let bin = profile_dir.join("interpreter");
+    let bin = profile_dir.join(format!("interpreter{}", std::env::consts::EXE_SUFFIX));
     assert!(
         bin.exists(),
         "{} not found: run `cargo build -p interpreter` first (or set INTERPRETER_BIN)",

@@ -111,7 +111,8 @@ class RegistryEntry(unittest.TestCase):
         binary = dist["binary"]
         self.assertTrue(binary)
         self.assertLessEqual(set(binary), REGISTRY_PLATFORMS)
-        for os_family in ("darwin", "linux"):
+        # The Registry lists an agent only with builds for all three.
+        for os_family in ("darwin", "linux", "windows"):
             self.assertTrue(any(p.startswith(os_family) for p in binary), os_family)
         version = self.agent["version"]
         for platform, target in binary.items():
@@ -121,7 +122,10 @@ class RegistryEntry(unittest.TestCase):
                 self.assertTrue(archive.startswith("https://"), archive)
                 self.assertTrue(archive.endswith(ARCHIVE_SUFFIXES), archive)
                 self.assertIn(f"/v{version}/", archive, "the release tag follows the version")
-                self.assertEqual(target["cmd"], "./interpreter")
+                exe = "./interpreter.exe" if platform.startswith("windows") else "./interpreter"
+                self.assertEqual(target["cmd"], exe)
+                if platform.startswith("windows"):
+                    self.assertTrue(archive.endswith(".zip"), archive)
                 self.assertEqual(target["args"], ["acp"])
                 if "sha256" in target:
                     self.assertRegex(target["sha256"], r"^[a-fA-F0-9]{64}$")

@@ -17,6 +17,7 @@ const PLATFORM_PACKAGES = {
   "linux-arm64": "@openinterpreter/interpreter-linux-arm64",
   "darwin-x64": "@openinterpreter/interpreter-darwin-x64",
   "darwin-arm64": "@openinterpreter/interpreter-darwin-arm64",
+  "win32-x64": "@openinterpreter/interpreter-win32-x64",
 };
 
 const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];

@@ -120,6 +120,7 @@ mod tests {
 
     /// A project AGENTS.md that links outside the workspace is not read and is named in a
     /// warning; the home folder's own AGENTS.md may link anywhere.
+    #[cfg(unix)]
     #[test]
     fn a_symlink_out_of_the_workspace_is_skipped() {
         let home = tempfile::tempdir().unwrap();

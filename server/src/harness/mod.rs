@@ -60,11 +60,7 @@ impl PromptEnv {
             cwd,
             roots,
             os: std::env::consts::OS.to_string(),
-            shell: if std::path::Path::new("/bin/bash").exists() {
-                "bash (/bin/bash)".into()
-            } else {
-                "sh (/bin/sh)".into()
-            },
+            shell: crate::tools::exec::shell::Shell::detect().describe(),
             agents_md,
             sandbox,
             approval,

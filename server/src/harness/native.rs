@@ -321,29 +321,23 @@ fn shell_command(args: &Value) -> String {
                 .filter_map(Value::as_str)
                 .map(String::from)
                 .collect();
-            // ["bash", "-lc", "script"] is the common legacy shape.
-            if words.len() == 3 && words[1].starts_with('-') && words[1].ends_with('c') {
+            // ["bash", "-lc", "script"] is the common legacy shape, and
+            // ["powershell.exe", "-Command", "script"] on Windows.
+            let script_flag = |f: &str| {
+                (f.starts_with('-') && f.ends_with('c')) || f.eq_ignore_ascii_case("-command")
+            };
+            if words.len() == 3 && script_flag(&words[1]) {
                 words[2].clone()
             } else {
+                let shell = crate::tools::exec::shell::Shell::detect();
                 words
                     .iter()
-                    .map(|w| shell_quote(w))
+                    .map(|w| shell.quote(w))
                     .collect::<Vec<_>>()
                     .join(" ")
             }
         }
         _ => String::new(),
-    }
-}
-
-fn shell_quote(w: &str) -> String {
-    if !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
     }
 }
 

@@ -68,6 +68,7 @@ mod tests {
         assert_eq!(t, ".hidden/\nsrc/\n  deep/\n  lib.rs\nREADME.md\n");
     }
 
+    #[cfg(unix)]
     #[test]
     fn links_out_of_the_workspace_are_left_out_and_named() {
         let d = tempfile::tempdir().unwrap();

@@ -1,5 +1,6 @@
-//! Connecting one MCP server (does I/O): a stdio server is spawned in its own process group
-//! with its stderr kept for error messages; an HTTP server gets a streamable HTTP session.
+//! Connecting one MCP server (does I/O): a stdio server is spawned in a process tree of its
+//! own, as commands are (`tools::exec::spawn_server`: nothing it starts outlives it or the
+//! session), with its stderr kept for error messages; an HTTP server gets a streamable HTTP session.
 //! Then the MCP handshake and the tool list, all within one deadline.
 
 use rmcp::ServiceExt;
@@ -13,14 +14,15 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 
 use super::{McpServerConfig, McpTransport};
+use crate::tools::exec::ServerTree;
 
 pub(super) type Client = RunningService<RoleClient, ClientConfig>;
 
-/// A live server: the MCP client, its tools, and for stdio the process group to kill.
+/// A live server: the MCP client, its tools, and for stdio the process tree to end.
 pub(super) struct Connection {
     pub client: Client,
     pub tools: Vec<Tool>,
-    pub process: Option<ProcessGroupGuard>,
+    pub process: Option<ServerTree>,
 }
 
 /// Stderr lines kept for an error message.
@@ -55,20 +57,23 @@ pub(super) async fn connect(
             for var in crate::secrets::secret_env_vars() {
                 cmd.env_remove(var);
             }
-            cmd.args(args)
-                .envs(env.iter().map(|(k, v)| (k, v)))
-                .kill_on_drop(true);
+            cmd.args(args).envs(env.iter().map(|(k, v)| (k, v)));
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }
-            // Its own group, so children it starts (npx → node) die with it.
             #[cfg(unix)]
             cmd.process_group(0);
             // Its stdout through a cap on each message (`cap.rs`): a result too large ends
-            // its call at once.
-            let (transport, stderr) = super::cap::CappedChild::spawn(cmd)
-                .map_err(|e| format!("could not run `{}`: {e}", command.display()))?;
-            let process = transport.id().map(ProcessGroupGuard::new);
+            // its call at once. The server and everything it starts live in one process
+            // tree that ends with the session, as a command's does.
+            let spawned = crate::tools::exec::spawn_server(cmd, |cmd| {
+                let (transport, stderr) = super::cap::CappedChild::spawn(cmd)?;
+                let pid = transport.id();
+                Ok(((transport, stderr), pid))
+            });
+            let ((transport, stderr), tree) =
+                spawned.map_err(|e| format!("could not run `{}`: {e}", command.display()))?;
+            let process = Some(tree);
             let mut tail = StderrTail::default();
             if let Some(stderr) = stderr {
                 tail.follow(config.name.clone(), stderr);
@@ -144,35 +149,6 @@ where
 fn install_crypto_provider() {
     // Err only means one is installed already.
     let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
-/// Kills a stdio server's whole process group when dropped: the backstop behind the
-/// graceful shutdown, and what runs when the runtime goes away first.
-pub(super) struct ProcessGroupGuard {
-    pgid: u32,
-}
-
-impl ProcessGroupGuard {
-    fn new(pgid: u32) -> Self {
-        ProcessGroupGuard { pgid }
-    }
-}
-
-impl Drop for ProcessGroupGuard {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        {
-            // Never 0 or 1: killpg(0) would hit our own group.
-            if let Ok(pgid) = i32::try_from(self.pgid)
-                && pgid > 1
-            {
-                // SAFETY: killpg has no memory effects; a group that is gone gives ESRCH.
-                unsafe {
-                    libc::killpg(pgid, libc::SIGKILL);
-                }
-            }
-        }
-    }
 }
 
 /// The last lines a stdio server wrote to stderr. Every line is also logged.

@@ -3,9 +3,10 @@
 //! approval policy. Knows no front end: ACP's `McpServer` is converted at the ACP edge.
 //!
 //! A server that fails to start is a warning for the front end to show, never a failed
-//! session. Stdio servers run in their own process group, which is killed when the tools are
-//! dropped (session closed, agent exiting), after a short graceful shutdown when there is
-//! still a runtime to run it.
+//! session. Stdio servers run in a process tree of their own, as commands do (a keeper above
+//! them, a cgroup on Linux, a Job Object on Windows), which is ended when the tools are dropped
+//! (session closed, agent exiting), after a short graceful shutdown when there is still a
+//! runtime to run it, and when the server exits or the agent dies.
 
 mod cap;
 pub(crate) mod config;
@@ -23,9 +24,10 @@ use std::time::Duration;
 
 use crate::model::{ToolSpec, kimi_schema};
 use crate::sandbox::Intent;
+use crate::tools::exec::ServerTree;
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, ExternalTools, ToolContext, ToolOutcome};
-use connect::{Client, ProcessGroupGuard};
+use connect::Client;
 
 /// How long one server may take to start, answer the handshake and list its tools, unless
 /// its `startup_timeout_sec` says otherwise.
@@ -110,8 +112,10 @@ pub(crate) struct McpTools {
 
 struct Server {
     name: String,
+    /// Before `client`: dropped first, so the keeper ends the tree before the transport's
+    /// own kill reaches the keeper.
+    process: Option<ServerTree>,
     client: Client,
-    process: Option<ProcessGroupGuard>,
     tool_timeout: Option<Duration>,
 }
 
@@ -321,7 +325,7 @@ impl ExternalTools for McpTools {
 
 impl Server {
     /// Closes the session (stdin EOF for stdio servers), waits a little, then kills what is
-    /// left of the process group.
+    /// left of the process tree.
     async fn shutdown(mut self) {
         let _ = self.client.close_with_timeout(SHUTDOWN_GRACE).await;
         drop(self.process.take());

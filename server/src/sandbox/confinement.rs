@@ -9,7 +9,12 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Support {
     /// Linux Landlock with this ABI version (1 or more).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     Landlock { abi: u32 },
+    /// macOS Seatbelt: commands run under `/usr/bin/sandbox-exec` with a generated profile,
+    /// which holds files, the network and signals (see `seatbelt.rs`).
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    Seatbelt,
     /// No process sandbox, and why (for the user).
     Unavailable { reason: &'static str },
 }
@@ -24,6 +29,8 @@ impl Support {
     fn abi(self) -> u32 {
         match self {
             Support::Landlock { abi } => abi,
+            // Seatbelt enforces every right the Landlock ABIs name.
+            Support::Seatbelt => u32::MAX,
             Support::Unavailable { .. } => 0,
         }
     }
@@ -44,6 +51,7 @@ impl Support {
     }
 
     /// Signals and abstract UNIX sockets can be scoped to the sandbox (ABI 6).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn scopes_ipc(self) -> bool {
         self.abi() >= 6
     }
@@ -52,6 +60,7 @@ impl Support {
     pub(crate) fn describe(self) -> String {
         match self {
             Support::Landlock { abi } => format!("Landlock ABI {abi}"),
+            Support::Seatbelt => "Seatbelt (sandbox-exec)".to_string(),
             Support::Unavailable { reason } => reason.to_string(),
         }
     }
@@ -62,10 +71,28 @@ fn probe() -> Support {
     super::landlock::probe()
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(target_os = "macos")]
+fn probe() -> Support {
+    if Path::new(super::seatbelt::SANDBOX_EXEC).exists() {
+        Support::Seatbelt
+    } else {
+        Support::Unavailable {
+            reason: "this macOS has no /usr/bin/sandbox-exec",
+        }
+    }
+}
+
+#[cfg(windows)]
 fn probe() -> Support {
     Support::Unavailable {
-        reason: "process sandboxing needs Linux Landlock, which this platform does not have",
+        reason: "Windows has no process sandbox for commands yet (each command's processes live in a Job Object, which ends them, but does not confine them)",
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+fn probe() -> Support {
+    Support::Unavailable {
+        reason: "process sandboxing needs Linux Landlock or macOS Seatbelt, which this platform does not have",
     }
 }
 
@@ -113,9 +140,12 @@ impl Confinement {
     }
 }
 
-/// `/tmp`, `$TMPDIR` and `/dev/shm`; a `$TMPDIR` of `/` or the home folder itself is ignored
-/// (it would make everything writable).
+/// `/tmp`, `$TMPDIR` and `/dev/shm` (macOS: `/tmp` and `$TMPDIR`); a `$TMPDIR` of `/` or the
+/// home folder itself is ignored (it would make everything writable).
 fn temp_dirs() -> Vec<PathBuf> {
+    #[cfg(target_os = "macos")]
+    let mut out = vec![PathBuf::from("/tmp")];
+    #[cfg(not(target_os = "macos"))]
     let mut out = vec![PathBuf::from("/tmp"), PathBuf::from("/dev/shm")];
     if let Some(t) = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()) {
         let t = std::fs::canonicalize(&t).unwrap_or_else(|_| PathBuf::from(t));
@@ -127,17 +157,20 @@ fn temp_dirs() -> Vec<PathBuf> {
     out
 }
 
-/// A confinement turned into a kernel ruleset, ready for a child to enter. Built in the parent
-/// (it allocates and opens files); the child only makes two system calls with it.
+/// A confinement turned into what the child needs to enter it. Built in the parent (it
+/// allocates and opens files). Linux: a Landlock ruleset the child enters with two system
+/// calls between fork and exec. macOS: the `sandbox-exec` command line the shell runs under.
 #[derive(Debug)]
 pub(crate) struct Prepared {
     #[cfg(target_os = "linux")]
     fd: std::os::fd::OwnedFd,
+    #[cfg(target_os = "macos")]
+    confinement: Confinement,
 }
 
 impl Prepared {
-    /// Builds the ruleset. An error means the command must not run (never run unconfined by
-    /// accident).
+    /// Builds the ruleset or profile. An error means the command must not run (never run
+    /// unconfined by accident).
     pub(crate) fn new(c: &Confinement) -> std::io::Result<Prepared> {
         #[cfg(target_os = "linux")]
         {
@@ -145,7 +178,19 @@ impl Prepared {
                 fd: super::landlock::build_ruleset(c)?,
             })
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(target_os = "macos")]
+        {
+            if !Path::new(super::seatbelt::SANDBOX_EXEC).exists() {
+                return Err(std::io::Error::other(format!(
+                    "{} is missing: the command cannot be sandboxed",
+                    super::seatbelt::SANDBOX_EXEC
+                )));
+            }
+            Ok(Prepared {
+                confinement: c.clone(),
+            })
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         {
             let _ = c;
             Err(std::io::Error::other(
@@ -154,18 +199,27 @@ impl Prepared {
         }
     }
 
-    /// The hook for `Command::pre_exec`: restricts the calling (child) process. Only
+    /// The program and arguments that run `argv` confined: `argv` itself where the child
+    /// confines itself (Linux), `sandbox-exec` with the profile on macOS.
+    pub(crate) fn wrap(&self, argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+        #[cfg(target_os = "macos")]
+        {
+            let mut out = vec![std::ffi::OsString::from(super::seatbelt::SANDBOX_EXEC)];
+            out.extend(super::seatbelt::command_args(&self.confinement, &argv));
+            out
+        }
+        #[cfg(not(target_os = "macos"))]
+        {
+            argv
+        }
+    }
+
+    /// The hook for `Command::pre_exec` (Linux): restricts the calling (child) process. Only
     /// async-signal-safe system calls, no allocation, no locks.
+    #[cfg(target_os = "linux")]
     pub(crate) fn enter_hook(&self) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::fd::AsRawFd;
-            let fd = self.fd.as_raw_fd();
-            move || super::landlock::restrict_self(fd)
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            || Err(std::io::Error::other("no process sandbox on this platform"))
-        }
+        use std::os::fd::AsRawFd;
+        let fd = self.fd.as_raw_fd();
+        move || super::landlock::restrict_self(fd)
     }
 }

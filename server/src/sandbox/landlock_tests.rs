@@ -16,6 +16,7 @@ fn landlock_or_skip(test: &str) -> Option<u32> {
             skip(test, reason);
             None
         }
+        Support::Seatbelt => unreachable!("Seatbelt is macOS's"),
     }
 }
 

@@ -1,7 +1,10 @@
 //! The sandbox: the approval policy (sandbox mode × approval policy → allow, ask or deny, per
 //! intent) and the process sandbox that holds shell commands to the mode.
 //!
-//! | mode | shell commands (Landlock) | without Landlock |
+//! Linux confines commands with Landlock, macOS with Seatbelt (`sandbox-exec`); Windows has no
+//! process sandbox yet and follows the no-sandbox rules.
+//!
+//! | mode | shell commands (Landlock, Seatbelt) | without a sandbox |
 //! |---|---|---|
 //! | `read-only` | read everywhere, write nothing but `/dev/null`-like devices, no network | only known read-only commands run; others ask (`never`: refused) |
 //! | `workspace-write` | write under the workspace roots, `writable_roots`, `/tmp`, `$TMPDIR`, `/dev/shm`; network only with `network_access` | commands ask (`never`: they run unconfined) |
@@ -15,8 +18,11 @@ mod confinement;
 #[cfg(target_os = "linux")]
 mod landlock;
 mod policy;
+/// Pure, so its golden tests run on every platform; used by commands on macOS only.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod seatbelt;
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 pub(crate) use confinement::Support;
 pub(crate) use confinement::{Confinement, Prepared};
 pub(crate) use policy::{Intent, Policy, Verdict, remember_key};

@@ -274,6 +274,8 @@ fn remember_keys_follow_the_parse() {
     ));
 }
 
+// The temp folders are Unix paths; Windows has no process sandbox to confine with.
+#[cfg(unix)]
 #[test]
 fn confinement_follows_the_mode() {
     let roots = vec![PathBuf::from("/w"), PathBuf::from("/extra")];
@@ -343,4 +345,21 @@ fn warnings_never_claim_protection_that_is_missing() {
         .sandbox_warning()
         .unwrap();
     assert!(w.contains("truncating") && w.contains("network"), "{w}");
+}
+
+/// Windows has no process sandbox: every session is told so, and commands that are not known
+/// read-only ask (runs under wine in scripts/cross-check.sh).
+#[cfg(windows)]
+#[test]
+fn windows_sessions_are_warned_and_commands_ask() {
+    let p = Policy::new(WorkspaceWrite, OnRequest);
+    assert!(!p.confines_commands());
+    let w = p.sandbox_warning().expect("a warning");
+    assert!(w.contains("Windows has no process sandbox"), "{w}");
+    assert!(matches!(
+        p.decide(&Intent::Shell {
+            command: "cargo build".into()
+        }),
+        Verdict::Ask { .. }
+    ));
 }

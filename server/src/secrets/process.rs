@@ -1,11 +1,13 @@
 //! Keys out of reach of the processes the agent starts.
 //!
 //! At start, before any other thread exists, [`protect_process`]:
-//! - marks the process not dumpable (`PR_SET_DUMPABLE` 0): other processes of the same user
-//!   can no longer read its `/proc/<pid>/environ` or `/proc/<pid>/mem`, attach a debugger to
-//!   it, or get a core dump of it. The keeper of each command (a fork) inherits this; the
+//! - Linux: marks the process not dumpable (`PR_SET_DUMPABLE` 0): other processes of the same
+//!   user can no longer read its `/proc/<pid>/environ` or `/proc/<pid>/mem`, attach a debugger
+//!   to it, or get a core dump of it. The keeper of each command (a fork) inherits this; the
 //!   commands themselves (after `exec`) do not. The cost: no core dumps and no `gdb -p`/`strace
-//!   -p` without root;
+//!   -p` without root. macOS: `ptrace(PT_DENY_ATTACH)`, the nearest equivalent: no debugger
+//!   (and so no `task_for_pid` through one) attaches to the agent. Windows has no equivalent
+//!   for processes of the same user (see docs/sandbox.md);
 //! - takes the key variables (the catalog's `*_API_KEY`s, `CODEX_API_KEY`, every `env_key` and
 //!   `env_http_headers` variable named in config.toml or `-c`, and any `*_API_KEY`) out of the
 //!   environment: their values are kept in memory for [`env_var`], overwritten in the original
@@ -36,10 +38,7 @@ pub fn env_var(name: &str) -> Option<String> {
 /// Must be called before the process starts any thread (first thing in `main`): it changes
 /// the environment, which other threads could be reading.
 pub unsafe fn protect_process(args: &[OsString]) {
-    // SAFETY: prctl with integer arguments has no memory effects.
-    unsafe {
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    }
+    deny_inspection();
     let home = crate::config::home_dir();
     let file = std::fs::read_to_string(home.join("config.toml")).ok();
     let keys = crate::config::configured_keys(file.as_deref(), &config_overrides(args));
@@ -63,21 +62,52 @@ pub unsafe fn protect_process(args: &[OsString]) {
     let _ = TAKEN.set(taken);
 }
 
+/// Other processes of the user cannot read our memory or attach to us (see the module comment).
+fn deny_inspection() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with integer arguments has no memory effects.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+    #[cfg(target_os = "macos")]
+    // SAFETY: PT_DENY_ATTACH takes no address or data; it only sets a flag on this process.
+    unsafe {
+        libc::ptrace(libc::PT_DENY_ATTACH, 0, std::ptr::null_mut(), 0);
+    }
+}
+
+/// The C runtime's environment array.
+#[cfg(unix)]
+fn environ() -> *mut *mut libc::c_char {
+    #[cfg(target_os = "macos")]
+    {
+        // SAFETY: _NSGetEnviron returns the address of the process's `environ`, valid for the
+        // process's life.
+        unsafe { *libc::_NSGetEnviron() }
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        unsafe extern "C" {
+            static mut environ: *mut *mut libc::c_char;
+        }
+        // SAFETY: reading the pointer; the caller holds the single-thread promise.
+        unsafe { environ }
+    }
+}
+
 /// Overwrites the value of `name` in the environment block and removes the variable.
 ///
 /// # Safety
 /// No other thread may exist.
+#[cfg(unix)]
 unsafe fn scrub(name: &str) {
-    unsafe extern "C" {
-        static mut environ: *mut *mut libc::c_char;
-    }
     let prefix = format!("{name}=");
     // SAFETY: single-threaded (the caller's promise); `environ` is the NULL-terminated array
     // of NUL-terminated strings the C runtime set up, and each string is writable (the
     // original block is on the stack, later ones on the heap). Only the bytes before each
     // string's NUL are written.
     unsafe {
-        let mut entry = environ;
+        let mut entry = environ();
         while !entry.is_null() && !(*entry).is_null() {
             let s = *entry;
             let bytes = std::ffi::CStr::from_ptr(s).to_bytes();
@@ -89,6 +119,17 @@ unsafe fn scrub(name: &str) {
         }
         std::env::remove_var(name);
     }
+}
+
+/// Removes the variable (Windows keeps the environment in the process's own block, which
+/// `SetEnvironmentVariableW` edits in place).
+///
+/// # Safety
+/// No other thread may exist.
+#[cfg(not(unix))]
+unsafe fn scrub(name: &str) {
+    // SAFETY: the caller's promise: no other thread reads the environment.
+    unsafe { std::env::remove_var(name) };
 }
 
 /// The values of `-c KEY=VALUE` / `--config KEY=VALUE` / `--config=KEY=VALUE` arguments.

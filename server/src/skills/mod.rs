@@ -273,6 +273,7 @@ mod tests {
 
     /// A repo skill folder or SKILL.md that links outside the workspace is skipped and named;
     /// the user's own skills may link anywhere.
+    #[cfg(unix)]
     #[test]
     fn repo_skills_linking_outside_are_skipped_user_skills_are_not() {
         let repo = tempfile::tempdir().unwrap();

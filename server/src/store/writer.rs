@@ -71,12 +71,7 @@ pub(super) fn sidecars(log: &Path) -> [PathBuf; 2] {
 
 /// Opens (creating) a file with mode 0600 where modes exist.
 pub(super) fn open_private(path: &Path, o: &mut OpenOptions) -> io::Result<File> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    o.open(path)
+    crate::platform::create_mode(o, 0o600).open(path)
 }
 
 /// Held while this process writes a log. The lock is on its own file, because on Windows a

@@ -7,9 +7,24 @@
 //! the keeper's parent-death signal), every process below the keeper is killed, including those
 //! that left the command's process group or session (`setsid`, `setpgid`, `set -m`). There is
 //! no way to leave a process running in the background on purpose.
+//!
+//! Per platform: Linux keeps the tree below a subreaper keeper (and in a cgroup); macOS below
+//! a keeper that kills the shell's process group and what it saw below it (`keeper_macos.rs`);
+//! Windows in a Job Object (`job.rs`). The shell is bash (else sh) on Unix and PowerShell on
+//! Windows (`shell.rs`).
 
+#[cfg(target_os = "linux")]
 mod cgroup;
+#[cfg(target_os = "linux")]
 mod keeper;
+#[cfg(target_os = "macos")]
+#[path = "exec/keeper_macos.rs"]
+mod keeper;
+pub(crate) mod shell;
+#[cfg(unix)]
+mod tree;
+#[cfg(windows)]
+#[path = "exec/job.rs"]
 mod tree;
 
 use std::path::Path;
@@ -21,6 +36,18 @@ use tokio_util::sync::CancellationToken;
 
 use super::truncate::HeadTailBuffer;
 use tree::ProcessTree;
+pub(crate) use tree::ServerTree;
+
+/// Spawns a long-lived child that is not a command (an MCP stdio server) in a process tree of
+/// its own, as commands are: nothing it starts outlives it, the guard, or the agent (Linux and
+/// macOS: a keeper above it, and a cgroup on Linux where one can be made; Windows: a Job
+/// Object). `spawn` starts `cmd` and returns what it made and the started process's pid.
+pub(crate) fn spawn_server<T: Send + 'static>(
+    cmd: tokio::process::Command,
+    spawn: impl FnOnce(tokio::process::Command) -> std::io::Result<(T, Option<u32>)> + Send + 'static,
+) -> std::io::Result<(T, ServerTree)> {
+    tree::spawn_server(cmd, spawn)
+}
 
 /// Output kept in memory per command; the middle of anything longer is dropped (and counted).
 pub(crate) const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
@@ -46,9 +73,10 @@ pub(crate) struct ExecResult {
     pub duration: Duration,
 }
 
-/// Runs `command` with `/bin/bash -c` (or `/bin/sh`), under the process sandbox when
-/// `confinement` is given: the Landlock ruleset is built here, before the fork, and entered by
-/// the command's process before `exec`. If it cannot be built or entered, the command does not
+/// Runs `command` with `/bin/bash -c` (or `/bin/sh`; PowerShell on Windows), under the process
+/// sandbox when `confinement` is given: the Landlock ruleset is built here, before the fork,
+/// and entered by the command's process before `exec` (macOS: the shell runs under
+/// `sandbox-exec` with the profile). If it cannot be built or entered, the command does not
 /// run. A command whose process tree grows past `max_processes` is killed, tree and all.
 pub(crate) async fn run_command_confined(
     command: &str,
@@ -76,10 +104,7 @@ pub(crate) async fn run_command_confined(
         ).into_bytes());
     }
     drain(&mut output, &mut capture).await;
-    let exit_code = status.and_then(|s| {
-        use std::os::unix::process::ExitStatusExt;
-        s.code().or_else(|| s.signal().map(|sig| 128 + sig))
-    });
+    let exit_code = status.and_then(exit_code);
     Ok(ExecResult {
         exit_code,
         output: capture.finish(),
@@ -89,21 +114,33 @@ pub(crate) async fn run_command_confined(
     })
 }
 
-/// Builds the shell command and spawns it below a keeper, confined when asked.
+/// The exit code, or 128 + the signal that ended the shell (Unix).
+fn exit_code(s: std::process::ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        s.code().or_else(|| s.signal().map(|sig| 128 + sig))
+    }
+    #[cfg(not(unix))]
+    {
+        s.code()
+    }
+}
+
+/// Builds the shell command and spawns it as one process tree, confined when asked.
 fn start_command(
     command: &str,
     cwd: &Path,
     confinement: Option<&crate::sandbox::Confinement>,
 ) -> std::io::Result<ProcessTree> {
     let sandbox = confinement.map(crate::sandbox::Prepared::new).transpose()?;
-    let shell = if Path::new("/bin/bash").exists() {
-        "/bin/bash"
-    } else {
-        "/bin/sh"
-    };
-    let mut cmd = tokio::process::Command::new(shell);
-    cmd.arg("-c")
-        .arg(command)
+    let shell = shell::Shell::detect();
+    let mut argv = shell.argv(command);
+    if let Some(s) = &sandbox {
+        argv = s.wrap(argv);
+    }
+    let mut cmd = tokio::process::Command::new(&argv[0]);
+    cmd.args(&argv[1..])
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -111,14 +148,16 @@ fn start_command(
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
         .env("NO_COLOR", "1")
-        .env("TERM", "dumb")
-        .process_group(0);
+        .env("TERM", "dumb");
+    #[cfg(unix)]
+    cmd.process_group(0);
     // Keys we were given stay ours: commands do not inherit the variables they came from.
     for var in crate::secrets::secret_env_vars() {
         cmd.env_remove(var);
     }
-    let spawned = tree::spawn(cmd, sandbox.as_ref().map(|s| s.enter_hook()));
+    let spawned = tree::spawn(cmd, sandbox.as_ref());
     // The ruleset descriptor the hook uses stays open until the spawn is done.
+    #[cfg(target_os = "linux")]
     drop(sandbox);
     spawned.map_err(|e| {
         let what = if confinement.is_some() {
@@ -128,7 +167,11 @@ fn start_command(
         };
         std::io::Error::new(
             e.kind(),
-            format!("starting `{shell} -c`{what} in {}: {e}", cwd.display()),
+            format!(
+                "starting `{}`{what} in {}: {e}",
+                shell.describe(),
+                cwd.display()
+            ),
         )
     })
 }
@@ -312,7 +355,9 @@ async fn drain(output: &mut mpsc::Receiver<Vec<u8>>, capture: &mut Capture<'_>) 
     }
 }
 
+// The commands are bash; Windows has its own tests in job.rs and shell.rs.
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
@@ -369,6 +414,7 @@ mod tests {
         assert!(!r.output.contains("never"));
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn a_command_over_the_process_limit_is_killed_whole() {
         let marker = "31.4159";
@@ -394,6 +440,46 @@ mod tests {
     }
 
     /// Processes with `marker` (a sleep duration) in their command line.
+    #[cfg(not(target_os = "linux"))]
+    fn alive_with(marker: &str) -> usize {
+        let out = std::process::Command::new("ps")
+            .args(["-A", "-o", "command="])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.trim_end().ends_with(&format!("sleep {marker}")))
+            .count()
+    }
+
+    /// A command that ends leaves nothing behind on macOS either: not a background job of
+    /// its group, not a process that made its own session (perl's setsid; macOS has no
+    /// `setsid` command) and was orphaned once the keeper had seen it (its parent lives 1 s,
+    /// past the keeper's 200 ms census).
+    #[cfg(target_os = "macos")]
+    #[tokio::test]
+    async fn nothing_outlives_a_finished_command_on_macos() {
+        let marker = "45.4142";
+        let command = format!(
+            "sleep {marker} & (sleep {marker} &); perl -MPOSIX -e 'if (fork) {{ sleep 1; exit }} POSIX::setsid(); exec \"sleep\", \"{marker}\"'; echo done"
+        );
+        let r = run_command(
+            &command,
+            &std::env::temp_dir(),
+            Duration::from_secs(20),
+            &CancellationToken::new(),
+            |_| {},
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.exit_code, Some(0), "{}", r.output);
+        assert!(r.output.contains("done"));
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(alive_with(marker), 0, "processes outlived the command");
+    }
+
+    /// Processes with `marker` (a sleep duration) in their command line.
+    #[cfg(target_os = "linux")]
     fn alive_with(marker: &str) -> usize {
         std::fs::read_dir("/proc")
             .unwrap()
@@ -405,6 +491,7 @@ mod tests {
 
     /// Processes that leave the command's process group and session (`setsid`, `set -m`,
     /// double forks) are still the command's: counted, and killed with it.
+    #[cfg(target_os = "linux")]
     async fn escapees_are_counted_and_killed(marker: &str) {
         let command = format!(
             "for i in $(seq 1 8); do setsid sleep {marker} & (set -m; sleep {marker} &); sh -c 'sleep {marker} &'; done; sleep 5; echo never"
@@ -429,11 +516,13 @@ mod tests {
         assert_eq!(alive_with(marker), 0, "processes outlived the command");
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn escapees_are_counted_and_killed_in_a_cgroup() {
         escapees_are_counted_and_killed("41.4142").await;
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn escapees_are_counted_and_killed_by_the_keeper_alone() {
         cgroup::DISABLED.with(|d| d.set(true));
@@ -442,6 +531,7 @@ mod tests {
 
     /// A command that ends leaves nothing behind: not `setsid -f`, not `nohup … &`, not a
     /// double fork.
+    #[cfg(target_os = "linux")]
     async fn nothing_outlives_a_finished_command(marker: &str) {
         let command = format!(
             "setsid -f sleep {marker}; (set -m; sleep {marker} &); nohup sleep {marker} >/dev/null 2>&1 & disown; sh -c 'sleep {marker} &'; echo done"
@@ -463,11 +553,13 @@ mod tests {
         assert_eq!(alive_with(marker), 0, "processes outlived the command");
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn nothing_outlives_a_finished_command_in_a_cgroup() {
         nothing_outlives_a_finished_command("43.4142").await;
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn nothing_outlives_a_finished_command_with_the_keeper_alone() {
         cgroup::DISABLED.with(|d| d.set(true));

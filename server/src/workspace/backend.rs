@@ -82,7 +82,6 @@ pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// `mode` set: the temp file is created with it (no moment where others can read it).
 fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other(format!("{} has no parent folder", path.display())))?;
@@ -93,11 +92,11 @@ fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
     let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode.unwrap_or(0o666))
-            .open(&tmp)?;
+        let mut f = crate::platform::create_mode(
+            std::fs::OpenOptions::new().write(true).create_new(true),
+            mode.unwrap_or(0o666),
+        )
+        .open(&tmp)?;
         f.write_all(bytes)?;
         if mode.is_none()
             && let Ok(meta) = std::fs::metadata(path)

@@ -16,6 +16,20 @@ pub mod positions;
 pub(crate) mod snapshot;
 pub(crate) mod startup;
 pub(crate) mod window;
+/// Pure, so its tests run on every platform; used by confinement on Windows.
+#[cfg_attr(not(windows), allow(dead_code))]
+mod winpath;
+
+/// A relative path with `/` between folders on every platform, as diffs (`git apply`), the
+/// model and `@` mentions expect.
+pub(crate) fn slash_path(rel: &Path) -> String {
+    let text = rel.to_string_lossy();
+    if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text.into_owned()
+    }
+}
 
 pub(crate) use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};
 
@@ -103,7 +117,7 @@ impl Workspace {
     /// A path for display and diffs: relative to the cwd when inside it.
     pub(crate) fn display_path(&self, p: &Path) -> String {
         match p.strip_prefix(&self.cwd) {
-            Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            Ok(rel) if !rel.as_os_str().is_empty() => slash_path(rel),
             Ok(_) => ".".into(),
             Err(_) => p.display().to_string(),
         }

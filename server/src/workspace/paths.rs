@@ -126,7 +126,8 @@ fn suspicious(raw: &str) -> Option<String> {
     if let Some(c) = raw.chars().find(|c| c.is_control()) {
         return Some(format!("the control character U+{:04X}", c as u32));
     }
-    if raw.contains('\\') {
+    // On Windows a backslash is the separator (`winpath.rs` reads both).
+    if cfg!(not(windows)) && raw.contains('\\') {
         return Some("a backslash; separate folders with `/`".into());
     }
     if raw.starts_with('~') {
@@ -213,7 +214,7 @@ pub(super) fn confine(roots: &[PathBuf], base: &Path, raw: &str) -> Result<PathB
 /// inside one of `roots` or refused.
 pub(super) fn confine_path(roots: &[PathBuf], path: &Path) -> Result<PathBuf, PathError> {
     let resolved = resolve_existing_prefix(&lexical_normalize(path));
-    if roots.iter().any(|r| resolved.starts_with(r)) {
+    if roots.iter().any(|r| inside(&resolved, r)) {
         Ok(resolved)
     } else {
         Err(PathError::Outside {
@@ -228,7 +229,31 @@ pub(super) fn confine_path(roots: &[PathBuf], path: &Path) -> Result<PathBuf, Pa
     }
 }
 
+/// Whether `resolved` is `root` or below it.
+#[cfg(not(windows))]
+fn inside(resolved: &Path, root: &Path) -> bool {
+    resolved.starts_with(root)
+}
+
+/// Windows: drive letters, UNC shares and `\\?\` prefixes compared as the same places
+/// (`winpath.rs`). Both paths were canonicalized as far as they exist, so their names carry the
+/// file system's own spelling: comparing them exactly is case-insensitive where the volume is
+/// (the file system folded the case) and exact where a folder is case-sensitive.
+#[cfg(windows)]
+fn inside(resolved: &Path, root: &Path) -> bool {
+    use super::winpath;
+    match (
+        winpath::parse(&resolved.to_string_lossy()),
+        winpath::parse(&root.to_string_lossy()),
+    ) {
+        (Ok(Some(p)), Ok(Some(r))) => winpath::is_within(&p, &r, false),
+        _ => false,
+    }
+}
+
+// Symlinks: Unix (Windows paths have their own suite, winpath_tests.rs).
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 

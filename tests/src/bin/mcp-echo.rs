@@ -1,8 +1,8 @@
 //! `mcp-echo`: a tiny MCP server for end-to-end tests, built on rmcp's server side.
 //!
 //! ```text
-//! mcp-echo [--http] [--pid-file FILE] [--child-pid-file FILE] [--linger] [--schema-shapes]
-//!          [--long-names] [--big]
+//! mcp-echo [--http] [--pid-file FILE] [--child-pid-file FILE] [--setsid-child-pid-file FILE]
+//!          [--linger] [--schema-shapes] [--long-names] [--big]
 //! ```
 //!
 //! Tools: `say {text}` answers `$MCP_ECHO_PREFIX` + text; `fail` answers an error result;
@@ -16,7 +16,8 @@
 //! streamable HTTP on 127.0.0.1 at a free port, prints `http://127.0.0.1:PORT/mcp` as its only
 //! stdout line, and exits when stdin closes. `--pid-file` records its process id, so a test can
 //! check that nothing is left running; `--child-pid-file` starts a `sleep` child (a stand-in for
-//! what `npx` starts) and records its id; `--linger` keeps running for a minute after the MCP
+//! what `npx` starts) and records its id; `--setsid-child-pid-file` starts `setsid sleep 300`,
+//! which leaves the server's process group and session, and records its id; `--linger` keeps running for a minute after the MCP
 //! session ends, like a server that ignores stdin EOF.
 
 use std::path::PathBuf;
@@ -44,6 +45,9 @@ struct Args {
     /// Start `sleep 300` as a child and write its id to FILE.
     #[arg(long)]
     child_pid_file: Option<PathBuf>,
+    /// Start `setsid sleep 300` (its own session and group) and write its id to FILE.
+    #[arg(long)]
+    setsid_child_pid_file: Option<PathBuf>,
     /// Keep running for a minute after the session ends.
     #[arg(long)]
     linger: bool,
@@ -233,6 +237,20 @@ async fn main() -> anyhow::Result<()> {
                 .spawn()
                 .context("starting the sleep child")?;
             std::fs::write(p, child.id().to_string()).context("writing the child pid file")?;
+            Some(child)
+        }
+        None => None,
+    };
+    // Not a group leader, so `setsid` makes the new session itself and execs `sleep`: the
+    // child's id is the sleep's.
+    let _escaped = match &args.setsid_child_pid_file {
+        Some(p) => {
+            let child = std::process::Command::new("setsid")
+                .args(["sleep", "300"])
+                .stdin(std::process::Stdio::null())
+                .spawn()
+                .context("starting setsid sleep")?;
+            std::fs::write(p, child.id().to_string()).context("writing the setsid pid file")?;
             Some(child)
         }
         None => None,

@@ -138,20 +138,14 @@ pub(crate) async fn serve_on(
     0
 }
 
-/// Resolves on SIGTERM or SIGINT (the SDK closes stdin, then terminates).
+/// Resolves on SIGTERM, SIGHUP or SIGINT (the SDK closes stdin, then terminates); on Windows
+/// on Ctrl+C, Ctrl+Break or the console closing.
 async fn stop_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    match (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) {
-        (Ok(mut term), Ok(mut int)) => {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
+    match crate::platform::StopSignals::new() {
+        Ok(mut stops) => {
+            stops.recv().await;
         }
-        _ => std::future::pending().await,
+        Err(_) => std::future::pending().await,
     }
 }
 

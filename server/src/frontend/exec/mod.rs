@@ -574,17 +574,10 @@ fn image_data_url(path: &Path) -> Result<String, String> {
 
 fn spawn_signal_handler(handle: SessionHandle) {
     tokio::spawn(async move {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
+        let Ok(mut stops) = crate::platform::StopSignals::new() else {
             return;
         };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
+        stops.recv().await;
         let _ = handle.submit(Op::Interrupt);
     });
 }

@@ -496,9 +496,7 @@ async fn show_markdown(
 ) -> Result<(), String> {
     // A folder of our own (mode 0700) in the shared temp folder, so other users cannot
     // read the answers or plant files there.
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
-    let dir = std::env::temp_dir().join(format!("interpreter-lsp-{uid}"));
+    let dir = std::env::temp_dir().join(format!("interpreter-lsp-{}", crate::platform::user_tag()));
     let made = {
         let dir = dir.clone();
         tokio::task::spawn_blocking(move || private_dir(&dir)).await
@@ -534,6 +532,7 @@ async fn show_markdown(
 }
 
 /// Creates `dir` with mode 0700, or checks that an existing one is ours and private (I/O).
+#[cfg(unix)]
 fn private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {
@@ -548,6 +547,22 @@ fn private_dir(dir: &Path) -> std::io::Result<()> {
         return Err(std::io::Error::other(
             "exists but is not a private folder of this user",
         ));
+    }
+    Ok(())
+}
+
+/// Windows: the temp folder is in the user's profile, private to the user by its ACL; a
+/// link planted in its place is refused.
+#[cfg(windows)]
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::symlink_metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(std::io::Error::other("exists but is not a folder"));
     }
     Ok(())
 }
@@ -604,6 +619,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn answers_go_to_a_private_folder() {
         use std::os::unix::fs::PermissionsExt;

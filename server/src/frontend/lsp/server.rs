@@ -156,10 +156,7 @@ fn watch_parent(pid: u32) {
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-            // SAFETY: kill with signal 0 only checks that the process exists.
-            let gone = unsafe { libc::kill(pid as libc::pid_t, 0) } != 0
-                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-            if gone {
+            if !crate::platform::process_alive(pid) {
                 tracing::warn!("the editor (process {pid}) is gone; exiting");
                 std::process::exit(1);
             }

@@ -6,7 +6,6 @@ use interpreter_protocol::Op;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::Event as TermEvent;
 use std::time::{Duration, Instant};
-use tokio::signal::unix::{SignalKind, signal};
 
 use super::app::{Action, App};
 use super::screen::Screen;
@@ -39,14 +38,8 @@ impl<B: Backend> Tui<B> {
         start: Start,
     ) -> Result<Option<String>, String> {
         let mut input = super::terminal::spawn_input();
-        let (mut term, mut hup, mut int) = match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(a), Ok(b), Ok(c)) => (a, b, c),
-            _ => return Err("could not listen for signals".into()),
-        };
+        let mut stops = crate::platform::StopSignals::new()
+            .map_err(|e| format!("could not listen for signals: {e}"))?;
         // The prompt is drawn before the session is opened.
         self.redraw()?;
         self.start(start).await?;
@@ -64,9 +57,7 @@ impl<B: Backend> Tui<B> {
                 e = input.recv() => Wake::Terminal(e),
                 e = recv(&mut self.events) => Wake::Events(e),
                 f = files(&mut self.files) => Wake::Files(f),
-                _ = term.recv() => Wake::Quit,
-                _ = hup.recv() => Wake::Quit,
-                _ = int.recv() => Wake::Quit,
+                _ = stops.recv() => Wake::Quit,
                 _ = tokio::time::sleep(wait) => Wake::Tick,
             };
             let woke = match wake {

@@ -178,7 +178,7 @@ pub(crate) fn walk_files(root: &Path) -> Vec<String> {
             e.path()
                 .strip_prefix(root)
                 .ok()
-                .map(|p| p.to_string_lossy().into_owned())
+                .map(crate::workspace::slash_path)
         })
         .take(MAX_FILES)
         .collect();
