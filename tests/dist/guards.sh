@@ -139,3 +139,110 @@ part_action_log() {
     fail "a workflow command from the agent's output would be obeyed by the runner"
   ok "completed, failed and cancelled runs: the model's workflow commands are log text only"
 }
+
+# release_base DIR BINARY [upper]: DIR laid out like the GitHub releases for $version and the
+# target `test-target`, its archive holding BINARY as `interpreter`; `upper` writes the
+# SHA256SUMS hash in upper case.
+release_base() {
+  local base=$1 stage=$1.stage archive=interpreter-v$version-test-target.tar.gz
+  mkdir -p "$base/v$version" "$stage"
+  cp "$2" "$stage/interpreter"
+  chmod 755 "$stage/interpreter"
+  tar -czf "$base/v$version/$archive" -C "$stage" interpreter
+  (cd "$base/v$version" && sha256sum "$archive") >"$base/v$version/SHA256SUMS"
+  if [ "${3:-}" = upper ]; then
+    awk '{ print toupper($1) "  " $2 }' "$base/v$version/SHA256SUMS" >"$base/v$version/SHA256SUMS.upper"
+    mv "$base/v$version/SHA256SUMS.upper" "$base/v$version/SHA256SUMS"
+  fi
+  echo "$version" >"$base/latest"
+}
+
+# install_from BASE DIR [VAR=value...]: scripts/install.sh from BASE into DIR; its stderr in
+# $tmp/install.err, its status returned.
+install_from() {
+  local base=$1 dir=$2
+  shift 2
+  env INTERPRETER_DOWNLOAD_BASE="$base" INTERPRETER_INSTALL_DIR="$dir" INTERPRETER_TARGET=test-target \
+    PATH=/usr/bin:/bin "$@" sh "$root/scripts/install.sh" 2>"$tmp/install.err"
+}
+
+part_install_guards() {
+  echo "== scripts/install.sh: a broken release, an odd install folder, an uppercase checksum"
+  local x=$tmp/install-guards
+  mkdir -p "$x"
+  # Stand-ins for release binaries: one that answers --version, one that cannot run here.
+  printf '#!/bin/sh\necho "interpreter %s"\n' "$version" >"$x/good"
+  printf '#!/bin/sh\necho "cannot execute binary file: Exec format error" >&2\nexit 126\n' >"$x/broken"
+  release_base "$x/good-base" "$x/good"
+  release_base "$x/broken-base" "$x/broken"
+  release_base "$x/upper-base" "$x/good" upper
+  serve "$x/good-base"
+  local good=$served
+  serve "$x/broken-base"
+  local broken=$served
+  serve "$x/upper-base"
+  local upper=$served
+
+  # INSTALL_GUARDS=broken,upper,hint runs only those cases (to see each fail on its own).
+  local case
+  for case in $(echo "${INSTALL_GUARDS:-broken,upper,hint}" | tr , ' '); do
+    "guard_$case"
+  done
+}
+
+# A release whose binary does not run leaves the working install as it was.
+guard_broken() {
+  local dir=$x/inst/bin before
+  install_from "$good" "$dir" || fail "install.sh (good) failed: $(cat "$tmp/install.err")"
+  before=$(sha256sum <"$dir/interpreter")
+  if install_from "$broken" "$dir"; then
+    fail "install.sh installed a binary that does not run"
+  fi
+  [ "$(sha256sum <"$dir/interpreter")" = "$before" ] || fail "the broken release replaced the working interpreter"
+  grep -q "does not run here" "$tmp/install.err" || fail "no clear message: $(cat "$tmp/install.err")"
+  [ "$("$dir/interpreter" --version)" = "interpreter $version" ] || fail "the old interpreter no longer runs"
+  [ -z "$(find "$dir" -name '.interpreter.new.*')" ] || fail "a temp file was left in $dir: $(ls -A "$dir")"
+  ok "a release binary that does not run changes nothing: $(tail -n 1 "$tmp/install.err")"
+}
+
+# An uppercase hash in SHA256SUMS is the same hash.
+guard_upper() {
+  install_from "$upper" "$x/upper/bin" || fail "install.sh refused an uppercase SHA256SUMS entry: $(cat "$tmp/install.err")"
+  [ "$("$x/upper/bin/interpreter" --version)" = "interpreter $version" ] || fail "the uppercase install"
+  ok "an uppercase SHA256SUMS entry is accepted"
+}
+
+# A folder with a space, `$`, quotes and a backslash: each shell's PATH hint, pasted into that
+# shell, puts exactly this folder on PATH.
+guard_hint() {
+  local odd="$x/my dir/\$HOME's \"x\" \\q/bin" sh_name line rc found
+  for sh_name in bash zsh sh fish; do
+    install_from "$good" "$odd" SHELL="/bin/$sh_name" || fail "install.sh into '$odd' failed: $(cat "$tmp/install.err")"
+    line=$(sed -n '/is not on your PATH/{n;s/^install\.sh:   //p;}' "$tmp/install.err")
+    [ -n "$line" ] || fail "no PATH hint for $sh_name: $(cat "$tmp/install.err")"
+    rm -rf "$x/home" && mkdir -p "$x/home"
+    case $sh_name in
+      bash | zsh)
+        rc=$x/home/.${sh_name}rc
+        # The line as pasted (without the `exec`, which would start the user's shell), then
+        # the profile it wrote, read by that shell (a POSIX sh where zsh is not installed).
+        local run=$sh_name
+        command -v "$run" >/dev/null 2>&1 || run=sh
+        HOME=$x/home "$run" -c "${line% && exec $sh_name}" </dev/null || fail "the $sh_name hint does not run: $line"
+        found=$(HOME=$x/home PATH=/usr/bin:/bin "$run" -c ". \"$rc\" && command -v interpreter") || fail "$rc: $(cat "$rc")"
+        ;;
+      sh)
+        found=$(PATH=/usr/bin:/bin sh -c "${line%   (in your shell*} && command -v interpreter") || fail "the sh hint: $line"
+        ;;
+      fish)
+        if ! command -v fish >/dev/null 2>&1; then
+          echo "   skipped: fish is not installed, its hint was not run: $line"
+          continue
+        fi
+        found=$(HOME=$x/home PATH=/usr/bin:/bin fish -c "$line; command -v interpreter") || fail "the fish hint: $line"
+        ;;
+    esac
+    [ "$found" = "$odd/interpreter" ] || fail "the $sh_name hint put '$found' on PATH, not '$odd/interpreter': $line"
+    ok "$sh_name hint for a folder with a space, \$ and quotes: $line"
+  done
+}
