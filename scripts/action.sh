@@ -33,6 +33,10 @@ fail() {
   exit 1
 }
 
+random_hex() { # 16 bytes from /dev/urandom as 32 hex digits
+  od -An -N16 -tx1 /dev/urandom | tr -d ' \n'
+}
+
 redact() { # TEXT -> TEXT without the key
   if [ -n "$api_key" ]; then
     printf '%s' "${1//"$api_key"/***}"
@@ -95,15 +99,32 @@ fi
 
 patch=$work/interpreter.patch
 echo "Running: interpreter ${args[*]}"
+# What the agent prints (the model's words, its commands' output) is log text, never workflow
+# commands: the runner obeys none between `::stop-commands::TOKEN` and `::TOKEN::`, and the
+# token is fresh random bytes the agent never sees, so nothing it prints ends the region early
+# (a `::stop-commands::` of its own included). Its stderr joins our stdout, so the log keeps
+# one order. The region is closed however the run ends; the newline first in case the
+# agent's last line did not end.
+stop_token=$(random_hex)
+[[ $stop_token =~ ^[0-9a-f]{32}$ ]] || fail "could not read /dev/urandom for a stop-commands token"
+resume_commands() {
+  printf '\n::%s::\n' "$stop_token"
+}
+echo "::stop-commands::$stop_token"
+trap resume_commands EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 status=0
-printf '%s\n' "$prompt" | INTERPRETER_ACTION_API_KEY=$api_key "$bin" "${args[@]}" >"$patch" || status=$?
+printf '%s\n' "$prompt" | INTERPRETER_ACTION_API_KEY=$api_key "$bin" "${args[@]}" 2>&1 >"$patch" || status=$?
+trap - EXIT INT TERM
+resume_commands
 
 final=""
 [ -f "$work/final-message.txt" ] && final=$(redact "$(cat "$work/final-message.txt")")
 changed=false
 [ -s "$patch" ] && changed=true
 
-delimiter=interpreter_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+delimiter=interpreter_$(random_hex)
 {
   echo "patch=$patch"
   echo "changed=$changed"

@@ -40,6 +40,23 @@ download() { # URL FILE
   fi
 }
 
+# sh_quote WORD: WORD as one word of a POSIX shell (bash, zsh, dash): bare when it is plain,
+# else in single quotes, each ' written as '\''.
+sh_quote() {
+  case $1 in
+    '' | *[!A-Za-z0-9_./-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+
+# fish_quote WORD: the same for fish, whose single quotes take \' and \\ as escapes.
+fish_quote() {
+  case $1 in
+    '' | *[!A-Za-z0-9_./-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/[\\\\']/\\\\&/g")" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+
 sha256_of() {
   if command -v sha256sum >/dev/null 2>&1; then
     sha256sum "$1" | awk '{print $1}'
@@ -91,7 +108,8 @@ main() {
     *[!0-9A-Za-z_.-]*) die "not a target triple: '$target'" ;;
   esac
   tmp=$(mktemp -d 2>/dev/null || mktemp -d -t interpreter-install)
-  trap 'rm -rf "$tmp"' EXIT
+  new=""
+  trap 'rm -rf "$tmp"; [ -z "$new" ] || rm -f "$new"' EXIT
   trap 'exit 130' INT TERM
 
   if [ "$version" = latest ]; then
@@ -119,9 +137,13 @@ main() {
   download "$base/v$version/$archive" "$tmp/$archive"
   download "$base/v$version/SHA256SUMS" "$tmp/SHA256SUMS"
 
-  expected=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1; exit }' "$tmp/SHA256SUMS")
+  # Hex digits in either case (tools differ); compared in lower case.
+  expected=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print tolower($1); exit }' "$tmp/SHA256SUMS")
   [ -n "$expected" ] || die "SHA256SUMS of v$version lists no $archive; refusing to install"
-  actual=$(sha256_of "$tmp/$archive")
+  case $expected in
+    *[!0-9a-f]*) die "SHA256SUMS of v$version lists '$expected' for $archive, not a SHA-256; refusing to install" ;;
+  esac
+  actual=$(sha256_of "$tmp/$archive" | tr 'A-F' 'a-f')
   if [ "$actual" != "$expected" ]; then
     die "checksum mismatch for $archive: SHA256SUMS says $expected, the download is $actual; refusing to install"
   fi
@@ -131,10 +153,19 @@ main() {
   [ -f "$tmp/x/interpreter" ] || die "$archive holds no interpreter binary"
 
   mkdir -p "$dir" || die "cannot create $dir"
-  # Copy next to the target, then rename: atomic, and safe while an old binary is running.
-  cp "$tmp/x/interpreter" "$dir/.interpreter.new.$$" || die "cannot write to $dir"
-  chmod 755 "$dir/.interpreter.new.$$"
-  mv -f "$dir/.interpreter.new.$$" "$dir/interpreter"
+  # Copy next to the target and check it there (where it will run: the temp folder may be
+  # noexec), then rename: atomic, safe while an old binary is running, and a binary that
+  # does not run replaces nothing.
+  new=$dir/.interpreter.new.$$
+  cp "$tmp/x/interpreter" "$new" || die "cannot write to $dir"
+  chmod 755 "$new"
+  installed=$("$new" --version 2>&1) || die "the interpreter in $archive does not run here ($installed); nothing in $dir was changed"
+  case $installed in
+    "interpreter "*) ;;
+    *) die "the interpreter in $archive answers --version with '$installed'; nothing in $dir was changed" ;;
+  esac
+  mv -f "$new" "$dir/interpreter"
+  new=""
 
   # The `i` alias: a symlink, unless `i` is already something else.
   if [ -L "$dir/i" ] && [ "$(readlink "$dir/i")" = interpreter ]; then
@@ -145,7 +176,6 @@ main() {
     ln -s interpreter "$dir/i"
   fi
 
-  installed=$("$dir/interpreter" --version 2>&1) || die "$dir/interpreter does not run: $installed"
   say "installed $installed at $dir/interpreter"
 
   case ":${PATH:-}:" in
@@ -153,11 +183,14 @@ main() {
     *)
       shell_name=$(basename "${SHELL:-sh}")
       say "$dir is not on your PATH. Add it:"
+      # Lines to paste: the folder is quoted for the shell that reads it (twice for the
+      # line written to the profile), whatever spaces, $ or quotes it holds.
+      export_line="export PATH=$(sh_quote "$dir"):\"\$PATH\""
       case $shell_name in
-        fish) say "  fish_add_path $dir" ;;
-        zsh) say "  echo 'export PATH=\"$dir:\$PATH\"' >> ~/.zshrc && exec zsh" ;;
-        bash) say "  echo 'export PATH=\"$dir:\$PATH\"' >> ~/.bashrc && exec bash" ;;
-        *) say "  export PATH=\"$dir:\$PATH\"   (in your shell's profile)" ;;
+        fish) say "  fish_add_path $(fish_quote "$dir")" ;;
+        zsh) say "  printf '%s\\n' $(sh_quote "$export_line") >> ~/.zshrc && exec zsh" ;;
+        bash) say "  printf '%s\\n' $(sh_quote "$export_line") >> ~/.bashrc && exec bash" ;;
+        *) say "  $export_line   (in your shell's profile)" ;;
       esac
       ;;
   esac

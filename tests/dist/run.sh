@@ -31,7 +31,7 @@ version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"
 host=$(rustc -vV | sed -n 's/^host: //p')
 arch=${host%%-*}
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(archive npm npx install vsix action)
+[ ${#parts[@]} -gt 0 ] || parts=(archive npm npx install install_guards vsix action action_log)
 
 tmp=$(mktemp -d)
 pids=()
@@ -50,20 +50,36 @@ ok() { echo "   ok: $*"; }
 [ -x "$mock" ] || fail "$mock is missing: cargo build -p interpreter-tests"
 
 # The archive dist.sh made for this machine: the static musl build, else the host's target.
-archive_target=""
-for t in "$arch-unknown-linux-musl" "$host"; do
-  if [ -f "$dist/interpreter-v$version-$t.tar.gz" ]; then
-    archive_target=$t
-    break
+# Only the parts that test what dist.sh made need it (see `needs_dist`).
+find_archive() {
+  archive_target=""
+  for t in "$arch-unknown-linux-musl" "$host"; do
+    if [ -f "$dist/interpreter-v$version-$t.tar.gz" ]; then
+      archive_target=$t
+      break
+    fi
+  done
+  [ -n "$archive_target" ] || fail "no dist/interpreter-v$version-{$arch-unknown-linux-musl,$host}.tar.gz: run scripts/dist.sh --npm --vsix"
+  archive=$dist/interpreter-v$version-$archive_target.tar.gz
+  echo "-- dist archive: $archive ($(wc -c <"$archive") bytes)"
+}
+# The parts that build what they install from target/debug, without dist/.
+needs_dist() {
+  case $1 in
+    action_log | install_guards) return 1 ;;
+    *) return 0 ;;
+  esac
+}
+
+archive=""
+for p in "${parts[@]}"; do
+  if needs_dist "$p" && [ -z "$archive" ]; then
+    find_archive
+    if [ ! -d tests/acp-node/node_modules ]; then
+      (cd tests/acp-node && npm ci --omit=optional --ignore-scripts --no-audit --no-fund)
+    fi
   fi
 done
-[ -n "$archive_target" ] || fail "no dist/interpreter-v$version-{$arch-unknown-linux-musl,$host}.tar.gz: run scripts/dist.sh --npm --vsix"
-archive=$dist/interpreter-v$version-$archive_target.tar.gz
-echo "-- dist archive: $archive ($(wc -c <"$archive") bytes)"
-
-if [ ! -d tests/acp-node/node_modules ]; then
-  (cd tests/acp-node && npm ci --omit=optional --ignore-scripts --no-audit --no-fund)
-fi
 
 # serve DIR: starts a static server for DIR; sets $served to its URL.
 serve() {
@@ -364,6 +380,8 @@ EOF
   grep -q '^exit-code=' "$runner/output" || fail "second run wrote no outputs"
   ok "with interpreter on PATH and no version input, the action uses it"
 }
+
+. "$here/guards.sh"
 
 for p in "${parts[@]}"; do
   "part_$p"

@@ -618,3 +618,134 @@ fn without_a_terminal_it_points_to_exec_also_as_i() {
     assert!(help.status.success());
     assert!(String::from_utf8_lossy(&help.stdout).contains("resume"));
 }
+
+/// Issue 22, item 7: resizing the terminal over and over (narrower, wider, down to a row or
+/// a column) while a 100 000-line answer streams, and again once it has ended, neither panics
+/// nor loses the turn; the session answers the next prompt and the terminal is restored on
+/// quit. (Before the fix it died with exit 101 in 7 runs of 7: a narrowing resize followed by
+/// a frame that wrote no history indexed outside ratatui's buffer.)
+#[test]
+fn a_resize_storm_while_a_long_answer_streams() {
+    const CHUNKS: usize = 400;
+    const LINES_PER_CHUNK: usize = 250;
+    const RESIZES: usize = 300;
+    let repo = TestRepo::new();
+    let mut events = Vec::new();
+    for c in 0..CHUNKS {
+        let mut chunk = String::new();
+        for l in 0..LINES_PER_CHUNK {
+            chunk.push_str(&format!(
+                "line {} of the long answer\n",
+                c * LINES_PER_CHUNK + l
+            ));
+        }
+        // A blank line ends a block, so what streamed goes to the scrollback as it comes.
+        chunk.push('\n');
+        events.push(json!({"text": chunk}));
+        events.push(json!({"delay_ms": 20}));
+    }
+    events.push(json!({"text": "END-OF-THE-LONG-ANSWER"}));
+    let script = json!({"replies": [{"events": events}, text("Still answering.")]});
+    let mock = MockServer::start_blocking(Script::from_json(&script.to_string()).expect("script"))
+        .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {}; echo EXITED $?", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("write a very long answer");
+    wait_requests(&mock, 1);
+    // The mock takes CHUNKS × 20 ms (8 s) to send the answer: the storm is inside it.
+    let sizes: [(u16, u16); 10] = [
+        (60, 20),
+        (120, 40),
+        (30, 2),
+        (200, 50),
+        (1, 1),
+        (80, 3),
+        (2, 30),
+        (119, 39),
+        (40, 1),
+        (90, 12),
+    ];
+    let storm = Instant::now();
+    storm_resizes(&t, &sizes, RESIZES, Duration::from_millis(3));
+    let stormed = storm.elapsed();
+    t.tmux(&["resize-window", "-t", "t", "-x", "120", "-y", "40"]);
+    let pid = t.display("#{pane_pid}");
+    // The turn is over when the working indicator is gone from a full-width viewport. (The
+    // answer's last rows may be beyond tmux's history: drawn one column wide, 100 000 lines
+    // are millions of rows.)
+    let s = t.wait_for("the end of the turn", Duration::from_secs(240), |s| {
+        s.contains("Ask anything · / for commands · @ for files") && !s.contains("Working")
+            || s.contains("EXITED")
+    });
+    let all = t.history();
+    assert!(
+        !all.contains("panicked") && !s.contains("EXITED"),
+        "the terminal UI died in the resize storm ({RESIZES} resizes in {stormed:?}):\n{}",
+        panic_report(&all)
+    );
+    assert!(
+        !all.contains("could not be drawn"),
+        "a frame failed to draw during the storm:\n{s}"
+    );
+    // And when nothing streams (no history is written between frames), slower, so each
+    // size gets frames of its own.
+    storm_resizes(&t, &sizes, 30, Duration::from_millis(30));
+    t.tmux(&["resize-window", "-t", "t", "-x", "120", "-y", "40"]);
+    let s = t.wait_for("the composer", Duration::from_secs(20), |s| {
+        s.contains("Ask anything · / for commands · @ for files") || s.contains("EXITED")
+    });
+    let all = t.history();
+    assert!(
+        !all.contains("panicked") && !s.contains("EXITED"),
+        "the terminal UI died in the resize storm after the answer:\n{}",
+        panic_report(&all)
+    );
+    assert!(
+        !all.contains("could not be drawn"),
+        "a frame failed to draw during the storm:\n{s}"
+    );
+    assert_eq!(t.display("#{pane_pid}"), pid);
+    // The session goes on, and the whole answer is in its history.
+    t.line("still there?");
+    t.wait_for("the next answer", Duration::from_secs(20), |s| {
+        s.contains("Still answering.")
+    });
+    let next = mock.model_requests()[1].body.to_string();
+    let last_line = format!("line {} of the long answer", CHUNKS * LINES_PER_CHUNK - 1);
+    assert!(
+        next.contains(&last_line) && next.contains("END-OF-THE-LONG-ANSWER"),
+        "the long answer is not whole in the session's history"
+    );
+    t.line("/quit");
+    let s = t.wait_for("the exit", Duration::from_secs(10), |s| {
+        s.contains("EXITED")
+    });
+    assert!(s.contains("EXITED 0"), "{s}");
+    assert_terminal_restored(&t, "RESTORED");
+}
+
+/// `count` resizes of the tmux window through `sizes`, `pause` after each.
+fn storm_resizes(t: &Tmux, sizes: &[(u16, u16)], count: usize, pause: Duration) {
+    for i in 0..count {
+        let (w, h) = sizes[i % sizes.len()];
+        let (w, h) = (w.to_string(), h.to_string());
+        t.tmux(&["resize-window", "-t", "t", "-x", &w, "-y", &h]);
+        std::thread::sleep(pause);
+    }
+}
+
+/// The panic message and the first frames of its backtrace, from the pane's history.
+fn panic_report(history: &str) -> String {
+    let lines: Vec<&str> = history.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.contains("panicked"))
+        .unwrap_or(lines.len().saturating_sub(30));
+    lines[start..lines.len().min(start + 30)].join("\n")
+}

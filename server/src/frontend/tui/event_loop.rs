@@ -223,10 +223,16 @@ impl<B: Backend> Tui<B> {
         flush_history(&mut self.app, &mut self.screen)
     }
 
-    /// Writes new history and draws the viewport.
+    /// Writes new history and draws the viewport; a frame that panics does not end the
+    /// session (see [`guarded_paint`]).
     pub(super) fn redraw(&mut self) -> Result<(), String> {
         let started = Instant::now();
-        paint(&mut self.app, &mut self.screen, Instant::now())?;
+        guarded_paint(
+            &mut self.app,
+            &mut self.screen,
+            &mut self.draw_failures,
+            |app, screen| paint(app, screen, Instant::now()),
+        )?;
         if let Some(times) = self.frame_times.as_mut() {
             times.push(started.elapsed());
         }
@@ -277,7 +283,7 @@ pub(super) fn flush_history<B: Backend>(
     app: &mut App,
     screen: &mut Screen<B>,
 ) -> Result<(), String> {
-    if app.history.is_empty() {
+    if app.history.is_empty() || screen.is_empty() {
         return Ok(());
     }
     let width = screen.width();
@@ -287,6 +293,47 @@ pub(super) fn flush_history<B: Backend>(
         rows.extend(render::history_rows(app, cell, width));
     }
     screen.insert_history(&rows).map_err(|e| e.to_string())
+}
+
+/// Frames that panicked: how many in a row now, how many in all, and the first one's message.
+#[derive(Debug, Default)]
+pub(super) struct DrawFailures {
+    pub in_a_row: u32,
+    pub total: u32,
+    pub first: Option<String>,
+}
+
+/// Runs `paint` with a panic caught: the terminal stays in our mode, the screen is put right
+/// (the viewport found again and cleared) and the next frame draws afresh. The first failure
+/// of a run is said on the screen; each goes to the log, and [`super::run`] names them on
+/// stderr once the terminal is restored.
+pub(super) fn guarded_paint<B: Backend>(
+    app: &mut App,
+    screen: &mut Screen<B>,
+    failures: &mut DrawFailures,
+    paint: impl FnOnce(&mut App, &mut Screen<B>) -> Result<(), String>,
+) -> Result<(), String> {
+    let why = match super::terminal::catch_panic(|| paint(app, screen)) {
+        Ok(drawn) => {
+            failures.in_a_row = 0;
+            return drawn;
+        }
+        Err(why) => why.replace('\n', " "),
+    };
+    failures.in_a_row = failures.in_a_row.saturating_add(1);
+    failures.total = failures.total.saturating_add(1);
+    tracing::error!(
+        "drawing a frame of the terminal UI failed ({} in a row): {why}",
+        failures.in_a_row
+    );
+    if failures.in_a_row == 1 {
+        app.push(super::cells::Cell::Error(format!(
+            "The screen could not be drawn ({why}); it is drawn afresh. The session goes on, \
+             and its log is intact."
+        )));
+    }
+    failures.first.get_or_insert(why);
+    screen.recover().map_err(|e| e.to_string())
 }
 
 /// One frame: new history, then the viewport as of `now`.

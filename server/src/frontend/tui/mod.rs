@@ -19,6 +19,8 @@ mod markdown;
 mod popup;
 mod render;
 mod screen;
+#[cfg(test)]
+mod screen_tests;
 mod status;
 mod stream;
 mod terminal;
@@ -111,6 +113,12 @@ pub(crate) async fn run(args: TuiArgs, prompt: Option<String>, start: Start) -> 
     let _ = tui.screen.leave();
     drop(guard);
     tui.write_frame_stats();
+    if let Some(first) = &tui.draw_failures.first {
+        eprintln!(
+            "interpreter: {} frame(s) of the terminal UI could not be drawn and were drawn again; the first: {first}",
+            tui.draw_failures.total
+        );
+    }
     match outcome {
         Ok(Some(id)) => {
             println!("To continue this session, run `interpreter resume {id}`.");
@@ -230,6 +238,8 @@ struct Tui<B: Backend> {
     files: Option<tokio::sync::oneshot::Receiver<Vec<String>>>,
     /// Frame times, when `INTERPRETER_TUI_FRAME_STATS` names a file to write them to.
     frame_times: Option<Vec<Duration>>,
+    /// Frames that panicked (caught, the session went on).
+    draw_failures: event_loop::DrawFailures,
 }
 
 impl<B: Backend> Tui<B> {
@@ -242,6 +252,7 @@ impl<B: Backend> Tui<B> {
             events: None,
             files: None,
             frame_times: std::env::var_os("INTERPRETER_TUI_FRAME_STATS").map(|_| Vec::new()),
+            draw_failures: event_loop::DrawFailures::default(),
         }
     }
 }

@@ -1,13 +1,16 @@
 //! Terminal set-up and restore. Raw mode and bracketed paste go on when the session starts
 //! and come off however it ends: a normal exit, an error, a panic (the hook restores first),
 //! SIGTERM, SIGHUP or SIGINT (the event loop ends and the guard restores). The alternate
-//! screen is never used: history stays in the terminal's scrollback.
+//! screen is never used: history stays in the terminal's scrollback. A panic inside
+//! [`catch_panic`] (drawing a frame) is the exception: the session goes on, so the terminal
+//! stays as it is and the message is handed back instead of printed over the screen.
 
 use ratatui::crossterm::event::{
     self, DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use ratatui::crossterm::{cursor, execute, terminal};
+use std::cell::{Cell, RefCell};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -16,6 +19,31 @@ use std::time::Duration;
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Keyboard enhancement flags were pushed and must be popped.
 static ENHANCED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread is inside [`catch_panic`].
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
+    /// What the panic hook saw inside [`catch_panic`]: where and why.
+    static CAUGHT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`; a panic in it comes back as its message ("panicked at file:line: why"), with
+/// the terminal left in our mode and nothing printed.
+pub(crate) fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    install_panic_hook();
+    let outer = CATCHING.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(outer));
+    result.map_err(|payload| {
+        CAUGHT.with(|m| m.borrow_mut().take()).unwrap_or_else(|| {
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into())
+        })
+    })
+}
 
 /// Restores the terminal when dropped.
 pub(crate) struct Guard(());
@@ -65,6 +93,10 @@ fn install_panic_hook() {
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            if CATCHING.try_with(Cell::get).unwrap_or(false) {
+                let _ = CAUGHT.try_with(|m| *m.borrow_mut() = Some(info.to_string()));
+                return;
+            }
             let was_active = ACTIVE.load(Ordering::SeqCst);
             restore();
             if was_active {

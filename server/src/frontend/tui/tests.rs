@@ -34,7 +34,7 @@ fn settings() -> SessionSettings {
     }
 }
 
-fn configured() -> Event {
+pub(super) fn configured() -> Event {
     Event::SessionConfigured(SessionConfigured {
         session_id: "0198-test".into(),
         cwd: PathBuf::from(CWD),
@@ -128,7 +128,7 @@ fn lines(buf: &Buffer) -> Vec<String> {
         .collect()
 }
 
-fn turn(id: &str) -> Event {
+pub(super) fn turn(id: &str) -> Event {
     Event::TurnStarted { turn_id: id.into() }
 }
 
@@ -139,14 +139,14 @@ fn ended(id: &str, reason: TurnEndReason) -> Event {
     })
 }
 
-fn delta(text: &str) -> Event {
+pub(super) fn delta(text: &str) -> Event {
     Event::AgentMessageDelta {
         message_id: "m1".into(),
         delta: text.into(),
     }
 }
 
-fn exec(id: &str, command: &str) -> Event {
+pub(super) fn exec(id: &str, command: &str) -> Event {
     Event::ToolCallBegin(ToolCallBegin {
         call_id: id.into(),
         tool: "shell".into(),
