@@ -35,7 +35,7 @@ stage() {
   end_stage
   stage_name=$1
   stage_start=$(date +%s)
-  stage "$1"
+  echo "== $1"
 }
 finish() {
   local rc=$?
