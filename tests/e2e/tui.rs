@@ -649,6 +649,12 @@ fn a_resize_storm_while_a_long_answer_streams() {
     let mock = MockServer::start_blocking(Script::from_json(&script.to_string()).expect("script"))
         .expect("mock");
     mock_config(&repo, &mock);
+    // 2.7 MB of answer: past the output bound of the default 32k output tokens (16 bytes a
+    // token, model/limits.rs), so this session allows 256k.
+    let config = repo.home.path().join("config.toml");
+    let text = std::fs::read_to_string(&config).expect("config.toml");
+    std::fs::write(&config, format!("model_max_output_tokens = 262144\n{text}"))
+        .expect("config.toml");
     let Some(t) = Tmux::start(&repo, &[]) else {
         return;
     };
