@@ -9,8 +9,15 @@
 
 mod settings;
 
+mod asks;
+
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+
+pub use asks::{
+    Diagnostic, DiagnosticMap, DiagnosticSeverity, DiagnosticsRequest, Position, Question,
+    QuestionAnswer, QuestionOption, QuestionRequest, Range,
+};
 
 pub use settings::{
     ApprovalPolicy, PermissionMode, Permissions, ReasoningEffort, SandboxMode, UnknownValue,
@@ -18,7 +25,7 @@ pub use settings::{
 
 /// Everything a front end can ask of a session. A session takes them in order; while a turn
 /// runs, [`Op::Interrupt`], [`Op::Approval`] and [`Op::Steer`] act at once and the others
-/// wait for the turn to end.
+/// wait for the turn to end; [`Op::Answer`] and [`Op::Diagnostics`] act at once too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Op {
@@ -41,6 +48,20 @@ pub enum Op {
         call_id: String,
         /// The answer.
         decision: ApprovalDecision,
+    },
+    /// Answers an [`Event::QuestionAsked`].
+    Answer {
+        /// The call that asked.
+        call_id: String,
+        /// The user's answer.
+        answer: QuestionAnswer,
+    },
+    /// Answers an [`Event::DiagnosticsRequested`].
+    Diagnostics {
+        /// As in the request.
+        request_id: String,
+        /// The files' diagnostics; `None` when the front end could not get them.
+        diagnostics: Option<DiagnosticMap>,
     },
     /// Changes what the agent may do without asking, from the next tool call on.
     SetPermissions(Permissions),
@@ -176,6 +197,13 @@ pub enum Event {
     ToolCallEnd(ToolCallEnd),
     /// The session must ask whether a tool call may run; answer with [`Op::Approval`].
     ApprovalRequested(ApprovalRequest),
+    /// A tool call asks the user questions; answer with [`Op::Answer`]. Sent only to front
+    /// ends that said they can ask (`FaceAbilities`); the call's `ToolCallEnd` closes it
+    /// (answered, timed out or cancelled).
+    QuestionAsked(QuestionRequest),
+    /// The session wants the editor's diagnostics for some files; answer with
+    /// [`Op::Diagnostics`]. Sent only to front ends that offer them.
+    DiagnosticsRequested(DiagnosticsRequest),
     /// The model set or changed its plan.
     PlanUpdated(Plan),
     /// Token use after a model response.

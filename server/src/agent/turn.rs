@@ -49,7 +49,11 @@ impl Session {
         let reason = match kind {
             TurnKind::User(items) => {
                 self.begin_user_turn(items);
-                self.turn_loop(&cancel).await
+                let reason = self.turn_loop(&cancel).await;
+                if reason == TurnEndReason::Completed {
+                    self.diagnostics_at_turn_end(&cancel).await;
+                }
+                reason
             }
             TurnKind::Compact => match self.compact(&cancel).await {
                 Ok(_) => TurnEndReason::Completed,
@@ -407,6 +411,7 @@ impl Session {
     ) -> ToolOutcome {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let d = self.describe_call(&call.name, &args);
+        let (kind, locations) = (d.kind, d.locations.clone());
         self.events.send(Event::ToolCallBegin(ToolCallBegin {
             call_id: call.id.clone(),
             tool: call.name.clone(),
@@ -421,7 +426,10 @@ impl Session {
         let subagents = (self.parent_id.is_none()
             && tool.as_ref().is_some_and(|t| t.starts_subagent()))
         .then(|| Arc::new(SubagentRunner::new(self)));
-        let outcome = match (checked, tool) {
+        if checked.is_ok() && tool.is_some() {
+            self.diagnostics_before(kind, &locations, cancel).await;
+        }
+        let mut outcome = match (checked, tool) {
             (Err(e), _) => ToolOutcome::error(e),
             (Ok(()), None) => ToolOutcome::error(format!(
                 "Tool `{}` does not exist. Available tools: {}.",
@@ -467,6 +475,9 @@ impl Session {
         if outcome.status == ToolStatus::Failed {
             tracing::debug!(tool = %call.name, "tool call failed");
         }
+        // After the card is done: the editor may take a moment to settle.
+        let found = self.diagnostics_after(&outcome.changes, cancel).await;
+        outcome.model_output.push_str(&found);
         outcome
     }
 
@@ -487,6 +498,7 @@ impl Session {
             output_token_limit: self.config.tool_output_token_limit,
             subagents: subagents.map(|s| s as Arc<dyn crate::tools::Subagents>),
             plan_mode: self.plan_saved.is_some(),
+            asks: self.asks.clone(),
         }
     }
 

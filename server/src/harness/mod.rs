@@ -43,6 +43,8 @@ pub(crate) struct PromptEnv {
     pub skills: Vec<Skill>,
     /// Plan mode is on (read-only until the user approves the plan).
     pub plan_mode: bool,
+    /// What the front end can do (tools that need it are listed only then).
+    pub face: crate::agent::FaceAbilities,
 }
 
 impl PromptEnv {
@@ -70,6 +72,7 @@ impl PromptEnv {
             approval,
             skills,
             plan_mode: false,
+            face: Default::default(),
         }
     }
 }

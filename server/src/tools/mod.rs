@@ -3,6 +3,7 @@
 //! shapes and render results in their own conventions on top of these.
 
 pub mod apply_patch;
+pub(crate) mod diagnostics;
 pub(crate) mod edit;
 pub(crate) mod exec;
 pub mod files;
@@ -136,6 +137,8 @@ pub(crate) struct ToolContext {
     pub(crate) subagents: Option<Arc<dyn Subagents>>,
     /// The session is in plan mode (read-only until the user approves leaving it).
     pub(crate) plan_mode: bool,
+    /// Questions for the user and the editor's diagnostics, through the front end.
+    pub(crate) asks: Arc<crate::agent::Asks>,
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.

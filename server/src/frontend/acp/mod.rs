@@ -6,6 +6,7 @@
 
 mod client;
 mod commands;
+mod diagnostics;
 mod handlers;
 mod replay;
 mod settings;

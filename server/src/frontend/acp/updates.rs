@@ -95,6 +95,22 @@ impl Translator {
         });
     }
 
+    /// Asks the client for the editor's diagnostics and hands them to the session.
+    fn diagnose(&self, req: interpreter_protocol::DiagnosticsRequest) {
+        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+            return;
+        };
+        let cx = self.cx.clone();
+        let sid = self.session_id.0.to_string();
+        tokio::spawn(async move {
+            let diagnostics = super::diagnostics::fetch(&cx, &sid, &req).await;
+            let _ = session.submit(interpreter_protocol::Op::Diagnostics {
+                request_id: req.request_id,
+                diagnostics,
+            });
+        });
+    }
+
     pub(super) fn send(&self, update: SessionUpdate) {
         // A closed connection means the client is gone; nothing left to tell.
         let _ = self
@@ -161,6 +177,7 @@ impl Translator {
         self.observe(&e);
         match e {
             Event::ApprovalRequested(req) => self.ask(req),
+            Event::DiagnosticsRequested(req) => self.diagnose(req),
             Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
                 agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),
             )),

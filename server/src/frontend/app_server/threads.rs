@@ -153,6 +153,7 @@ pub(crate) async fn open(
         persist: open.persist,
         output_schema: None,
         mcp_servers: Vec::new(),
+        face: Default::default(),
     };
     let resume = matches!(open.start, SessionStart::Resume { .. });
     let handle = agent::spawn(opts, open.start).await.map_err(|e| match e {

@@ -244,7 +244,9 @@ impl App {
             | Event::TokenCount(_)
             | Event::ContextCompacting { .. }
             | Event::Diff { .. }
-            | Event::RequestPreview { .. } => {}
+            | Event::RequestPreview { .. }
+            | Event::QuestionAsked(_)
+            | Event::DiagnosticsRequested(_) => {}
         }
     }
 

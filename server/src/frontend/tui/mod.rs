@@ -200,6 +200,7 @@ impl Opener {
             persist: true,
             output_schema: None,
             mcp_servers: Vec::new(),
+            face: Default::default(),
         };
         let resumed = resume.is_some();
         let start = match resume {

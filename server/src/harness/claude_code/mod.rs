@@ -5,6 +5,7 @@
 //! directory. Z Code (`../zcode`) reuses the tools here with its own result texts.
 
 mod agentic;
+mod ide;
 mod prompt;
 
 pub(crate) use prompt::context_reminder;
@@ -102,10 +103,15 @@ impl Harness for ClaudeCode {
     }
 
     fn tools(&self, env: &PromptEnv) -> ToolTable {
-        if self.bare {
+        let table = if self.bare {
             bare_table()
         } else {
             full_table(env)
+        };
+        // The IDE's tools are MCP tools: they come after the built-in ones.
+        match env.face.diagnostics {
+            true => table.extended([ide::get_diagnostics()]),
+            false => table,
         }
     }
 
