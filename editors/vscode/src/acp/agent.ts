@@ -20,6 +20,13 @@ import type {
   SetSessionConfigOptionResponse,
 } from "@agentclientprotocol/sdk";
 
+import {
+  DIAGNOSTICS_CAPABILITY,
+  DIAGNOSTICS_METHOD,
+  DiagnosticsBridge,
+  type DiagnosticsParams,
+  type DiagnosticsSource,
+} from "./diagnostics";
 import { type DocumentStore, type EditSink, FsError, readText, writeText } from "./files";
 
 export interface AgentSpec {
@@ -47,6 +54,8 @@ export interface ClientHost {
   permission(req: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
   update(n: SessionNotification): void;
   event(e: AgentEvent): void;
+  /** The editor's diagnostics; when set, the agent is offered `_interpreter/diagnostics`. */
+  diagnostics?: DiagnosticsSource;
 }
 
 export interface AgentOptions {
@@ -98,6 +107,7 @@ export class AgentClient {
   private restarts: number[] = [];
   private readonly pendingPermissions = new Map<string, Set<AbortController>>();
   private readonly opts: Required<AgentOptions>;
+  private readonly diagnostics?: DiagnosticsBridge;
 
   constructor(
     private readonly spec: () => Promise<AgentSpec>,
@@ -112,6 +122,7 @@ export class AgentClient {
       restartDelayMs: 300,
       ...opts,
     };
+    if (host.diagnostics) this.diagnostics = new DiagnosticsBridge(host.diagnostics);
   }
 
   /** The session the panel shows; it is reloaded after a restart. */
@@ -178,6 +189,7 @@ export class AgentClient {
             fs: { readTextFile: true, writeTextFile: true },
             terminal: false,
             session: { notices: {} },
+            ...(this.diagnostics ? { _meta: { [DIAGNOSTICS_CAPABILITY]: true } } : {}),
           },
           clientInfo: { name: this.opts.clientName, version: this.opts.clientVersion },
         }),
@@ -208,7 +220,8 @@ export class AgentClient {
 
   private app(): acp.ClientApp {
     const host = this.host;
-    return acp
+    const diagnostics = this.diagnostics;
+    const app = acp
       .client({ name: this.opts.clientName })
       .onNotification(acp.methods.client.session.update, ({ params }) => host.update(params))
       .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
@@ -221,6 +234,7 @@ export class AgentClient {
       .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
         try {
           await writeText(host.edits, host.roots(), params);
+          diagnostics?.wrote(params.path);
           return {};
         } catch (e) {
           throw toRequestError(e);
@@ -229,6 +243,14 @@ export class AgentClient {
       .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) =>
         this.askPermission(params, signal),
       );
+    if (diagnostics) {
+      app.onRequest(
+        DIAGNOSTICS_METHOD,
+        (p: unknown) => (p ?? {}) as DiagnosticsParams,
+        ({ params }) => diagnostics.answer(params),
+      );
+    }
+    return app;
   }
 
   private async askPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {

@@ -10,6 +10,7 @@ import { AgentClient, AgentError, type AgentEvent, type AgentSpec } from "../acp
 import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "@agentclientprotocol/sdk";
 import type { AgentStatus, Attachment, HostMessage, WebviewMessage } from "../shared/protocol";
 import { DEFAULT_PROVIDER, providerFromAuthError, secretName } from "../settings";
+import { vscodeDiagnostics } from "./diagnostics";
 import type { ReviewManager } from "./review";
 
 export interface ChatDeps {
@@ -57,6 +58,7 @@ export class ChatController implements vscode.Disposable {
       permission: (req, signal) => this.askPermission(req, signal),
       update: (n) => this.onUpdate(n),
       event: (e) => this.onAgentEvent(e),
+      diagnostics: vscodeDiagnostics,
     }, { clientVersion: deps.version });
     this.disposables.push(deps.review.onDidChangeFiles((files) => this.post({ type: "review", files }, false)));
   }
