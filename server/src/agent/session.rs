@@ -320,7 +320,7 @@ impl Session {
                     self.apply_permissions(p);
                 }
             }
-            ModeChange::EnterPlan => {}
+            ModeChange::EnterPlan | ModeChange::StopTurn => {}
         }
     }
 

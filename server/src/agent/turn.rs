@@ -458,6 +458,9 @@ impl Session {
         if let Some(plan) = &outcome.plan {
             self.events.send(Event::PlanUpdated(plan.clone()));
         }
+        if outcome.mode_change == Some(crate::tools::ModeChange::StopTurn) {
+            cancel.cancel();
+        }
         // A subagent's mode is its own; only the session the user drives changes.
         if let Some(change) = outcome.mode_change
             && self.parent_id.is_none()

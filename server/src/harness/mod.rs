@@ -11,6 +11,7 @@ mod kimi_cli;
 mod kimi_code;
 mod minimal;
 mod native;
+mod native_ask;
 mod qwen_code;
 mod routing;
 mod swe_agent;

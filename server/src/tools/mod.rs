@@ -9,6 +9,7 @@ pub(crate) mod exec;
 pub mod files;
 pub(crate) mod patch_runner;
 pub(crate) mod plan;
+pub(crate) mod question;
 pub(crate) mod search_tools;
 pub(crate) mod table;
 pub(crate) mod truncate;
@@ -148,6 +149,8 @@ pub(crate) enum ModeChange {
     EnterPlan,
     /// Leave plan mode (the user approved): the previous permissions come back.
     ExitPlan,
+    /// The user cancelled while the call asked them: the turn ends, as after an interrupt.
+    StopTurn,
 }
 
 /// A self-contained task for a subagent.

@@ -5,6 +5,7 @@
 //! directory. Z Code (`../zcode`) reuses the tools here with its own result texts.
 
 mod agentic;
+pub(crate) mod ask;
 mod ide;
 mod prompt;
 
@@ -226,6 +227,7 @@ fn full_table(env: &PromptEnv) -> ToolTable {
             describe_agent,
             |a, c| Box::pin(agentic::agent(c, a, false)),
         ),
+        ask::ask_user_question(),
         tool(
             WORDING,
             specs::bash(specs::BASH_FULL),
