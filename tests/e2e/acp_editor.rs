@@ -232,3 +232,228 @@ async fn a_client_without_diagnostics_is_never_asked_and_requests_stay_as_they_w
         assert!(!b.to_string().contains("diagnostics"), "{b}");
     }
 }
+
+// ---- Questions as form elicitations (`elicitation/create`).
+
+use agent_client_protocol::v1::schema::{
+    CreateElicitationRequest, CreateElicitationResponse, ElicitationAcceptAction,
+    ElicitationAction, ElicitationCapabilities, ElicitationContentValue,
+    ElicitationFormCapabilities,
+};
+
+/// How the test's user answers a form: `None` never answers.
+type Respond = fn(&Value) -> Option<ElicitationAction>;
+
+struct Asked {
+    bodies: Vec<Value>,
+    stop: StopReason,
+    /// Every `elicitation/create` the client got, as JSON.
+    forms: Vec<Value>,
+    permissions: usize,
+}
+
+fn accept(fields: &[(&str, ElicitationContentValue)]) -> ElicitationAction {
+    let content: std::collections::BTreeMap<String, ElicitationContentValue> = fields
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    ElicitationAction::Accept(ElicitationAcceptAction::new().content(content))
+}
+
+/// One prompt whose first reply calls `tool` with `args`; the client answers forms with
+/// `respond` and never answers permission requests.
+async fn ask(harness: &str, calls: Vec<Reply>, respond: Respond, extra: &[&str]) -> Asked {
+    let repo = TestRepo::new();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let mock = MockServer::start(Script::new(calls)).await.unwrap();
+    let forms = Arc::new(Mutex::new(Vec::new()));
+    let permissions = Arc::new(Mutex::new(0));
+    let (f1, p1) = (forms.clone(), permissions.clone());
+    let harness_arg = format!("harness=\"{harness}\"");
+    let mut args = vec!["-c", harness_arg.as_str()];
+    args.extend_from_slice(extra);
+    let caps = ClientCapabilities::new()
+        .elicitation(ElicitationCapabilities::new().form(ElicitationFormCapabilities::new()));
+    let stop = Client
+        .v1()
+        .on_receive_notification(
+            async move |_n: SessionNotification, _cx| Ok(()),
+            on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |_r: RequestPermissionRequest, responder, _cx| {
+                *p1.lock().unwrap() += 1;
+                // Never answered: the approval timeout decides.
+                std::mem::forget(responder);
+                Ok(())
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: CreateElicitationRequest, responder, _cx| {
+                let form = serde_json::to_value(&r).unwrap();
+                f1.lock().unwrap().push(form.clone());
+                match respond(&form) {
+                    Some(action) => responder.respond(CreateElicitationResponse::new(action)),
+                    None => {
+                        std::mem::forget(responder);
+                        Ok(())
+                    }
+                }
+            },
+            on_receive_request!(),
+        )
+        .connect_with(
+            agent(&repo, &mock, &args),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(
+                    InitializeRequest::new(ProtocolVersion::V1).client_capabilities(caps),
+                )
+                .block_task()
+                .await?;
+                let session = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                let resp = cx
+                    .send_request(PromptRequest::new(
+                        session.session_id.clone(),
+                        vec![ContentBlock::Text(TextContent::new("set up a database"))],
+                    ))
+                    .block_task()
+                    .await?;
+                Ok(resp.stop_reason)
+            },
+        )
+        .await
+        .unwrap();
+    let bodies = mock.model_requests().into_iter().map(|r| r.body).collect();
+    let forms = forms.lock().unwrap().clone();
+    let permissions = *permissions.lock().unwrap();
+    Asked {
+        bodies,
+        stop,
+        forms,
+        permissions,
+    }
+}
+
+fn claude_question() -> Value {
+    json!({"questions": [
+        {"question": "Which database?", "header": "DB", "multiSelect": false,
+         "options": [{"label": "SQLite", "description": "a file"}, {"label": "Postgres", "description": "a server"}]},
+        {"question": "Which extras?", "header": "Extras", "multiSelect": true,
+         "options": [{"label": "Auth", "description": "logins"}, {"label": "Cache", "description": "speed"}]}
+    ]})
+}
+
+fn codex_question() -> Value {
+    json!({"questions": [{"id": "db", "header": "DB", "question": "Which database?",
+        "options": [{"label": "SQLite", "description": "a file"}, {"label": "Postgres", "description": "a server"}]}]})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_user_question_is_a_form_and_the_picks_reach_the_model() {
+    let a = ask(
+        "claude-code",
+        vec![
+            Reply::tool_call("q1", "AskUserQuestion", claude_question()),
+            Reply::text("Postgres it is."),
+        ],
+        |_| {
+            Some(accept(&[
+                ("q1", ElicitationContentValue::String("Postgres".into())),
+                (
+                    "q2",
+                    ElicitationContentValue::StringArray(vec!["Auth".into(), "Cache".into()]),
+                ),
+            ]))
+        },
+        &[],
+    )
+    .await;
+    assert_eq!(a.stop, StopReason::EndTurn);
+    let form = &a.forms[0];
+    assert_eq!(form["mode"], "form");
+    assert_eq!(form["toolCallId"], "q1", "{form}");
+    let props = &form["requestedSchema"]["properties"];
+    assert_eq!(props["q1"]["type"], "string");
+    assert_eq!(props["q1"]["oneOf"][1]["const"], "Postgres", "{form}");
+    assert_eq!(props["q2"]["type"], "array");
+    assert_eq!(props["q1_other"]["type"], "string");
+    let (_, result) = &tool_results(&a.bodies[1])[0];
+    assert_eq!(
+        result,
+        "User has answered your questions: \"Which database?\"=\"Postgres\", \"Which extras?\"=\"Auth, Cache\". You can now continue with the user's answers in mind."
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_user_input_is_listed_for_a_client_that_asks_and_takes_the_users_own_words() {
+    let a = ask(
+        "native",
+        vec![
+            Reply::tool_call("q1", "request_user_input", codex_question()),
+            Reply::text("MariaDB, then."),
+        ],
+        |_| {
+            Some(accept(&[(
+                "q1_other",
+                ElicitationContentValue::String(" MariaDB ".into()),
+            )]))
+        },
+        &[],
+    )
+    .await;
+    assert_eq!(a.stop, StopReason::EndTurn);
+    assert!(tool_names(&a.bodies[0]).contains(&"request_user_input".to_string()));
+    let (_, result) = &tool_results(&a.bodies[1])[0];
+    assert_eq!(result, r#"{"answers":{"db":{"answers":["MariaDB"]}}}"#);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_question_ends_the_turn() {
+    let a = ask(
+        "claude-code",
+        vec![
+            Reply::tool_call("q1", "AskUserQuestion", claude_question()),
+            Reply::text("never sent"),
+        ],
+        |_| Some(ElicitationAction::Cancel),
+        &[],
+    )
+    .await;
+    assert_eq!(a.stop, StopReason::Cancelled);
+    assert_eq!(a.bodies.len(), 1, "no request after the cancelled question");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unanswered_questions_and_approvals_give_up_after_the_approval_timeout() {
+    let started = std::time::Instant::now();
+    let a = ask(
+        "native",
+        vec![
+            Reply::tool_call("q1", "request_user_input", codex_question()),
+            Reply::tool_call("s1", "shell", json!({"command": "touch made.txt"})),
+            Reply::text("Nobody answered."),
+        ],
+        |_| None,
+        &[
+            "-c",
+            "approval_timeout_secs=1",
+            "-c",
+            "approval_policy=\"untrusted\"",
+        ],
+    )
+    .await;
+    assert_eq!(a.stop, StopReason::EndTurn);
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    assert_eq!((a.forms.len(), a.permissions), (1, 1));
+    let (_, q) = &tool_results(&a.bodies[1])[0];
+    assert!(q.starts_with("Nobody answered within 1 seconds."), "{q}");
+    let (_, s) = &tool_results(&a.bodies[2])[1];
+    assert!(
+        s.contains("Nobody answered the approval request within 1 seconds"),
+        "{s}"
+    );
+}

@@ -343,9 +343,15 @@ impl ToolContext {
                     dangerous,
                 };
                 let offers_always = req.offers_always();
+                let timeout = self.asks.timeout();
                 let decision = tokio::select! {
                     d = self.approver.request(req) => d,
                     _ = self.cancel.cancelled() => ApprovalDecision::Cancelled,
+                    // Nobody answered: the call does not run, and the turn goes on.
+                    _ = tokio::time::sleep(timeout) => return Err(ToolOutcome::declined(format!(
+                        "Nobody answered the approval request within {} seconds, so the call did not run.",
+                        timeout.as_secs()
+                    ))),
                 };
                 match decision {
                     ApprovalDecision::AllowOnce => Ok(()),

@@ -275,8 +275,8 @@ fn translator_for(
     )
 }
 
-/// What this client can do for a session: diagnostics when it sets
-/// `clientCapabilities._meta["interpreter/diagnostics"]`.
+/// What this client can do for a session: questions when it takes form elicitations,
+/// diagnostics when it sets `clientCapabilities._meta["interpreter/diagnostics"]`.
 fn face_abilities(caps: &agent_client_protocol::v1::schema::ClientCapabilities) -> FaceAbilities {
     let meta_flag = |key: &str| {
         caps.meta
@@ -286,7 +286,7 @@ fn face_abilities(caps: &agent_client_protocol::v1::schema::ClientCapabilities) 
             .unwrap_or(false)
     };
     FaceAbilities {
-        questions: false,
+        questions: caps.elicitation.as_ref().is_some_and(|e| e.form.is_some()),
         diagnostics: meta_flag(super::diagnostics::CAPABILITY),
     }
 }

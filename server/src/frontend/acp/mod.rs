@@ -8,6 +8,7 @@ mod client;
 mod commands;
 mod diagnostics;
 mod handlers;
+mod questions;
 mod replay;
 mod settings;
 pub mod transport;

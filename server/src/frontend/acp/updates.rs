@@ -95,6 +95,22 @@ impl Translator {
         });
     }
 
+    /// Puts the questions to the client as a form and hands the answer to the session.
+    fn question(&self, req: interpreter_protocol::QuestionRequest) {
+        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+            return;
+        };
+        let cx = self.cx.clone();
+        let sid = self.session_id.0.to_string();
+        tokio::spawn(async move {
+            let answer = super::questions::ask(&cx, &sid, &req).await;
+            let _ = session.submit(interpreter_protocol::Op::Answer {
+                call_id: req.call_id,
+                answer,
+            });
+        });
+    }
+
     /// Asks the client for the editor's diagnostics and hands them to the session.
     fn diagnose(&self, req: interpreter_protocol::DiagnosticsRequest) {
         let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
@@ -178,6 +194,7 @@ impl Translator {
         match e {
             Event::ApprovalRequested(req) => self.ask(req),
             Event::DiagnosticsRequested(req) => self.diagnose(req),
+            Event::QuestionAsked(req) => self.question(req),
             Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
                 agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),
             )),
