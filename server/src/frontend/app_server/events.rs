@@ -82,6 +82,11 @@ impl ThreadShared {
                 st.waiting_on_approval += 1;
                 self.approvals.ask(self, &turn_id, &cwd, req);
             }
+            Event::QuestionAsked(req) => {
+                if let Some(turn) = st.active.as_ref() {
+                    super::questions::ask(self, &turn.id, &req);
+                }
+            }
             e => {
                 let cwd = cwd(&st);
                 if let Some(turn) = st.active.as_mut() {
@@ -331,8 +336,10 @@ impl ThreadShared {
         let final_phase = (status == TurnStatus::Completed).then_some("final_answer");
         self.release_held(&mut turn, final_phase);
         self.close_open_items(&mut turn);
-        for request_id in self.approvals.drop_turn(&self.id, &turn.id) {
-            st.waiting_on_approval = st.waiting_on_approval.saturating_sub(1);
+        for (request_id, approval) in self.approvals.drop_turn(&self.id, &turn.id) {
+            if approval {
+                st.waiting_on_approval = st.waiting_on_approval.saturating_sub(1);
+            }
             self.out.notify(
                 "serverRequest/resolved",
                 json!({"threadId": self.id, "requestId": request_id}),

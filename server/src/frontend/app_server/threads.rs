@@ -153,7 +153,11 @@ pub(crate) async fn open(
         persist: open.persist,
         output_schema: None,
         mcp_servers: Vec::new(),
-        face: Default::default(),
+        // The seed's clients answer `item/tool/requestUserInput`.
+        face: crate::agent::FaceAbilities {
+            questions: true,
+            diagnostics: false,
+        },
     };
     let resume = matches!(open.start, SessionStart::Resume { .. });
     let handle = agent::spawn(opts, open.start).await.map_err(|e| match e {
