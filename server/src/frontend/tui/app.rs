@@ -65,6 +65,8 @@ pub(crate) struct App {
     pub running: Vec<ToolCell>,
     running_since: Vec<(String, Instant)>,
     pub approvals: VecDeque<ApprovalRequest>,
+    /// Questions the agent asks, answered one request at a time.
+    pub questions: VecDeque<super::question::Form>,
     pub composer: Composer,
     pub popup: Option<Popup>,
     /// The popup was closed with Esc for this text; it stays closed until the text changes.
@@ -103,6 +105,7 @@ impl App {
             running: Vec::new(),
             running_since: Vec::new(),
             approvals: VecDeque::new(),
+            questions: VecDeque::new(),
             composer: Composer::default(),
             popup: None,
             popup_dismissed: None,
@@ -147,6 +150,7 @@ impl App {
         self.finish_output();
         self.running.clear();
         self.approvals.clear();
+        self.questions.clear();
         self.turn = None;
         self.view = None;
         self.bannered = false;
@@ -210,6 +214,7 @@ impl App {
             Event::ToolCallOutputDelta { call_id, chunk } => self.output_delta(&call_id, &chunk),
             Event::ToolCallEnd(end) => self.tool_end(end),
             Event::ApprovalRequested(req) => self.approvals.push_back(req),
+            Event::QuestionAsked(req) => self.questions.push_back(super::question::Form::new(req)),
             Event::PlanUpdated(plan) => {
                 self.finish_output();
                 self.push(Cell::Plan(plan));
@@ -245,7 +250,6 @@ impl App {
             | Event::ContextCompacting { .. }
             | Event::Diff { .. }
             | Event::RequestPreview { .. }
-            | Event::QuestionAsked(_)
             | Event::DiagnosticsRequested(_) => {}
         }
     }
@@ -391,6 +395,7 @@ impl App {
 
     fn tool_end(&mut self, end: interpreter_protocol::ToolCallEnd) {
         self.approvals.retain(|a| a.call_id != end.call_id);
+        self.questions.retain(|q| q.req.call_id != end.call_id);
         self.running_since.retain(|(id, _)| *id != end.call_id);
         let Some(i) = self
             .running
@@ -451,6 +456,7 @@ impl App {
         self.running.clear();
         self.running_since.clear();
         self.approvals.clear();
+        self.questions.clear();
         self.turn = None;
         match reason {
             TurnEndReason::Completed => {}

@@ -17,6 +17,7 @@ mod composer;
 mod keys;
 mod markdown;
 mod popup;
+mod question;
 mod render;
 mod screen;
 mod status;
@@ -200,7 +201,10 @@ impl Opener {
             persist: true,
             output_schema: None,
             mcp_servers: Vec::new(),
-            face: Default::default(),
+            face: crate::agent::FaceAbilities {
+                questions: true,
+                diagnostics: false,
+            },
         };
         let resumed = resume.is_some();
         let start = match resume {
