@@ -168,3 +168,43 @@ test("diagnostics after an edit: the agent asks the editor, and the new error re
   assert.ok(!text.includes("old warning"), text);
   assert.ok(api.chat.agent, "the panel's agent");
 });
+
+test("a question from the agent is a form in the panel, and the answer reaches the model", { timeout: 60_000 }, async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-question-")));
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  const saved = process.env.OPENINTERPRETER_HOME;
+  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
+  t.after(() => {
+    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
+    else process.env.OPENINTERPRETER_HOME = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const question = { questions: [{ id: "db", header: "DB", question: "Which database?", options: [{ label: "SQLite", description: "a file" }, { label: "Postgres", description: "a server" }] }] };
+  const baseUrl = await mock(t, { replies: [toolReply("call_q", "request_user_input", question), textReply("Postgres it is.")] }, dir);
+  await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const provider = stub.state.webviewProviders.get("interpreter.chat");
+  const page = fakeView();
+  provider.resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
+  await page.send({ type: "send", text: "set up a database", attachments: [] });
+  const q = await waitUntil(() => page.posted.find((m) => m.type === "question"), "the question form");
+  assert.equal(q.request.mode, "form");
+  assert.deepEqual(q.request.requestedSchema.properties.q1.oneOf.map((o) => o.const), ["SQLite", "Postgres"]);
+  await page.send({ type: "question", id: q.id, action: "accept", content: { q1: "Postgres" } });
+  await waitUntil(() => page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
+  assert.deepEqual(page.posted.find((m) => m.type === "questionDone"), { type: "questionDone", id: q.id, action: "accept" });
+  const origin = new URL(baseUrl).origin;
+  const requests = (await (await fetch(`${origin}/_mock/requests`)).json()).filter((r) => r.method === "POST");
+  assert.ok(requests[0].body.tools.some((x) => x.function.name === "request_user_input"), "listed for a client that can ask");
+  const result = requests[1].body.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_q");
+  assert.equal(result.content, '{"answers":{"db":{"answers":["Postgres"]}}}');
+});

@@ -281,3 +281,45 @@ test("a replay after the webview was re-created draws the same transcript", () =
   a.app.dispose();
   b.app.dispose();
 });
+
+test("the agent's questions are a form: radios, checkboxes and own words, posted on submit", () => {
+  const p = page();
+  load(p);
+  const request = {
+    sessionId: recorded.sessionId,
+    toolCallId: "q1",
+    mode: "form",
+    message: "The agent has 2 questions for you.",
+    requestedSchema: {
+      type: "object",
+      properties: {
+        q1: { type: "string", title: "DB: Which database?", oneOf: [{ const: "SQLite", title: "SQLite", description: "a file" }, { const: "Postgres", title: "Postgres" }] },
+        q1_other: { type: "string", title: "Other (your own answer)" },
+        q2: { type: "array", title: "Extras: Which extras?", items: { anyOf: [{ const: "Auth", title: "Auth" }, { const: "Cache", title: "Cache" }] } },
+      },
+    },
+  };
+  p.app.receive({ type: "question", id: "ask-1", request });
+  p.run();
+  const form = p.q('[data-question="ask-1"]');
+  assert.equal(form.getAttribute("role"), "dialog");
+  assert.deepEqual(p.qa('[data-field="q1"] input').map((i) => [i.type, i.value]), [["radio", "SQLite"], ["radio", "Postgres"]]);
+  assert.equal(p.q('[data-field="q1"] .q-desc').textContent, " — a file");
+  assert.deepEqual(p.qa('[data-field="q2"] input').map((i) => i.type), ["checkbox", "checkbox"]);
+  p.qa('[data-field="q1"] input')[1].checked = true;
+  for (const c of p.qa('[data-field="q2"] input')) c.checked = true;
+  form.querySelector('[data-action="accept"]').click();
+  assert.deepEqual(p.posted.at(-1), { type: "question", id: "ask-1", action: "accept", content: { q1: "Postgres", q2: ["Auth", "Cache"] } });
+  p.q('[data-field="q1_other"] input').value = "  MariaDB ";
+  form.querySelector('[data-action="accept"]').click();
+  assert.equal(p.posted.at(-1).content.q1_other, "MariaDB");
+  form.querySelector('[data-action="cancel"]').click();
+  assert.deepEqual(p.posted.at(-1), { type: "question", id: "ask-1", action: "cancel" });
+
+  p.app.receive({ type: "questionDone", id: "ask-1", action: "accept" });
+  p.run();
+  const done = p.q('[data-question="ask-1"]');
+  assert.equal(done.querySelectorAll("input, button").length, 0);
+  assert.equal(done.querySelector(".perm-answer").textContent, "Answered");
+  p.app.dispose();
+});

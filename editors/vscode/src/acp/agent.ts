@@ -9,6 +9,8 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import type {
   ContentBlock,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
   InitializeResponse,
   ListSessionsResponse,
   LoadSessionResponse,
@@ -56,6 +58,11 @@ export interface ClientHost {
   event(e: AgentEvent): void;
   /** The editor's diagnostics; when set, the agent is offered `_interpreter/diagnostics`. */
   diagnostics?: DiagnosticsSource;
+  /**
+   * Answers the agent's questions (form elicitations); when set, the agent is offered
+   * `elicitation.form`. `signal` aborts when the turn is cancelled (the answer is then `cancel`).
+   */
+  elicit?(req: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse>;
 }
 
 export interface AgentOptions {
@@ -189,6 +196,7 @@ export class AgentClient {
             fs: { readTextFile: true, writeTextFile: true },
             terminal: false,
             session: { notices: {} },
+            ...(this.host.elicit ? { elicitation: { form: {} } } : {}),
             ...(this.diagnostics ? { _meta: { [DIAGNOSTICS_CAPABILITY]: true } } : {}),
           },
           clientInfo: { name: this.opts.clientName, version: this.opts.clientVersion },
@@ -243,6 +251,11 @@ export class AgentClient {
       .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) =>
         this.askPermission(params, signal),
       );
+    if (host.elicit) {
+      app.onRequest(acp.methods.client.elicitation.create, ({ params, signal }) =>
+        this.withCancel(String((params as { sessionId?: unknown }).sessionId ?? ""), signal, { action: "cancel" }, (s) => host.elicit!(params, s)),
+      );
+    }
     if (diagnostics) {
       app.onRequest(
         DIAGNOSTICS_METHOD,
@@ -251,6 +264,26 @@ export class AgentClient {
       );
     }
     return app;
+  }
+
+  /** Runs `ask` until it answers, the request is cancelled or the turn is: then `cancelled`. */
+  private async withCancel<T>(sessionId: string, signal: AbortSignal, cancelled: T, ask: (s: AbortSignal) => Promise<T>): Promise<T> {
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort();
+    signal.addEventListener("abort", onAbort);
+    const set = this.pendingPermissions.get(sessionId) ?? new Set();
+    this.pendingPermissions.set(sessionId, set);
+    set.add(ctl);
+    const gone = new Promise<T>((resolve) => {
+      if (ctl.signal.aborted) resolve(cancelled);
+      else ctl.signal.addEventListener("abort", () => resolve(cancelled));
+    });
+    try {
+      return await Promise.race([ask(ctl.signal), gone]);
+    } finally {
+      set.delete(ctl);
+      signal.removeEventListener("abort", onAbort);
+    }
   }
 
   private async askPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {

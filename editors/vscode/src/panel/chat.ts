@@ -7,7 +7,14 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 
 import { AgentClient, AgentError, type AgentEvent, type AgentSpec } from "../acp/agent";
-import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "@agentclientprotocol/sdk";
+import type {
+  ContentBlock,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from "@agentclientprotocol/sdk";
 import type { AgentStatus, Attachment, HostMessage, WebviewMessage } from "../shared/protocol";
 import { DEFAULT_PROVIDER, providerFromAuthError, secretName } from "../settings";
 import { vscodeDiagnostics } from "./diagnostics";
@@ -40,6 +47,7 @@ export class ChatController implements vscode.Disposable {
   private sessionReady?: Promise<string | undefined>;
   private running = false;
   private readonly permissions = new Map<string, (optionId?: string) => void>();
+  private readonly questions = new Map<string, (answer: Extract<WebviewMessage, { type: "question" }> | undefined) => void>();
   private lastPrompt?: { text: string; attachments: Attachment[] };
   private openedAt?: number;
   /** Selections added before the webview existed: posted once it is ready. */
@@ -56,6 +64,7 @@ export class ChatController implements vscode.Disposable {
       edits: deps.review,
       roots: deps.roots,
       permission: (req, signal) => this.askPermission(req, signal),
+      elicit: (req, signal) => this.askQuestion(req, signal),
       update: (n) => this.onUpdate(n),
       event: (e) => this.onAgentEvent(e),
       diagnostics: vscodeDiagnostics,
@@ -121,6 +130,9 @@ export class ChatController implements vscode.Disposable {
         return this.send(msg.text, msg.attachments);
       case "cancel":
         return this.cancel();
+      case "question":
+        this.questions.get(msg.id)?.(msg);
+        return;
       case "permission":
         this.permissions.get(msg.id)?.(msg.optionId);
         return;
@@ -257,6 +269,22 @@ export class ChatController implements vscode.Disposable {
         resolve(optionId ? { outcome: { outcome: "selected", optionId } } : { outcome: { outcome: "cancelled" } });
       };
       this.permissions.set(id, finish);
+      signal.addEventListener("abort", () => finish());
+    });
+  }
+
+  /** A form in the panel; a cancelled turn (or a new chat) answers `cancel`. */
+  private askQuestion(req: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> {
+    const id = randomUUID();
+    this.post({ type: "question", id, request: req });
+    return new Promise((resolve) => {
+      const finish = (answer?: Extract<WebviewMessage, { type: "question" }>) => {
+        if (!this.questions.delete(id)) return;
+        const action = answer?.action ?? "cancel";
+        this.post({ type: "questionDone", id, action });
+        resolve(action === "accept" ? { action, content: answer?.content ?? {} } : { action });
+      };
+      this.questions.set(id, finish);
       signal.addEventListener("abort", () => finish());
     });
   }

@@ -5,6 +5,7 @@ import type {
   AgentStatus,
   Attachment,
   AvailableCommand,
+  CreateElicitationRequest,
   HostMessage,
   RequestPermissionRequest,
   ReviewFile,
@@ -34,9 +35,18 @@ export type Item =
   | { kind: "thought"; key: string; messageId?: string; text: string; startedAt: number; endedAt?: number }
   | { kind: "tool"; key: string; call: ToolCall; permission?: Permission }
   | ({ kind: "permission"; key: string } & Permission)
+  | ({ kind: "question"; key: string } & QuestionForm)
   | { kind: "notice"; key: string; severity: string; title: string; description?: string }
   | { kind: "error"; key: string; message: string; action?: "setApiKey"; provider?: string }
   | { kind: "stop"; key: string; reason: string };
+
+/** The agent's questions: a form elicitation, answered from the panel. */
+export interface QuestionForm {
+  id: string;
+  request: CreateElicitationRequest;
+  done: boolean;
+  action?: "accept" | "decline" | "cancel";
+}
 
 /** A permission request; shown inside the tool card of its call when there is one. */
 export interface Permission {
@@ -307,6 +317,21 @@ export function applyMessage(m: Model, c: Changes, msg: HostMessage): void {
       }
       break;
     }
+    case "question": {
+      const key = nextKey("question");
+      m.items.push({ kind: "question", key, id: msg.id, request: msg.request, done: false });
+      c.items.add(key);
+      break;
+    }
+    case "questionDone":
+      for (const it of m.items) {
+        if (it.kind === "question" && it.id === msg.id) {
+          it.done = true;
+          it.action = msg.action;
+          c.items.add(it.key);
+        }
+      }
+      break;
     case "permissionDone":
       for (const it of m.items) {
         const p = it.kind === "permission" ? it : it.kind === "tool" ? it.permission : undefined;
