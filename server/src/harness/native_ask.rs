@@ -72,7 +72,7 @@ pub(super) fn request_user_input(wording: Wording) -> Arc<dyn Tool> {
         "required": ["id", "header", "question", "options"],
         "additionalProperties": false
     });
-    QuestionTool::new(
+    QuestionTool::tool(
         spec(
             "request_user_input",
             "Ask the user one to three short questions and wait for the answers. Use it when a decision is the user's to make and you cannot infer it.",

@@ -35,7 +35,8 @@ pub(crate) struct QuestionTool {
 }
 
 impl QuestionTool {
-    pub(crate) fn new(
+    /// The tool, as a table entry.
+    pub(crate) fn tool(
         spec: ToolSpec,
         parse: Parse,
         render: Render,

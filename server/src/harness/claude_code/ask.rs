@@ -62,7 +62,7 @@ fn ask_spec() -> ToolSpec {
 }
 
 pub(super) fn ask_user_question() -> Arc<dyn Tool> {
-    QuestionTool::new(
+    QuestionTool::tool(
         ask_spec(),
         |a| parse_claude_style(a, "multiSelect"),
         render_claude_style,

@@ -33,7 +33,7 @@ pub(super) fn ask_user_question() -> Arc<dyn Tool> {
         "options": {"type": "array", "items": option, "minItems": 2, "maxItems": 4},
         "multi_select": {"type": "boolean", "default": false, "description": "Allow several answers"}
     }, "required": ["question", "header", "options"], "additionalProperties": false});
-    QuestionTool::new(
+    QuestionTool::tool(
         spec(
             "AskUserQuestion",
             "Ask the user one to four questions with a few options each when you need their decision to go on. They can always answer in their own words. Do not ask for approval of actions: the permission system does that.",

@@ -132,7 +132,7 @@ fn table(env: &PromptEnv) -> ToolTable {
         FnTool::plain(WORDING, specs::todo_write(), run::describe_todos, |a, _| {
             Box::pin(async move { run::todo_write(&a) })
         }),
-        QuestionTool::new(
+        QuestionTool::tool(
             specs::ask_user_question(),
             |a| parse_claude_style(a, "multiSelect"),
             render_claude_style,
