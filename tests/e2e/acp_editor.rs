@@ -457,3 +457,141 @@ async fn unanswered_questions_and_approvals_give_up_after_the_approval_timeout()
         "{s}"
     );
 }
+
+// ---- Subagents as child sessions (the draft updates Zed decodes).
+
+/// Every `session/update` the client got, raw, after a prompt that runs an Explore subagent.
+async fn subagent_run(advertise: bool) -> (Vec<Value>, String) {
+    use agent_client_protocol::v1::schema::SubagentCapabilities;
+    let repo = TestRepo::new();
+    repo.write("notes.txt", "the answer is 42\n");
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call(
+            "a1",
+            "Agent",
+            json!({"description": "find the answer", "prompt": "Read notes.txt and report.", "subagent_type": "Explore"}),
+        ),
+        Reply::tool_call("r1", "Read", json!({"file_path": cwd.join("notes.txt")})),
+        Reply::text("The answer is 42."),
+        Reply::text("The subagent says 42."),
+    ]))
+    .await
+    .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s1 = seen.clone();
+    let mut caps = ClientCapabilities::new();
+    if advertise {
+        caps = caps.subagents(SubagentCapabilities::new());
+    }
+    let sid = Client
+        .v1()
+        .on_receive_notification(
+            async move |n: UntypedMessage, _cx| {
+                if n.method == "session/update" {
+                    s1.lock().unwrap().push(n.params);
+                }
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            agent(&repo, &mock, &["-c", "harness=\"claude-code\""]),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(
+                    InitializeRequest::new(ProtocolVersion::V1).client_capabilities(caps),
+                )
+                .block_task()
+                .await?;
+                let session = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                let resp = cx
+                    .send_request(PromptRequest::new(
+                        session.session_id.clone(),
+                        vec![ContentBlock::Text(TextContent::new("what is the answer?"))],
+                    ))
+                    .block_task()
+                    .await?;
+                assert_eq!(resp.stop_reason, StopReason::EndTurn);
+                Ok(session.session_id.0.to_string())
+            },
+        )
+        .await
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    (seen, sid)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subagents_are_child_sessions_in_the_shapes_zed_decodes() {
+    let (seen, parent) = subagent_run(true).await;
+    let kind = |n: &Value| {
+        n["update"]["sessionUpdate"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let spawned = seen
+        .iter()
+        .find(|n| kind(n) == "subagent_spawned")
+        .expect("subagent_spawned");
+    assert_eq!(spawned["sessionId"], parent.as_str());
+    let u = &spawned["update"];
+    let child = u["subagentSessionId"].as_str().unwrap().to_string();
+    assert_ne!(child, parent);
+    assert_eq!(
+        (u["name"].as_str(), u["task"].as_str()),
+        (Some("Explore"), Some("find the answer"))
+    );
+    assert_eq!(u["prompt"], "Read notes.txt and report.");
+    assert!(u["capabilities"].is_object());
+    // The child's Read is a tool call of the child session, attributed to the parent's call.
+    let read: Vec<&Value> = seen
+        .iter()
+        .filter(|n| n["update"]["toolCallId"] == "r1")
+        .collect();
+    assert!(!read.is_empty());
+    for n in &read {
+        assert_eq!(n["sessionId"], child.as_str(), "{n}");
+        assert_eq!(
+            n["update"]["_meta"]["claudeCode"]["parentToolUseId"], "a1",
+            "{n}"
+        );
+    }
+    // The parent's own call stays on the parent session.
+    assert!(
+        seen.iter()
+            .filter(|n| n["update"]["toolCallId"] == "a1")
+            .all(|n| n["sessionId"] == parent.as_str())
+    );
+    let done = seen
+        .iter()
+        .position(|n| kind(n) == "subagent_state_update")
+        .expect("subagent_state_update");
+    assert_eq!(seen[done]["update"]["subagentSessionId"], child.as_str());
+    assert_eq!(seen[done]["update"]["state"], "completed");
+    let last_read = seen
+        .iter()
+        .rposition(|n| n["update"]["toolCallId"] == "r1")
+        .unwrap();
+    assert!(last_read < done, "the child's calls come before its end");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_capability_a_subagent_stays_in_the_parents_tool_cards() {
+    let (seen, parent) = subagent_run(false).await;
+    assert!(seen.iter().all(|n| n["sessionId"] == parent.as_str()));
+    assert!(!seen.iter().any(|n| {
+        n["update"]["sessionUpdate"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("subagent"))
+    }));
+    assert!(seen.iter().any(|n| n["update"]["toolCallId"] == "r1"));
+    assert!(!seen.iter().any(|n| {
+        n["update"]
+            .get("_meta")
+            .is_some_and(|m| m.get("claudeCode").is_some())
+    }));
+}

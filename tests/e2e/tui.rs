@@ -741,3 +741,56 @@ fn questions_are_an_inline_picker_and_the_picks_reach_the_model() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+#[test]
+fn a_subagent_is_a_nested_cell_with_live_status_and_a_summary() {
+    let repo = TestRepo::new();
+    repo.write("notes.txt", "the answer is 42\n");
+    let notes = std::fs::canonicalize(repo.path())
+        .unwrap()
+        .join("notes.txt");
+    let replies = vec![
+        tool(
+            "a1",
+            "Agent",
+            json!({"description": "find the answer", "prompt": "Read notes.txt.", "subagent_type": "Explore"}),
+        ),
+        tool("r1", "Read", json!({"file_path": notes})),
+        json!({"events": [{"delay_ms": 1500}, {"text": "The answer is 42."}]}),
+        text("The subagent says 42."),
+    ];
+    let mock = MockServer::start_blocking(
+        Script::from_json(&json!({"replies": replies}).to_string()).expect("script"),
+    )
+    .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {} -c harness=\\\"claude-code\\\"", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("what is the answer?");
+    let s = t.wait_for("the running subagent", Duration::from_secs(10), |s| {
+        s.contains("↳ Explore find the answer · running · 1 tool calls")
+    });
+    assert!(
+        s.contains("✓ Read"),
+        "the child's finished call is nested:\n{s}"
+    );
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("The subagent says 42.")
+    });
+    let s = t.history();
+    assert!(
+        s.contains("↳ Explore find the answer · done · 1 tool calls"),
+        "{s}"
+    );
+    assert!(s.contains("└ The answer is 42."), "the summary:\n{s}");
+    if let Some(path) = std::env::var_os("TUI_SUBAGENT_CAPTURE") {
+        std::fs::write(path, t.screen_ansi()).ok();
+    }
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

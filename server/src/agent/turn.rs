@@ -420,12 +420,13 @@ impl Session {
             input: args.clone(),
             locations: d.locations,
             command: d.command,
+            subagent: None,
         }));
         let tool = self.tools.get(&call.name).cloned();
         // Only a tool that starts subagents gets a runner (it copies the session's parts).
         let subagents = (self.parent_id.is_none()
             && tool.as_ref().is_some_and(|t| t.starts_subagent()))
-        .then(|| Arc::new(SubagentRunner::new(self)));
+        .then(|| Arc::new(SubagentRunner::new(self, &call.id, &args)));
         if checked.is_ok() && tool.is_some() {
             self.diagnostics_before(kind, &locations, cancel).await;
         }

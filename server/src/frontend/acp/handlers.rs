@@ -271,6 +271,7 @@ fn translator_for(
         terminal_output && !client_terminals,
         session.is_some_and(|s| s.compaction.is_some()),
         session.is_some_and(|s| s.notices.is_some()),
+        caps.subagents.is_some(),
         cwd.to_path_buf(),
     )
 }

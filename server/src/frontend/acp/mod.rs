@@ -11,6 +11,7 @@ mod handlers;
 mod questions;
 mod replay;
 mod settings;
+mod subagents;
 pub mod transport;
 mod updates;
 

@@ -33,6 +33,8 @@ pub(super) struct Translator {
     compaction: bool,
     /// The client opted in to `notice`s (`session.notices`).
     notices: bool,
+    /// The client shows subagents as child sessions (`clientCapabilities.subagents`).
+    subagents: Option<super::subagents::Children>,
     /// Warnings raised before the client knows the session (it drops updates for unknown
     /// sessions); `None` once [`Translator::release_warnings`] ran.
     held_warnings: Mutex<Option<Vec<String>>>,
@@ -53,6 +55,7 @@ impl Translator {
         terminal_output: bool,
         compaction: bool,
         notices: bool,
+        subagents: bool,
         cwd: PathBuf,
     ) -> Self {
         Translator {
@@ -61,6 +64,7 @@ impl Translator {
             terminal_output,
             compaction,
             notices,
+            subagents: subagents.then(Default::default),
             held_warnings: Mutex::new(Some(Vec::new())),
             cwd,
             calls: Mutex::new(HashMap::new()),
@@ -127,11 +131,24 @@ impl Translator {
         });
     }
 
-    pub(super) fn send(&self, update: SessionUpdate) {
+    pub(super) fn send(&self, mut update: SessionUpdate) {
+        let session = match &self.subagents {
+            Some(children) => children.route(&mut update).map(SessionId::new),
+            None => None,
+        };
         // A closed connection means the client is gone; nothing left to tell.
-        let _ = self
-            .cx
-            .send_notification(SessionNotification::new(self.session_id.clone(), update));
+        let _ = self.cx.send_notification(SessionNotification::new(
+            session.unwrap_or_else(|| self.session_id.clone()),
+            update,
+        ));
+    }
+
+    /// An update the schema has no type for (the draft subagent updates).
+    fn send_raw(&self, update: serde_json::Value) {
+        let params = json!({"sessionId": self.session_id.0, "update": update});
+        if let Ok(m) = agent_client_protocol::UntypedMessage::new("session/update", params) {
+            let _ = self.cx.send_notification(m);
+        }
     }
 
     /// A whole agent message of our own (status, errors); it gets its own message id.
@@ -206,7 +223,22 @@ impl Translator {
             Event::ReasoningDelta { message_id, delta } => self.send(
                 SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))),
             ),
-            Event::ToolCallBegin(b) => self.begin(b),
+            Event::SubagentStarted(s) => {
+                if let Some(c) = &self.subagents {
+                    self.send_raw(c.started(&s));
+                }
+            }
+            Event::SubagentEnded(s) => {
+                if let Some(c) = &self.subagents {
+                    self.send_raw(c.ended(&s));
+                }
+            }
+            Event::ToolCallBegin(b) => {
+                if let (Some(c), Some(session)) = (&self.subagents, &b.subagent) {
+                    c.call_began(&b.call_id, session);
+                }
+                self.begin(b)
+            }
             Event::ToolCallOutputDelta { call_id, chunk } => {
                 self.mark_running(&call_id);
                 if !(self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute)) {

@@ -486,6 +486,7 @@ mod tests {
             input: json!({"command": "ls"}),
             locations: vec![],
             command: Some("ls".into()),
+            subagent: None,
         }));
         t.event(Event::TurnEnded(TurnEnded {
             turn_id: "u1".into(),

@@ -22,6 +22,7 @@ mod render;
 mod screen;
 mod status;
 mod stream;
+mod subagent;
 mod terminal;
 #[cfg(test)]
 mod tests;
