@@ -208,3 +208,53 @@ test("a question from the agent is a form in the panel, and the answer reaches t
   const result = requests[1].body.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_q");
   assert.equal(result.content, '{"answers":{"db":{"answers":["Postgres"]}}}');
 });
+
+test("a subagent's calls come from its child session into the card of the call that started it", { timeout: 60_000 }, async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-subagent-")));
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  fs.writeFileSync(path.join(work, "notes.txt"), "the answer is 42\n");
+  const saved = process.env.OPENINTERPRETER_HOME;
+  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
+  t.after(() => {
+    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
+    else process.env.OPENINTERPRETER_HOME = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const replies = [
+    toolReply("a1", "Agent", { description: "find the answer", prompt: "Read notes.txt.", subagent_type: "Explore" }),
+    toolReply("r1", "Read", { file_path: path.join(work, "notes.txt") }),
+    textReply("The answer is 42."),
+    textReply("The subagent says 42."),
+  ];
+  const baseUrl = await mock(t, { replies }, dir);
+  await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.harness": "claude-code",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const provider = stub.state.webviewProviders.get("interpreter.chat");
+  const page = fakeView();
+  provider.resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  const reset = await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
+  await page.send({ type: "send", text: "what is the answer?", attachments: [] });
+  await waitUntil(() => page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
+  const updates = page.posted.filter((m) => m.type === "update").map((m) => m.notification);
+  assert.ok(updates.every((n) => n.sessionId === reset.sessionId), "everything reaches the chat's session");
+  const spawned = updates.find((n) => n.update.sessionUpdate === "subagent_spawned");
+  assert.ok(spawned, "subagent_spawned");
+  const child = spawned.update.subagentSessionId;
+  const read = updates.filter((n) => n.update.toolCallId === "r1");
+  assert.ok(read.length > 0);
+  for (const n of read) {
+    assert.equal(n.update._meta.subagentSessionId, child);
+    assert.equal(n.update._meta.claudeCode.parentToolUseId, "a1");
+  }
+  const done = updates.find((n) => n.update.sessionUpdate === "subagent_state_update");
+  assert.equal(done.update.state, "completed");
+});

@@ -323,3 +323,29 @@ test("the agent's questions are a form: radios, checkboxes and own words, posted
   assert.equal(done.querySelector(".perm-answer").textContent, "Answered");
   p.app.dispose();
 });
+
+test("a subagent is a collapsible part of its call's card, with its own calls", () => {
+  const p = page();
+  p.app.receive({ type: "reset", sessionId: "s" });
+  const up = (update) => p.app.receive({ type: "update", notification: { sessionId: "s", update } });
+  up({ sessionUpdate: "tool_call", toolCallId: "a1", title: "Subagent: find the answer", kind: "think", status: "in_progress" });
+  up({ sessionUpdate: "subagent_spawned", subagentSessionId: "child", name: "Explore", task: "find the answer", capabilities: {} });
+  const meta = { claudeCode: { parentToolUseId: "a1" }, subagentSessionId: "child" };
+  up({ sessionUpdate: "tool_call", toolCallId: "r1", title: "Read notes.txt", kind: "read", status: "pending", _meta: meta });
+  p.run();
+  const card = p.q('[data-tool-call="a1"]');
+  const sub = card.querySelector('[data-subagent="child"]');
+  assert.equal(sub.tagName, "DETAILS");
+  assert.ok(sub.hasAttribute("open"), "open while it runs");
+  assert.match(sub.querySelector("summary").textContent, /Explore find the answer.*running · 1 tool call/);
+  assert.equal(p.qa('.tool[data-tool-call="r1"]').length, 0, "no card of its own");
+  up({ sessionUpdate: "tool_call_update", toolCallId: "r1", status: "completed", _meta: meta });
+  up({ sessionUpdate: "subagent_state_update", subagentSessionId: "child", state: "completed" });
+  up({ sessionUpdate: "tool_call_update", toolCallId: "a1", status: "completed" });
+  p.run();
+  const after = p.q('[data-tool-call="a1"] [data-subagent="child"]');
+  assert.ok(!after.hasAttribute("open"), "folded once done");
+  assert.match(after.querySelector("summary").textContent, /completed/);
+  assert.match(after.querySelector('[data-tool-call="r1"]').textContent, /Read notes.txt/);
+  p.app.dispose();
+});

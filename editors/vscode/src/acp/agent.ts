@@ -8,6 +8,7 @@ import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk";
 import type {
+  ClientCapabilities,
   ContentBlock,
   CreateElicitationRequest,
   CreateElicitationResponse,
@@ -30,6 +31,7 @@ import {
   type DiagnosticsSource,
 } from "./diagnostics";
 import { type DocumentStore, type EditSink, FsError, readText, writeText } from "./files";
+import { SUBAGENT_UPDATE_METHOD, renameSubagentUpdates } from "./subagents";
 
 export interface AgentSpec {
   command: string;
@@ -184,21 +186,24 @@ export class AgentClient {
 
     const stream = acp.ndJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
-      Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+      renameSubagentUpdates(Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>),
     );
     const conn = this.app().connect(stream);
+    const capabilities = {
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: false,
+      session: { notices: {} },
+      // Subagents as child sessions (the draft `subagent_spawned` updates; not in the stable types).
+      subagents: {},
+      ...(this.host.elicit ? { elicitation: { form: {} } } : {}),
+      ...(this.diagnostics ? { _meta: { [DIAGNOSTICS_CAPABILITY]: true } } : {}),
+    };
     let init: InitializeResponse;
     try {
       init = await Promise.race([
         conn.agent.request(acp.methods.agent.initialize, {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: {
-            fs: { readTextFile: true, writeTextFile: true },
-            terminal: false,
-            session: { notices: {} },
-            ...(this.host.elicit ? { elicitation: { form: {} } } : {}),
-            ...(this.diagnostics ? { _meta: { [DIAGNOSTICS_CAPABILITY]: true } } : {}),
-          },
+          clientCapabilities: capabilities as ClientCapabilities,
           clientInfo: { name: this.opts.clientName, version: this.opts.clientVersion },
         }),
         exited.then(() => {
@@ -232,6 +237,8 @@ export class AgentClient {
     const app = acp
       .client({ name: this.opts.clientName })
       .onNotification(acp.methods.client.session.update, ({ params }) => host.update(params))
+      // The draft subagent updates, renamed on the way in (./subagents.ts).
+      .onNotification(SUBAGENT_UPDATE_METHOD, parseSessionNotification, ({ params }) => host.update(params))
       .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
         try {
           return { content: readText(host.documents, params) };
@@ -433,4 +440,13 @@ export class AgentClient {
 function toRequestError(e: unknown): acp.RequestError {
   if (e instanceof FsError) return new acp.RequestError(e.code, e.message);
   return acp.RequestError.internalError(undefined, (e as Error).message ?? String(e));
+}
+
+/** A `session/update` as far as the panel relies on it: a session id and a kind. */
+function parseSessionNotification(p: unknown): SessionNotification {
+  const n = p as { sessionId?: unknown; update?: { sessionUpdate?: unknown } };
+  if (typeof n?.sessionId !== "string" || typeof n.update?.sessionUpdate !== "string") {
+    throw acp.RequestError.invalidParams(undefined, "session/update needs a sessionId and an update");
+  }
+  return n as SessionNotification;
 }

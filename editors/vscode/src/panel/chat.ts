@@ -47,6 +47,8 @@ export class ChatController implements vscode.Disposable {
   private sessionReady?: Promise<string | undefined>;
   private running = false;
   private readonly permissions = new Map<string, (optionId?: string) => void>();
+  /** Child sessions of the agent's subagents, by id: their updates join the current chat. */
+  private readonly children = new Set<string>();
   private readonly questions = new Map<string, (answer: Extract<WebviewMessage, { type: "question" }> | undefined) => void>();
   private lastPrompt?: { text: string; attachments: Attachment[] };
   private openedAt?: number;
@@ -290,7 +292,20 @@ export class ChatController implements vscode.Disposable {
   }
 
   private onUpdate(n: SessionNotification): void {
-    if (n.sessionId !== this.agent.currentSession?.sessionId) {
+    const current = this.agent.currentSession?.sessionId;
+    const kind = (n.update as { sessionUpdate: string }).sessionUpdate;
+    if (kind === "subagent_spawned" && n.sessionId === current) {
+      const child = (n.update as { subagentSessionId?: unknown }).subagentSessionId;
+      if (typeof child === "string") this.children.add(child);
+    }
+    // A subagent's calls go into the card of the call that started it.
+    if (current && this.children.has(n.sessionId)) {
+      const update = n.update as SessionNotification["update"] & { _meta?: Record<string, unknown> | null };
+      const meta = { ...(update._meta ?? {}), subagentSessionId: n.sessionId };
+      this.post({ type: "update", notification: { ...n, sessionId: current, update: { ...update, _meta: meta } } });
+      return;
+    }
+    if (n.sessionId !== current) {
       if (this.early.length < 100) this.early.push(n);
       return;
     }

@@ -4,7 +4,7 @@
 import type { WebviewMessage } from "../shared/protocol";
 import { diffLines, hunks } from "../shared/diff";
 import type { RenderMarkdown } from "./markdown";
-import type { Item, Permission, PlanEntry, QuestionForm, ToolCall, ToolCallContent } from "./model";
+import type { Item, Permission, PlanEntry, QuestionForm, Subagent, ToolCall, ToolCallContent } from "./model";
 
 export type Post = (m: WebviewMessage) => void;
 
@@ -169,6 +169,7 @@ function renderTool(ctx: Ctx, call: ToolCall, permission?: Permission): HTMLElem
     for (const l of call.locations) locs.append(locationLink(ctx, l.path, l.line));
     el.append(locs);
   }
+  if (call.subagent) el.append(renderSubagent(ctx, call.subagent));
   contentBlocks(ctx, call, el);
   if (permission) el.append(renderPermission(ctx, permission, { inline: true, shown: call.content.length > 0 || showCommand }));
   return el;
@@ -426,5 +427,32 @@ function renderQuestion(ctx: Ctx, item: QuestionForm): HTMLElement {
     answer("accept");
   });
   el.append(buttons);
+  return el;
+}
+
+/** A subagent inside its call's card: name, task, state, and its own calls (collapsible). */
+function renderSubagent(ctx: Ctx, sub: Subagent): HTMLElement {
+  const state = sub.state ?? "running";
+  const calls = sub.calls.length === 1 ? "1 tool call" : `${sub.calls.length} tool calls`;
+  const el = h(
+    ctx.doc,
+    "details",
+    { class: `subagent subagent-${state}`, "data-subagent": sub.session, open: state === "running" },
+    h(ctx.doc, "summary", {}, h(ctx.doc, "strong", {}, sub.name), sub.task ? ` ${sub.task}` : "", h(ctx.doc, "span", { class: `badge badge-${state}` }, state), h(ctx.doc, "span", { class: "muted" }, ` · ${calls}`)),
+  );
+  const list = h(ctx.doc, "ul", { class: "subagent-calls" });
+  for (const call of sub.calls) {
+    list.append(
+      h(
+        ctx.doc,
+        "li",
+        { class: `status-${call.status}`, "data-tool-call": call.toolCallId },
+        h(ctx.doc, "span", { class: `icon kind-${call.kind}`, "aria-hidden": "true" }, KIND_ICONS[call.kind] ?? "•"),
+        ` ${call.title} `,
+        h(ctx.doc, "span", { class: `badge badge-${call.status}` }, STATUS_LABELS[call.status] ?? call.status),
+      ),
+    );
+  }
+  el.append(list);
   return el;
 }
