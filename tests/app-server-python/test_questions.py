@@ -62,3 +62,33 @@ def test_a_question_is_a_server_request_and_the_pick_reaches_the_model(env, mode
         assert ("request_user_input" in tools) == (env.harness != "kimi-code")
 
     run(mode, env, scenario)
+
+
+def test_a_subagent_is_a_collab_agent_item(env, mode):
+    if env.harness != "kimi-code":
+        pytest.skip("the native harness has no subagent tool")
+    (env.repo / "notes.txt").write_text("the answer is 42\n")
+    env.start_mock(
+        [
+            {"events": [{"tool_call": {"id": "a1", "name": "Agent", "arguments": {"description": "find the answer", "prompt": "Read notes.txt.", "subagent_type": "explore"}}}]},
+            {"events": [{"tool_call": {"id": "r1", "name": "Read", "arguments": {"path": "notes.txt"}}}]},
+            text_reply("The answer is 42."),
+            text_reply("The subagent says 42."),
+        ]
+    )
+
+    async def scenario(side):
+        thread = await side.thread_start()
+        result = await thread.run("what is the answer?")
+        assert result.status == TurnStatus.completed
+        collab = [i.root for i in result.items if i.root.type == "collabAgentToolCall"]
+        assert len(collab) == 1, [i.root.type for i in result.items]
+        c = collab[0]
+        assert c.tool.value == "spawnAgent" and c.status.value == "completed"
+        assert c.sender_thread_id == thread.id
+        [child] = c.receiver_thread_ids
+        assert child != thread.id
+        state = c.agents_states[child]
+        assert state.status.value == "completed" and state.message == "The answer is 42."
+
+    run(mode, env, scenario)

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::items::{self, ToolItem};
 use super::threads::{ThreadShared, ThreadState};
-use super::wire::{Item, TokenBreakdown, Turn, TurnError, TurnStatus};
+use super::wire::{Item, ItemStatus, TokenBreakdown, Turn, TurnError, TurnStatus};
 use crate::frontend::view::SessionView;
 
 /// Milliseconds since the epoch.
@@ -201,6 +201,15 @@ impl ThreadShared {
                     json!({"itemId": call_id, "delta": chunk}),
                 );
             }
+            Event::SubagentStarted(s) => {
+                let item = self.subagent_item(&s.call_id, &s.session_id, Some(s.prompt), None);
+                self.item_started(turn, &item);
+            }
+            Event::SubagentEnded(s) => {
+                let item =
+                    self.subagent_item(&s.call_id, &s.session_id, None, Some((s.state, s.summary)));
+                self.item_completed(turn, &item);
+            }
             Event::ToolCallEnd(end) => {
                 if let Some(tool) = turn.tools.remove(&end.call_id) {
                     let item = tool.item(Some(&end));
@@ -208,6 +217,39 @@ impl ThreadShared {
                 }
             }
             other => self.turn_state_event(turn, other),
+        }
+    }
+
+    /// The collab item of a subagent: running, or how it ended with its last message.
+    fn subagent_item(
+        &self,
+        call_id: &str,
+        session_id: &str,
+        prompt: Option<String>,
+        ended: Option<(interpreter_protocol::SubagentState, String)>,
+    ) -> Item {
+        use interpreter_protocol::SubagentState;
+        let (status, agent, message) = match ended {
+            None => (ItemStatus::InProgress, "running", None),
+            Some((SubagentState::Completed, m)) => (ItemStatus::Completed, "completed", Some(m)),
+            Some((SubagentState::Failed, m)) => (ItemStatus::Failed, "errored", Some(m)),
+            Some((SubagentState::Cancelled, m)) => (ItemStatus::Failed, "interrupted", Some(m)),
+        };
+        let mut agents_states = std::collections::BTreeMap::new();
+        agents_states.insert(
+            session_id.to_string(),
+            json!({"status": agent, "message": message}),
+        );
+        Item::CollabAgentToolCall {
+            id: format!("{call_id}-agent"),
+            tool: "spawnAgent",
+            status,
+            sender_thread_id: self.id.clone(),
+            receiver_thread_ids: vec![session_id.to_string()],
+            prompt,
+            model: None,
+            reasoning_effort: None,
+            agents_states,
         }
     }
 
