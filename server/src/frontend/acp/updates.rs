@@ -206,23 +206,11 @@ impl Translator {
         }
     }
 
-    pub(super) fn event(&self, e: Event) {
-        self.observe(&e);
+    /// Questions, diagnostics and subagents; the event back when it is none of those.
+    fn editor_event(&self, e: Event) -> Option<Event> {
         match e {
-            Event::ApprovalRequested(req) => self.ask(req),
             Event::DiagnosticsRequested(req) => self.diagnose(req),
             Event::QuestionAsked(req) => self.question(req),
-            Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
-                agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),
-            )),
-            Event::Transcript(items) => self.replay(items),
-            Event::Error { message } => self.warning(&message),
-            Event::AgentMessageDelta { message_id, delta } => self.send(
-                SessionUpdate::AgentMessageChunk(chunk(&delta, Some(&message_id))),
-            ),
-            Event::ReasoningDelta { message_id, delta } => self.send(
-                SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))),
-            ),
             Event::SubagentStarted(s) => {
                 if let Some(c) = &self.subagents {
                     self.send_raw(c.started(&s));
@@ -237,8 +225,33 @@ impl Translator {
                 if let (Some(c), Some(session)) = (&self.subagents, &b.subagent) {
                     c.call_began(&b.call_id, session);
                 }
-                self.begin(b)
+                return Some(Event::ToolCallBegin(b));
             }
+            e => return Some(e),
+        }
+        None
+    }
+
+    pub(super) fn event(&self, e: Event) {
+        self.observe(&e);
+        let Some(e) = self.editor_event(e) else {
+            return;
+        };
+        match e {
+            Event::ApprovalRequested(req) => self.ask(req),
+
+            Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
+                agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),
+            )),
+            Event::Transcript(items) => self.replay(items),
+            Event::Error { message } => self.warning(&message),
+            Event::AgentMessageDelta { message_id, delta } => self.send(
+                SessionUpdate::AgentMessageChunk(chunk(&delta, Some(&message_id))),
+            ),
+            Event::ReasoningDelta { message_id, delta } => self.send(
+                SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))),
+            ),
+            Event::ToolCallBegin(b) => self.begin(b),
             Event::ToolCallOutputDelta { call_id, chunk } => {
                 self.mark_running(&call_id);
                 if !(self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute)) {
