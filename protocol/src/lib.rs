@@ -9,8 +9,15 @@
 
 mod settings;
 
+mod asks;
+
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+
+pub use asks::{
+    Diagnostic, DiagnosticMap, DiagnosticSeverity, DiagnosticsRequest, Position, Question,
+    QuestionAnswer, QuestionOption, QuestionRequest, Range,
+};
 
 pub use settings::{
     ApprovalPolicy, PermissionMode, Permissions, ReasoningEffort, SandboxMode, UnknownValue,
@@ -18,7 +25,7 @@ pub use settings::{
 
 /// Everything a front end can ask of a session. A session takes them in order; while a turn
 /// runs, [`Op::Interrupt`], [`Op::Approval`] and [`Op::Steer`] act at once and the others
-/// wait for the turn to end.
+/// wait for the turn to end; [`Op::Answer`] and [`Op::Diagnostics`] act at once too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Op {
@@ -41,6 +48,20 @@ pub enum Op {
         call_id: String,
         /// The answer.
         decision: ApprovalDecision,
+    },
+    /// Answers an [`Event::QuestionAsked`].
+    Answer {
+        /// The call that asked.
+        call_id: String,
+        /// The user's answer.
+        answer: QuestionAnswer,
+    },
+    /// Answers an [`Event::DiagnosticsRequested`].
+    Diagnostics {
+        /// As in the request.
+        request_id: String,
+        /// The files' diagnostics; `None` when the front end could not get them.
+        diagnostics: Option<DiagnosticMap>,
     },
     /// Changes what the agent may do without asking, from the next tool call on.
     SetPermissions(Permissions),
@@ -176,6 +197,18 @@ pub enum Event {
     ToolCallEnd(ToolCallEnd),
     /// The session must ask whether a tool call may run; answer with [`Op::Approval`].
     ApprovalRequested(ApprovalRequest),
+    /// A tool call asks the user questions; answer with [`Op::Answer`]. Sent only to front
+    /// ends that said they can ask (`FaceAbilities`); the call's `ToolCallEnd` closes it
+    /// (answered, timed out or cancelled).
+    QuestionAsked(QuestionRequest),
+    /// The session wants the editor's diagnostics for some files; answer with
+    /// [`Op::Diagnostics`]. Sent only to front ends that offer them.
+    DiagnosticsRequested(DiagnosticsRequest),
+    /// A subagent started for a tool call: its own calls carry its session id in
+    /// `ToolCallBegin::subagent` until the matching [`Event::SubagentEnded`].
+    SubagentStarted(SubagentStarted),
+    /// A subagent finished (its parent call's `ToolCallEnd` follows).
+    SubagentEnded(SubagentEnded),
     /// The model set or changed its plan.
     PlanUpdated(Plan),
     /// Token use after a model response.
@@ -327,6 +360,50 @@ pub struct ToolCallBegin {
     pub locations: Vec<PathBuf>,
     /// The command line, for execute tools.
     pub command: Option<String>,
+    /// The subagent session that made this call (see [`Event::SubagentStarted`]); `None` for
+    /// the session's own calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<String>,
+}
+
+/// A subagent started for a tool call of its parent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubagentStarted {
+    /// The parent's tool call that started it.
+    pub call_id: String,
+    /// The subagent's own session id (its tool calls carry it).
+    pub session_id: String,
+    /// What kind of subagent (`Explore`, `general-purpose`), as the call named it.
+    pub name: String,
+    /// The call's short description of the task.
+    pub task: String,
+    /// The whole prompt it was given.
+    pub prompt: String,
+}
+
+/// How a subagent ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubagentState {
+    /// It answered.
+    Completed,
+    /// It failed or ended without an answer.
+    Failed,
+    /// The turn was cancelled.
+    Cancelled,
+}
+
+/// A subagent finished.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubagentEnded {
+    /// As in [`SubagentStarted`].
+    pub call_id: String,
+    /// As in [`SubagentStarted`].
+    pub session_id: String,
+    /// How it ended.
+    pub state: SubagentState,
+    /// Its final message, or why it has none.
+    pub summary: String,
 }
 
 /// How a tool call ended.

@@ -43,6 +43,8 @@ pub(crate) struct ConfigToml {
     pub(crate) model_max_output_tokens: Option<u64>,
     pub(crate) max_turn_requests: Option<u32>,
     pub(crate) max_processes: Option<usize>,
+    /// Seconds an approval or a question waits for the user before it gives up.
+    pub(crate) approval_timeout_secs: Option<u64>,
     pub(crate) project_doc_max_bytes: Option<usize>,
     pub(crate) tool_output_token_limit: Option<usize>,
     pub(crate) openai_base_url: Option<String>,
@@ -222,6 +224,8 @@ pub struct Config {
     /// Processes a session's running command may have alive at once; above it the command's
     /// process group is killed.
     pub max_processes: usize,
+    /// How long an approval or a question waits for the user (then it is given up).
+    pub(crate) approval_timeout: std::time::Duration,
     pub(crate) project_doc_max_bytes: usize,
     pub(crate) tool_output_token_limit: usize,
     pub(crate) acp_client_terminals: bool,
@@ -404,6 +408,9 @@ impl Config {
                 .max_processes
                 .unwrap_or(crate::tools::exec::DEFAULT_MAX_PROCESSES)
                 .max(1),
+            approval_timeout: std::time::Duration::from_secs(
+                raw.approval_timeout_secs.unwrap_or(600).max(1),
+            ),
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),

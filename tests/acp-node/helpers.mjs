@@ -395,6 +395,9 @@ export function sdkConnect(agent, handlers, op) {
   if (handlers.writeTextFile) {
     app = app.onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => handlers.writeTextFile(params));
   }
+  if (handlers.elicit) {
+    app = app.onRequest(acp.methods.client.elicitation.create, ({ params }) => handlers.elicit(params));
+  }
   return app.connectWith(agent.stream(), op);
 }
 

@@ -61,6 +61,7 @@ RESPONSE_MODELS = {
 SERVER_REQUESTS = {
     "item/commandExecution/requestApproval": {"threadId": str, "turnId": str, "itemId": str, "startedAtMs": int},
     "item/fileChange/requestApproval": {"threadId": str, "turnId": str, "itemId": str, "startedAtMs": int},
+    "item/tool/requestUserInput": {"threadId": str, "turnId": str, "itemId": str, "questions": list},
 }
 
 

@@ -171,6 +171,7 @@ fn claude_code_on_messages_reads_edits_runs_and_plans() {
         tool_names(first),
         vec![
             "Agent",
+            "AskUserQuestion",
             "Bash",
             "Edit",
             "EnterPlanMode",

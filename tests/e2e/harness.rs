@@ -298,7 +298,15 @@ fn kimi_code_task_uses_kimi_tools_and_todolist_becomes_todo_list_items() {
     assert_eq!(
         tool_names(&reqs[0].body),
         vec![
-            "Agent", "Bash", "Edit", "Glob", "Grep", "Read", "TodoList", "Write"
+            "Agent",
+            "AskUserQuestion",
+            "Bash",
+            "Edit",
+            "Glob",
+            "Grep",
+            "Read",
+            "TodoList",
+            "Write"
         ]
     );
     let results = tool_results(&reqs[5].body);

@@ -141,7 +141,7 @@ fn fix_edits_the_unsaved_buffer_with_a_minimal_versioned_edit() {
     ]))
     .unwrap();
     let mut s = setup(&mock, true, false);
-    run_action(&mut s, "Fix with interpreter", None);
+    run_action(&mut s, "Fix with interpreter: add subtracts", None);
     let token = accept_progress(&mut s);
     let req = accept_edit(&mut s);
     assert_eq!(req["params"]["label"], "interpreter: Fix");
@@ -169,7 +169,7 @@ fn typing_during_the_turn_is_rebased_not_clobbered() {
     ]))
     .unwrap();
     let mut s = setup(&mock, false, false);
-    run_action(&mut s, "Fix with interpreter", None);
+    run_action(&mut s, "Fix with interpreter: add subtracts", None);
     // The patch has run against version 2 once the second model request arrives.
     wait_model_requests(&mock, 2);
     // The user types on line 1 (not next to the agent's line 3).
@@ -197,7 +197,7 @@ fn typing_on_the_same_line_drops_the_edit_and_says_why() {
     ]))
     .unwrap();
     let mut s = setup(&mock, false, false);
-    run_action(&mut s, "Fix with interpreter", None);
+    run_action(&mut s, "Fix with interpreter: add subtracts", None);
     wait_model_requests(&mock, 2);
     let (uri, v) = (s.uri.clone(), s.version + 1);
     s.client.did_change(
@@ -236,7 +236,7 @@ fn slow_fix_script() -> Script {
 fn progress_cancel_stops_the_turn_and_applies_nothing() {
     let mock = MockServer::start_blocking(slow_fix_script()).unwrap();
     let mut s = setup(&mock, true, false);
-    run_action(&mut s, "Fix with interpreter", None);
+    run_action(&mut s, "Fix with interpreter: add subtracts", None);
     let token = accept_progress(&mut s);
     wait_model_requests(&mock, 1);
     s.client
@@ -264,7 +264,7 @@ fn progress_cancel_stops_the_turn_and_applies_nothing() {
 fn cancel_request_for_the_command_stops_the_turn() {
     let mock = MockServer::start_blocking(slow_fix_script()).unwrap();
     let mut s = setup(&mock, true, false);
-    let id = run_action(&mut s, "Fix with interpreter", None);
+    let id = run_action(&mut s, "Fix with interpreter: add subtracts", None);
     let token = accept_progress(&mut s);
     wait_model_requests(&mock, 1);
     s.client.notify("$/cancelRequest", json!({"id": id}));

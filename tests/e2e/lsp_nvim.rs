@@ -99,7 +99,7 @@ fn neovim_applies_fix_with_interpreter_to_the_unsaved_buffer() {
     assert!(stdout.contains("RESULT: ok"), "{context}");
     assert!(stdout.contains("offset_encoding: utf-16"), "{context}");
     assert!(
-        stdout.contains("action: Fix with interpreter [quickfix.interpreter]"),
+        stdout.contains("action: Fix with interpreter: add subtracts [quickfix.interpreter]"),
         "{context}"
     );
     // The final buffer has the unsaved line and the agent's fix, and is still unsaved.

@@ -754,4 +754,180 @@ fn panic_report(history: &str) -> String {
         .position(|l| l.contains("panicked"))
         .unwrap_or(lines.len().saturating_sub(30));
     lines[start..lines.len().min(start + 30)].join("\n")
+
+/// The text of the tool result for `id` in a Chat request.
+fn tool_result(body: &Value, id: &str) -> String {
+    let m = body["messages"]
+        .as_array()
+        .and_then(|m| {
+            m.iter()
+                .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+        })
+        .unwrap_or_else(|| panic!("no result for {id} in {body}"));
+    match &m["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        other => other.to_string(),
+    }
+}
+
+#[test]
+fn questions_are_an_inline_picker_and_the_picks_reach_the_model() {
+    let repo = TestRepo::new();
+    let options = json!([{"label": "SQLite", "description": "a file"}, {"label": "Postgres", "description": "a server"}]);
+    let replies = vec![
+        tool(
+            "q1",
+            "AskUserQuestion",
+            json!({"questions": [
+                {"question": "Which database?", "header": "DB", "multiSelect": false, "options": options},
+                {"question": "Which extras?", "header": "Extras", "multiSelect": true,
+                 "options": [{"label": "Auth", "description": "logins"}, {"label": "Cache", "description": "speed"}]}
+            ]}),
+        ),
+        text("Postgres with auth and cache."),
+        tool(
+            "q2",
+            "request_user_input",
+            json!({"questions": [{"id": "db", "header": "DB", "question": "Which database?", "options": options}]}),
+        ),
+        text("MariaDB, then."),
+        tool(
+            "q3",
+            "AskUserQuestion",
+            json!({"questions": [{"question": "Which database?", "header": "DB", "multiSelect": false, "options": options}]}),
+        ),
+        text("never sent"),
+    ];
+    let mock = MockServer::start_blocking(
+        Script::from_json(&json!({"replies": replies}).to_string()).expect("script"),
+    )
+    .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {} -c harness=\\\"claude-code\\\"", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("set up a database");
+    let s = t.wait_for("the first question", Duration::from_secs(10), |s| {
+        s.contains("DB: Which database?")
+    });
+    assert!(
+        s.contains("1. SQLite — a file") && s.contains("› 1."),
+        "{s}"
+    );
+    assert!(
+        s.contains("3. Other (type your own answer)") && s.contains("(1 of 2)"),
+        "{s}"
+    );
+    t.keys(&["Down", "Enter"]);
+    let s = t.wait_for("the second question", Duration::from_secs(10), |s| {
+        s.contains("Extras: Which extras?")
+    });
+    assert!(s.contains("[ ] Auth") && s.contains("Space toggle"), "{s}");
+    t.keys(&["Space", "Down", "Space", "Enter"]);
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Postgres with auth and cache.")
+    });
+    let reqs = mock.model_requests();
+    assert_eq!(
+        tool_result(&reqs[1].body, "q1"),
+        "User has answered your questions: \"Which database?\"=\"Postgres\", \"Which extras?\"=\"Auth, Cache\". You can now continue with the user's answers in mind."
+    );
+
+    // Codex's tool in the native harness, answered in the user's own words.
+    t.line("/harness native");
+    t.line("again");
+    t.wait_for(
+        "request_user_input's question",
+        Duration::from_secs(10),
+        |s| s.contains("DB: Which database?") && !s.contains("(1 of 2)"),
+    );
+    t.keys(&["3"]);
+    t.type_text("MariaDB");
+    t.keys(&["Enter"]);
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("MariaDB, then.")
+    });
+    let reqs = mock.model_requests();
+    assert!(tool_names(&reqs[2].body).contains(&"request_user_input".to_string()));
+    assert_eq!(
+        tool_result(&reqs[3].body, "q2"),
+        r#"{"answers":{"db":{"answers":["MariaDB"]}}}"#
+    );
+
+    // Esc cancels the question and ends the turn.
+    t.line("/harness claude-code");
+    t.line("once more");
+    t.wait_for("the third question", Duration::from_secs(10), |s| {
+        s.contains("DB: Which database?")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("the interruption", Duration::from_secs(10), |s| {
+        s.contains("interrupted")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        mock.model_requests().len(),
+        5,
+        "no request after the cancelled question"
+    );
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}
+
+#[test]
+fn a_subagent_is_a_nested_cell_with_live_status_and_a_summary() {
+    let repo = TestRepo::new();
+    repo.write("notes.txt", "the answer is 42\n");
+    let notes = std::fs::canonicalize(repo.path())
+        .unwrap()
+        .join("notes.txt");
+    let replies = vec![
+        tool(
+            "a1",
+            "Agent",
+            json!({"description": "find the answer", "prompt": "Read notes.txt.", "subagent_type": "Explore"}),
+        ),
+        tool("r1", "Read", json!({"file_path": notes})),
+        json!({"events": [{"delay_ms": 1500}, {"text": "The answer is 42."}]}),
+        text("The subagent says 42."),
+    ];
+    let mock = MockServer::start_blocking(
+        Script::from_json(&json!({"replies": replies}).to_string()).expect("script"),
+    )
+    .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {} -c harness=\\\"claude-code\\\"", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("what is the answer?");
+    let s = t.wait_for("the running subagent", Duration::from_secs(10), |s| {
+        s.contains("↳ Explore find the answer · running · 1 tool calls")
+    });
+    assert!(
+        s.contains("✓ Read"),
+        "the child's finished call is nested:\n{s}"
+    );
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("The subagent says 42.")
+    });
+    let s = t.history();
+    assert!(
+        s.contains("↳ Explore find the answer · done · 1 tool calls"),
+        "{s}"
+    );
+    assert!(s.contains("└ The answer is 42."), "the summary:\n{s}");
+    if let Some(path) = std::env::var_os("TUI_SUBAGENT_CAPTURE") {
+        std::fs::write(path, t.screen_ansi()).ok();
+    }
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
 }

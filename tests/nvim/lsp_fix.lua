@@ -85,7 +85,7 @@ end
 local fix
 for _, a in ipairs(res.result or {}) do
   out("action: " .. a.title .. " [" .. (a.kind or "?") .. "]")
-  if a.title == "Fix with interpreter" then
+  if vim.startswith(a.title, "Fix with interpreter") then
     fix = a
   end
 end

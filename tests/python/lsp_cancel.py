@@ -178,7 +178,7 @@ async def main() -> None:
             ),
         )
     ))
-    fix = next((a for a in actions or [] if a.title == "Fix with interpreter"), None)
+    fix = next((a for a in actions or [] if a.title.startswith("Fix with interpreter")), None)
     if fix is None or fix.command is None:
         fail(f"no 'Fix with interpreter' command in {[a.title for a in actions or []]}")
     params = types.ExecuteCommandParams(command=fix.command.command, arguments=fix.command.arguments)

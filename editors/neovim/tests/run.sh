@@ -115,6 +115,7 @@ run_test() {
 setup_none() { :; }
 setup_calc() { printf 'def add(a, b):\n    return a - b\n' >"$1/calc.py"; }
 setup_chat() { printf 'old\n' >"$1/a.txt"; }
+setup_diagnostics() { printf 'x = 1\n' >"$1/calc.py"; }
 
 # The install test downloads from a local HTTP server serving dist/ (scripts/dist.sh makes
 # it) and from a copy with a tampered archive. Without an archive for this machine it is
@@ -172,6 +173,19 @@ server_pids=()
 run_test unit "" setup_none
 run_test lsp lsp.json setup_calc 'add subtracts (test)' 'how do I call it?'
 run_test chat chat.json setup_chat 'a.txt#L1-2\">\nold\nkeep me\n</context>' 'new\nkeep me'
+run_test questions questions.json setup_none \
+  'User has answered your questions: \"Which database?\"=\"Postgres\", \"Which extras?\"=\"Auth, Cache\"'
+# A real language server (pygls) publishes the diagnostics; PYGLS_PYTHON is a Python with
+# pygls (scripts/test.sh's .venv-pygls by default).
+pygls_python=${PYGLS_PYTHON:-$root/.venv-pygls/bin/python}
+if "$pygls_python" -c 'import pygls' 2>/dev/null; then
+  export PYGLS_PYTHON=$pygls_python
+  run_test diagnostics diagnostics.json setup_diagnostics \
+    'New diagnostics after this edit:\ncalc.py:2:5 error diag-server: \"undefined_name\" is not defined\n'
+elif [ -z "$filter" ] || [[ diagnostics == *"$filter"* ]]; then
+  echo "FAIL diagnostics: no Python with pygls at $pygls_python (set PYGLS_PYTHON)"
+  failed=$((failed + 1))
+fi
 install_test
 
 echo "neovim plugin tests: $passed passed, $failed failed"

@@ -112,3 +112,149 @@ test("a chat turn through the controller: permission from the page, replay for a
   await waitUntil(() => again.posted.slice(before).some((m) => m.type === "turn" && !m.running), "the second turn");
   assert.deepEqual(again.posted.filter((m) => m.type === "turn").at(-1), { type: "turn", running: false, stopReason: "end_turn" });
 });
+
+test("diagnostics after an edit: the agent asks the editor, and the new error reaches the model", { timeout: 60_000 }, async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-diag-")));
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  const file = path.join(work, "a.py");
+  fs.writeFileSync(file, "x = 1\n");
+  const saved = process.env.OPENINTERPRETER_HOME;
+  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
+  t.after(() => {
+    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
+    else process.env.OPENINTERPRETER_HOME = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const patch = "*** Begin Patch\n*** Update File: a.py\n@@\n x = 1\n+y = undefined_name\n*** End Patch\n";
+  const baseUrl = await mock(t, { replies: [toolReply("call_p", "apply_patch", { input: patch }), textReply("Patched.")] }, dir);
+  const { api } = await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  // A language server: a warning the file always had, and an error once it names undefined_name.
+  const range = (line) => new stub.vscode.Range(line, 4, line, 18);
+  const old = { range: range(0), message: "old warning", severity: stub.vscode.DiagnosticSeverity.Warning, source: "pyright" };
+  stub.setDiagnostics(file, [old]);
+  const sub = stub.vscode.workspace.onDidChangeTextDocument(({ document }) => {
+    if (document.uri.fsPath === file && document.getText().includes("undefined_name")) {
+      const error = { range: range(1), message: '"undefined_name" is not defined', severity: stub.vscode.DiagnosticSeverity.Error, source: "pyright", code: { value: "reportUndefinedVariable" } };
+      setTimeout(() => stub.setDiagnostics(file, [old, error]), 100);
+    }
+  });
+  t.after(() => sub.dispose());
+  const provider = stub.state.webviewProviders.get("interpreter.chat");
+  const page = fakeView();
+  provider.resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
+  const sent = performance.now();
+  await page.send({ type: "send", text: "add a line", attachments: [] });
+  await waitUntil(async () => {
+    const perm = page.posted.find((m) => m.type === "permission" && !page.posted.some((d) => d.type === "permissionDone" && d.id === m.id));
+    if (perm) await page.send({ type: "permission", id: perm.id, optionId: "allow_once" });
+    return page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason);
+  }, "the end of the turn", 30_000);
+  t.diagnostic(`turn with two diagnostics round trips: ${(performance.now() - sent).toFixed(0)} ms`);
+  const origin = new URL(baseUrl).origin;
+  const requests = (await (await fetch(`${origin}/_mock/requests`)).json()).filter((r) => r.method === "POST");
+  const result = requests[1].body.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_p");
+  const text = typeof result.content === "string" ? result.content : result.content.map((p) => p.text).join("");
+  assert.match(text, /\n\nNew diagnostics after this edit:\na\.py:2:5 error pyright: "undefined_name" is not defined\n$/);
+  assert.ok(!text.includes("old warning"), text);
+  assert.ok(api.chat.agent, "the panel's agent");
+});
+
+test("a question from the agent is a form in the panel, and the answer reaches the model", { timeout: 60_000 }, async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-question-")));
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  const saved = process.env.OPENINTERPRETER_HOME;
+  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
+  t.after(() => {
+    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
+    else process.env.OPENINTERPRETER_HOME = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const question = { questions: [{ id: "db", header: "DB", question: "Which database?", options: [{ label: "SQLite", description: "a file" }, { label: "Postgres", description: "a server" }] }] };
+  const baseUrl = await mock(t, { replies: [toolReply("call_q", "request_user_input", question), textReply("Postgres it is.")] }, dir);
+  await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const provider = stub.state.webviewProviders.get("interpreter.chat");
+  const page = fakeView();
+  provider.resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
+  await page.send({ type: "send", text: "set up a database", attachments: [] });
+  const q = await waitUntil(() => page.posted.find((m) => m.type === "question"), "the question form");
+  assert.equal(q.request.mode, "form");
+  assert.deepEqual(q.request.requestedSchema.properties.q1.oneOf.map((o) => o.const), ["SQLite", "Postgres"]);
+  await page.send({ type: "question", id: q.id, action: "accept", content: { q1: "Postgres" } });
+  await waitUntil(() => page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
+  assert.deepEqual(page.posted.find((m) => m.type === "questionDone"), { type: "questionDone", id: q.id, action: "accept" });
+  const origin = new URL(baseUrl).origin;
+  const requests = (await (await fetch(`${origin}/_mock/requests`)).json()).filter((r) => r.method === "POST");
+  assert.ok(requests[0].body.tools.some((x) => x.function.name === "request_user_input"), "listed for a client that can ask");
+  const result = requests[1].body.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_q");
+  assert.equal(result.content, '{"answers":{"db":{"answers":["Postgres"]}}}');
+});
+
+test("a subagent's calls come from its child session into the card of the call that started it", { timeout: 60_000 }, async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-subagent-")));
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  fs.writeFileSync(path.join(work, "notes.txt"), "the answer is 42\n");
+  const saved = process.env.OPENINTERPRETER_HOME;
+  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
+  t.after(() => {
+    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
+    else process.env.OPENINTERPRETER_HOME = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const replies = [
+    toolReply("a1", "Agent", { description: "find the answer", prompt: "Read notes.txt.", subagent_type: "Explore" }),
+    toolReply("r1", "Read", { file_path: path.join(work, "notes.txt") }),
+    textReply("The answer is 42."),
+    textReply("The subagent says 42."),
+  ];
+  const baseUrl = await mock(t, { replies }, dir);
+  await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.harness": "claude-code",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const provider = stub.state.webviewProviders.get("interpreter.chat");
+  const page = fakeView();
+  provider.resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  const reset = await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
+  await page.send({ type: "send", text: "what is the answer?", attachments: [] });
+  await waitUntil(() => page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
+  const updates = page.posted.filter((m) => m.type === "update").map((m) => m.notification);
+  assert.ok(updates.every((n) => n.sessionId === reset.sessionId), "everything reaches the chat's session");
+  const spawned = updates.find((n) => n.update.sessionUpdate === "subagent_spawned");
+  assert.ok(spawned, "subagent_spawned");
+  const child = spawned.update.subagentSessionId;
+  const read = updates.filter((n) => n.update.toolCallId === "r1");
+  assert.ok(read.length > 0);
+  for (const n of read) {
+    assert.equal(n.update._meta.subagentSessionId, child);
+    assert.equal(n.update._meta.claudeCode.parentToolUseId, "a1");
+  }
+  const done = updates.find((n) => n.update.sessionUpdate === "subagent_state_update");
+  assert.equal(done.update.state, "completed");
+});

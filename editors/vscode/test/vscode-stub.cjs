@@ -202,6 +202,7 @@ function openDocument(uri) {
 }
 
 const onDidChangeTextDocument = emitter();
+const onDidChangeDiagnostics = emitter();
 
 async function applyEdit(edit) {
   state.appliedEdits.push(edit);
@@ -331,8 +332,10 @@ const vscode = {
   },
   languages: {
     getDiagnostics(uri) {
+      if (uri === undefined) return [...state.diagnostics].map(([u, list]) => [Uri.parse(u), list]);
       return state.diagnostics.get(uri.toString()) ?? [];
     },
+    onDidChangeDiagnostics,
   },
 };
 
@@ -512,4 +515,11 @@ function openEditor(path, selection) {
 
 const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { TextDocument, state, vscode, languageclient, context, reset, changeConfig, openEditor, tick, State };
+/** Sets the diagnostics of `path` (vscode.Diagnostic-like objects) and fires onDidChangeDiagnostics. */
+function setDiagnostics(path, list) {
+  const uri = Uri.file(path);
+  state.diagnostics.set(uri.toString(), list);
+  onDidChangeDiagnostics.fire({ uris: [uri] });
+}
+
+module.exports = { TextDocument, state, vscode, languageclient, context, reset, changeConfig, openEditor, tick, State, setDiagnostics };

@@ -281,3 +281,71 @@ test("a replay after the webview was re-created draws the same transcript", () =
   a.app.dispose();
   b.app.dispose();
 });
+
+test("the agent's questions are a form: radios, checkboxes and own words, posted on submit", () => {
+  const p = page();
+  load(p);
+  const request = {
+    sessionId: recorded.sessionId,
+    toolCallId: "q1",
+    mode: "form",
+    message: "The agent has 2 questions for you.",
+    requestedSchema: {
+      type: "object",
+      properties: {
+        q1: { type: "string", title: "DB: Which database?", oneOf: [{ const: "SQLite", title: "SQLite", description: "a file" }, { const: "Postgres", title: "Postgres" }] },
+        q1_other: { type: "string", title: "Other (your own answer)" },
+        q2: { type: "array", title: "Extras: Which extras?", items: { anyOf: [{ const: "Auth", title: "Auth" }, { const: "Cache", title: "Cache" }] } },
+      },
+    },
+  };
+  p.app.receive({ type: "question", id: "ask-1", request });
+  p.run();
+  const form = p.q('[data-question="ask-1"]');
+  assert.equal(form.getAttribute("role"), "dialog");
+  assert.deepEqual(p.qa('[data-field="q1"] input').map((i) => [i.type, i.value]), [["radio", "SQLite"], ["radio", "Postgres"]]);
+  assert.equal(p.q('[data-field="q1"] .q-desc').textContent, " — a file");
+  assert.deepEqual(p.qa('[data-field="q2"] input').map((i) => i.type), ["checkbox", "checkbox"]);
+  p.qa('[data-field="q1"] input')[1].checked = true;
+  for (const c of p.qa('[data-field="q2"] input')) c.checked = true;
+  form.querySelector('[data-action="accept"]').click();
+  assert.deepEqual(p.posted.at(-1), { type: "question", id: "ask-1", action: "accept", content: { q1: "Postgres", q2: ["Auth", "Cache"] } });
+  p.q('[data-field="q1_other"] input').value = "  MariaDB ";
+  form.querySelector('[data-action="accept"]').click();
+  assert.equal(p.posted.at(-1).content.q1_other, "MariaDB");
+  form.querySelector('[data-action="cancel"]').click();
+  assert.deepEqual(p.posted.at(-1), { type: "question", id: "ask-1", action: "cancel" });
+
+  p.app.receive({ type: "questionDone", id: "ask-1", action: "accept" });
+  p.run();
+  const done = p.q('[data-question="ask-1"]');
+  assert.equal(done.querySelectorAll("input, button").length, 0);
+  assert.equal(done.querySelector(".perm-answer").textContent, "Answered");
+  p.app.dispose();
+});
+
+test("a subagent is a collapsible part of its call's card, with its own calls", () => {
+  const p = page();
+  p.app.receive({ type: "reset", sessionId: "s" });
+  const up = (update) => p.app.receive({ type: "update", notification: { sessionId: "s", update } });
+  up({ sessionUpdate: "tool_call", toolCallId: "a1", title: "Subagent: find the answer", kind: "think", status: "in_progress" });
+  up({ sessionUpdate: "subagent_spawned", subagentSessionId: "child", name: "Explore", task: "find the answer", capabilities: {} });
+  const meta = { claudeCode: { parentToolUseId: "a1" }, subagentSessionId: "child" };
+  up({ sessionUpdate: "tool_call", toolCallId: "r1", title: "Read notes.txt", kind: "read", status: "pending", _meta: meta });
+  p.run();
+  const card = p.q('[data-tool-call="a1"]');
+  const sub = card.querySelector('[data-subagent="child"]');
+  assert.equal(sub.tagName, "DETAILS");
+  assert.ok(sub.hasAttribute("open"), "open while it runs");
+  assert.match(sub.querySelector("summary").textContent, /Explore find the answer.*running · 1 tool call/);
+  assert.equal(p.qa('.tool[data-tool-call="r1"]').length, 0, "no card of its own");
+  up({ sessionUpdate: "tool_call_update", toolCallId: "r1", status: "completed", _meta: meta });
+  up({ sessionUpdate: "subagent_state_update", subagentSessionId: "child", state: "completed" });
+  up({ sessionUpdate: "tool_call_update", toolCallId: "a1", status: "completed" });
+  p.run();
+  const after = p.q('[data-tool-call="a1"] [data-subagent="child"]');
+  assert.ok(!after.hasAttribute("open"), "folded once done");
+  assert.match(after.querySelector("summary").textContent, /completed/);
+  assert.match(after.querySelector('[data-tool-call="r1"]').textContent, /Read notes.txt/);
+  p.app.dispose();
+});

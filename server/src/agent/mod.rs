@@ -5,7 +5,9 @@
 //! [`Op`]: interpreter_protocol::Op
 
 pub(crate) mod agents_md;
+mod asks;
 mod compact;
+mod diagnostics;
 mod session;
 mod subagent;
 mod task;
@@ -23,7 +25,18 @@ use crate::mcp::McpServerConfig;
 use crate::tools::CommandRunner;
 use crate::workspace::FileBackend;
 
+pub(crate) use asks::Asks;
 pub(crate) use task::{OpResult, SessionHandle, WeakSessionHandle};
+
+/// What a front end can do for its session besides approvals. Everything is off by
+/// default: a session whose front end offers nothing sends what it always sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct FaceAbilities {
+    /// It can put questions to the user (`Event::QuestionAsked`).
+    pub questions: bool,
+    /// It can report the editor's diagnostics (`Event::DiagnosticsRequested`).
+    pub diagnostics: bool,
+}
 
 /// Where a session's events go. Sending never blocks and never fails the session: a front
 /// end that went away just stops listening. Secrets are redacted on the way out
@@ -78,6 +91,8 @@ pub(crate) struct SessionOptions {
     pub output_schema: Option<serde_json::Value>,
     /// MCP servers to connect before the first op runs (a prompt waits for their tools).
     pub mcp_servers: Vec<McpServerConfig>,
+    /// What the front end can do besides approvals (questions, diagnostics).
+    pub face: FaceAbilities,
 }
 
 /// Which session to open.

@@ -43,6 +43,11 @@ pub(super) struct Session {
     /// Asks the front end through events; answers come back as `Op::Approval`.
     pub(super) approver: Arc<dyn Approver>,
     pub(super) approvals: Arc<Approvals>,
+    /// Questions and diagnostics requests to the front end (shared with subagents).
+    pub(super) asks: Arc<super::Asks>,
+    /// The editor's diagnostics of files the agent edits, as last seen (before or after an
+    /// edit), so an edit reports only what it made new.
+    pub(super) diagnostics_seen: super::diagnostics::Seen,
     pub(super) runner: Arc<dyn CommandRunner>,
     pub(super) events: EventSink,
     pub(super) log: Option<SessionLog>,
@@ -162,6 +167,7 @@ impl Session {
             persist,
             output_schema,
             mcp_servers: _,
+            face,
         } = opts;
         let api_key = config.provider.resolve_api_key()?;
         let client = ModelClient::new(config.provider.clone(), api_key)?;
@@ -175,7 +181,9 @@ impl Session {
             approval: config.approval_policy,
             ask_commands: false,
         };
-        let env = Arc::new(prompt_env(&config, &workspace, &events));
+        let mut env = prompt_env(&config, &workspace, &events);
+        env.face = face;
+        let env = Arc::new(env);
         let log = match log {
             LogStart::Create => open_log(
                 &config,
@@ -203,6 +211,12 @@ impl Session {
                 events: events.clone(),
             }),
             approvals,
+            asks: Arc::new(super::Asks::new(
+                events.clone(),
+                face,
+                config.approval_timeout,
+            )),
+            diagnostics_seen: Default::default(),
             runner: runner.unwrap_or_else(|| {
                 Arc::new(LocalRunner {
                     max_processes: config.max_processes,
@@ -331,7 +345,7 @@ impl Session {
                     self.apply_permissions(p);
                 }
             }
-            ModeChange::EnterPlan => {}
+            ModeChange::EnterPlan | ModeChange::StopTurn => {}
         }
     }
 

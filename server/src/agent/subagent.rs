@@ -6,7 +6,7 @@
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use interpreter_protocol::{Event, Permissions, TokenUsage, TurnEndReason};
+use interpreter_protocol::{Event, Permissions, SubagentState, TokenUsage, TurnEndReason};
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
@@ -25,6 +25,10 @@ use crate::workspace::Workspace;
 /// What a subagent inherits, taken from the parent when a tool call starts.
 pub(super) struct SubagentRunner {
     parent_id: String,
+    /// The parent's call that starts subagents, and how it names them (kind, task).
+    call_id: String,
+    name: String,
+    task: String,
     config: Config,
     client: ModelClient,
     harness: Arc<dyn Harness>,
@@ -35,6 +39,7 @@ pub(super) struct SubagentRunner {
     policy: Arc<Policy>,
     approver: Arc<dyn Approver>,
     approvals: Arc<super::task::Approvals>,
+    asks: Arc<super::Asks>,
     runner: Arc<dyn CommandRunner>,
     events: EventSink,
     permissions: Permissions,
@@ -43,9 +48,20 @@ pub(super) struct SubagentRunner {
 }
 
 impl SubagentRunner {
-    pub(super) fn new(parent: &Session) -> SubagentRunner {
+    /// For the call `call_id` with arguments `args` (`subagent_type` and `description`
+    /// name the subagent in every harness that has one).
+    pub(super) fn new(parent: &Session, call_id: &str, args: &serde_json::Value) -> SubagentRunner {
+        let text = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| args.get(*k).and_then(|v| v.as_str()))
+                .unwrap_or("")
+                .to_string()
+        };
         SubagentRunner {
             parent_id: parent.id.clone(),
+            call_id: call_id.to_string(),
+            name: text(&["subagent_type", "subagent_name", "agent_type"]),
+            task: text(&["description", "task"]),
             config: parent.config.clone(),
             client: parent.client.clone(),
             harness: parent.harness.clone(),
@@ -56,6 +72,7 @@ impl SubagentRunner {
             policy: parent.policy.clone(),
             approver: parent.approver.clone(),
             approvals: parent.approvals.clone(),
+            asks: parent.asks.clone(),
             runner: parent.runner.clone(),
             events: parent.events.clone(),
             permissions: parent.permissions,
@@ -71,8 +88,14 @@ impl SubagentRunner {
     /// policy that never asks.
     fn child(&self, task: &SubagentTask) -> Session {
         let parent = self.events.clone();
-        // The user sees the subagent's tool calls, not its chatter.
+        let id = uuid::Uuid::now_v7().to_string();
+        let me = id.clone();
+        // The user sees the subagent's tool calls, marked as its own, not its chatter.
         let events = EventSink::from_fn(move |e| match e {
+            Event::ToolCallBegin(mut b) => {
+                b.subagent = Some(me.clone());
+                parent.send(Event::ToolCallBegin(b));
+            }
             Event::AgentMessageDelta { .. }
             | Event::AgentMessage { .. }
             | Event::ReasoningDelta { .. }
@@ -97,7 +120,7 @@ impl SubagentRunner {
             synthetic: false,
         });
         Session {
-            id: uuid::Uuid::now_v7().to_string(),
+            id,
             config: self.config.clone(),
             client: self.client.clone(),
             harness: self.harness.clone(),
@@ -108,6 +131,8 @@ impl SubagentRunner {
             policy,
             approver: self.approver.clone(),
             approvals: self.approvals.clone(),
+            asks: self.asks.clone(),
+            diagnostics_seen: Default::default(),
             runner: self.runner.clone(),
             events,
             log: None,
@@ -135,15 +160,35 @@ impl Subagents for SubagentRunner {
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let mut child = self.child(&task);
+            self.events.send(Event::SubagentStarted(
+                interpreter_protocol::SubagentStarted {
+                    call_id: self.call_id.clone(),
+                    session_id: child.id.clone(),
+                    name: self.name.clone(),
+                    task: self.task.clone(),
+                    prompt: task.prompt.clone(),
+                },
+            ));
             let ran = AssertUnwindSafe(child.turn_loop(cancel))
                 .catch_unwind()
                 .await;
+            let ended = |state, summary: &str| {
+                self.events
+                    .send(Event::SubagentEnded(interpreter_protocol::SubagentEnded {
+                        call_id: self.call_id.clone(),
+                        session_id: child.id.clone(),
+                        state,
+                        summary: summary.to_string(),
+                    }))
+            };
             if let Ok(mut u) = self.usage.lock() {
                 u.add(&child.total_usage);
             }
             let Ok(reason) = ran else {
                 tracing::error!("subagent of {} panicked", self.parent_id);
-                return ToolOutcome::error("The subagent failed with an internal error.");
+                let outcome = ToolOutcome::error("The subagent failed with an internal error.");
+                ended(SubagentState::Failed, &outcome.user_output);
+                return outcome;
             };
             let answer = child.history.iter().rev().find_map(|h| match h {
                 HistoryItem::Assistant { text, .. } if !text.trim().is_empty() => {
@@ -151,7 +196,15 @@ impl Subagents for SubagentRunner {
                 }
                 _ => None,
             });
-            outcome(reason, answer)
+            let state = match &reason {
+                TurnEndReason::Cancelled => SubagentState::Cancelled,
+                _ if answer.is_none() => SubagentState::Failed,
+                TurnEndReason::Failed { .. } => SubagentState::Failed,
+                _ => SubagentState::Completed,
+            };
+            let outcome = outcome(reason, answer);
+            ended(state, &outcome.user_output);
+            outcome
         })
     }
 }

@@ -1,6 +1,6 @@
 //! The task that owns a session: it takes submissions (an [`Op`] with an id) in order and
-//! answers each when it is done. While a turn runs, interrupts, approval answers and steering
-//! act at once; every other op waits for the turn to end.
+//! answers each when it is done. While a turn runs, interrupts, approval and question answers,
+//! diagnostics and steering act at once; every other op waits for the turn to end.
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -212,6 +212,19 @@ async fn run(
                 let _ = done.send(OpResult::Done);
                 continue;
             }
+            Op::Answer { call_id, answer } => {
+                s.asks.answer(&call_id, answer);
+                let _ = done.send(OpResult::Done);
+                continue;
+            }
+            Op::Diagnostics {
+                request_id,
+                diagnostics,
+            } => {
+                s.asks.diagnosed(&request_id, diagnostics);
+                let _ = done.send(OpResult::Done);
+                continue;
+            }
             op => {
                 let _ = done.send(apply(&mut s, op));
                 continue;
@@ -265,6 +278,8 @@ fn apply(s: &mut Session, op: Op) -> OpResult {
         | Op::Compact
         | Op::Interrupt
         | Op::Approval { .. }
+        | Op::Answer { .. }
+        | Op::Diagnostics { .. }
         | Op::Shutdown => {}
     }
     OpResult::Done
@@ -307,6 +322,7 @@ async fn drive(
 ) -> Option<TurnEnded> {
     let cancel = CancellationToken::new();
     let approvals = s.approvals.clone();
+    let asks = s.asks.clone();
     let steer = s.steer.clone();
     let events = s.events.clone();
     let turn =
@@ -349,6 +365,14 @@ async fn drive(
                     }
                     Op::Approval { call_id, decision } => {
                         approvals.answer(call_id, *decision);
+                        sub.finish(OpResult::Done);
+                    }
+                    Op::Answer { call_id, answer } => {
+                        asks.answer(call_id, answer.clone());
+                        sub.finish(OpResult::Done);
+                    }
+                    Op::Diagnostics { request_id, diagnostics } => {
+                        asks.diagnosed(request_id, diagnostics.clone());
                         sub.finish(OpResult::Done);
                     }
                     Op::Steer { items } => {

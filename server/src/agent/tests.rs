@@ -61,6 +61,7 @@ fn session(mock: &MockServer, home: &std::path::Path, cwd: &std::path::Path) -> 
         persist: false,
         output_schema: None,
         mcp_servers: vec![],
+        face: Default::default(),
     };
     let mut s = Session::open(opts, SessionStart::New { id: None }).unwrap();
     let boom = Arc::new(Panics(ToolSpec {
@@ -251,6 +252,7 @@ async fn titles_schemas_and_policies_are_ops_and_the_policy_is_logged() {
         persist: true,
         output_schema: None,
         mcp_servers: vec![],
+        face: Default::default(),
     };
     let h = super::spawn(opts, SessionStart::New { id: None })
         .await

@@ -64,6 +64,7 @@ impl Session {
                                 input: args,
                                 locations: d.locations,
                                 command: d.command,
+                                subagent: None,
                             }),
                             end: Box::new(ToolCallEnd {
                                 call_id: call.id.clone(),

@@ -61,7 +61,11 @@ impl Session {
         let reason = match kind {
             TurnKind::User(items) => {
                 self.begin_user_turn(items);
-                self.turn_loop(&cancel).await
+                let reason = self.turn_loop(&cancel).await;
+                if reason == TurnEndReason::Completed {
+                    self.diagnostics_at_turn_end(&cancel).await;
+                }
+                reason
             }
             TurnKind::Compact => match self.compact(&cancel).await {
                 Ok(_) => TurnEndReason::Completed,
@@ -417,6 +421,7 @@ impl Session {
     ) -> ToolOutcome {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let d = self.describe_call(&call.name, &args);
+        let (kind, locations) = (d.kind, d.locations.clone());
         self.events.send(Event::ToolCallBegin(ToolCallBegin {
             call_id: call.id.clone(),
             tool: call.name.clone(),
@@ -425,13 +430,17 @@ impl Session {
             input: args.clone(),
             locations: d.locations,
             command: d.command,
+            subagent: None,
         }));
         let tool = self.tools.get(&call.name).cloned();
         // Only a tool that starts subagents gets a runner (it copies the session's parts).
         let subagents = (self.parent_id.is_none()
             && tool.as_ref().is_some_and(|t| t.starts_subagent()))
-        .then(|| Arc::new(SubagentRunner::new(self)));
-        let outcome = match (checked, tool) {
+        .then(|| Arc::new(SubagentRunner::new(self, &call.id, &args)));
+        if checked.is_ok() && tool.is_some() {
+            self.diagnostics_before(kind, &locations, cancel).await;
+        }
+        let mut outcome = match (checked, tool) {
             (Err(e), _) => ToolOutcome::error(e),
             (Ok(()), None) => ToolOutcome::error(format!(
                 "Tool `{}` does not exist. Available tools: {}.",
@@ -460,6 +469,9 @@ impl Session {
         if let Some(plan) = &outcome.plan {
             self.events.send(Event::PlanUpdated(plan.clone()));
         }
+        if outcome.mode_change == Some(crate::tools::ModeChange::StopTurn) {
+            cancel.cancel();
+        }
         // A subagent's mode is its own; only the session the user drives changes.
         if let Some(change) = outcome.mode_change
             && self.parent_id.is_none()
@@ -477,6 +489,9 @@ impl Session {
         if outcome.status == ToolStatus::Failed {
             tracing::debug!(tool = %call.name, "tool call failed");
         }
+        // After the card is done: the editor may take a moment to settle.
+        let found = self.diagnostics_after(&outcome.changes, cancel).await;
+        outcome.model_output.push_str(&found);
         outcome
     }
 
@@ -497,6 +512,7 @@ impl Session {
             output_token_limit: self.config.tool_output_token_limit,
             subagents: subagents.map(|s| s as Arc<dyn crate::tools::Subagents>),
             plan_mode: self.plan_saved.is_some(),
+            asks: self.asks.clone(),
         }
     }
 

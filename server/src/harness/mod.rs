@@ -11,6 +11,7 @@ mod kimi_cli;
 mod kimi_code;
 mod minimal;
 mod native;
+mod native_ask;
 mod qwen_code;
 mod routing;
 mod swe_agent;
@@ -43,6 +44,8 @@ pub(crate) struct PromptEnv {
     pub skills: Vec<Skill>,
     /// Plan mode is on (read-only until the user approves the plan).
     pub plan_mode: bool,
+    /// What the front end can do (tools that need it are listed only then).
+    pub face: crate::agent::FaceAbilities,
 }
 
 impl PromptEnv {
@@ -66,6 +69,7 @@ impl PromptEnv {
             approval,
             skills,
             plan_mode: false,
+            face: Default::default(),
         }
     }
 }

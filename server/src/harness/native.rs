@@ -109,8 +109,17 @@ impl Harness for Native {
         "<environment_context>"
     }
 
-    fn tools(&self, _env: &PromptEnv) -> ToolTable {
-        ToolTable::new([editing_tools(), reading_tools()].concat())
+    fn tools(&self, env: &PromptEnv) -> ToolTable {
+        let ask = super::native_ask::request_user_input(WORDING);
+        let mut tools = [editing_tools(), reading_tools()].concat();
+        // Listed where someone can answer; elsewhere it still answers a call that nobody can.
+        match env.face.questions {
+            true => {
+                tools.push(ask);
+                ToolTable::new(tools)
+            }
+            false => ToolTable::new(tools).with_hidden(vec![ask]),
+        }
     }
 }
 

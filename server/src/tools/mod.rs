@@ -3,12 +3,14 @@
 //! shapes and render results in their own conventions on top of these.
 
 pub mod apply_patch;
+pub(crate) mod diagnostics;
 pub(crate) mod edit;
 pub(crate) mod exec;
 pub mod files;
 pub(crate) mod names;
 pub(crate) mod patch_runner;
 pub(crate) mod plan;
+pub(crate) mod question;
 pub(crate) mod search_tools;
 pub(crate) mod table;
 pub(crate) mod truncate;
@@ -137,6 +139,8 @@ pub(crate) struct ToolContext {
     pub(crate) subagents: Option<Arc<dyn Subagents>>,
     /// The session is in plan mode (read-only until the user approves leaving it).
     pub(crate) plan_mode: bool,
+    /// Questions for the user and the editor's diagnostics, through the front end.
+    pub(crate) asks: Arc<crate::agent::Asks>,
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.
@@ -146,6 +150,8 @@ pub(crate) enum ModeChange {
     EnterPlan,
     /// Leave plan mode (the user approved): the previous permissions come back.
     ExitPlan,
+    /// The user cancelled while the call asked them: the turn ends, as after an interrupt.
+    StopTurn,
 }
 
 /// A self-contained task for a subagent.
@@ -342,9 +348,15 @@ impl ToolContext {
                     dangerous,
                 };
                 let offers_always = req.offers_always();
+                let timeout = self.asks.timeout();
                 let decision = tokio::select! {
                     d = self.approver.request(req) => d,
                     _ = self.cancel.cancelled() => ApprovalDecision::Cancelled,
+                    // Nobody answered: the call does not run, and the turn goes on.
+                    _ = tokio::time::sleep(timeout) => return Err(ToolOutcome::declined(format!(
+                        "Nobody answered the approval request within {} seconds, so the call did not run.",
+                        timeout.as_secs()
+                    ))),
                 };
                 match decision {
                     ApprovalDecision::AllowOnce => Ok(()),

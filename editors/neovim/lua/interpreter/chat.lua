@@ -8,6 +8,8 @@
 -- edits land in them (see fs.lua).
 local acp = require("interpreter.acp")
 local config = require("interpreter.config")
+local diagnostics = require("interpreter.diagnostics")
+local elicit = require("interpreter.elicit")
 local fs = require("interpreter.fs")
 local render = require("interpreter.render")
 local transcript = require("interpreter.transcript")
@@ -216,7 +218,20 @@ local function on_request(method, params, reply)
     reply(result, err)
   elseif method == "fs/write_text_file" and config.options.chat.fs then
     local result, err = fs.write(params, state.cwd)
+    if not err and config.options.chat.diagnostics then
+      diagnostics.wrote(params.path)
+    end
     reply(result, err)
+  elseif method == "elicitation/create" then
+    local key = {}
+    elicit.answer(params, function(result)
+      state.permissions[key] = nil
+      reply(result)
+    end, function(cancel)
+      state.permissions[key] = cancel
+    end)
+  elseif method == diagnostics.METHOD and config.options.chat.diagnostics then
+    diagnostics.answer(params, reply, config.options.chat.diagnostics_wait_ms)
   else
     reply(nil, { code = -32601, message = "method not found: " .. method })
   end
@@ -320,6 +335,8 @@ local function connect()
     clientCapabilities = {
       fs = { readTextFile = fs_on, writeTextFile = fs_on },
       terminal = false,
+      elicitation = { form = vim.empty_dict() },
+      _meta = config.options.chat.diagnostics and { [diagnostics.CAPABILITY] = true } or nil,
     },
     clientInfo = { name = "interpreter.nvim", title = "interpreter for Neovim", version = tostring(vim.version()) },
   }, function(ierr, init)

@@ -10,6 +10,8 @@ local M = {}
 ---@field position "right"|"left"|"below"|"above"|"tab"|"current"  Where `:Interpreter chat` opens.
 ---@field size number|nil        Width (right/left) or height (below/above) of the split.
 ---@field fs boolean             Advertise fs/read_text_file and fs/write_text_file.
+---@field diagnostics boolean    Offer `_interpreter/diagnostics` (vim.diagnostic of edited files).
+---@field diagnostics_wait_ms integer  How long an answer waits for servers after an agent write.
 ---@field show_thoughts boolean  Show the model's reasoning chunks.
 ---@field mode string|nil        ACP session mode to switch to after session/new.
 ---@field trace string|nil       A file that gets every ACP frame (for troubleshooting).
@@ -47,6 +49,9 @@ M.defaults = {
     position = "right",
     size = nil,
     fs = true,
+    -- Offer the agent vim.diagnostic's diagnostics of the files it edits.
+    diagnostics = true,
+    diagnostics_wait_ms = 2000,
     show_thoughts = false,
     mode = nil,
     trace = nil,
@@ -96,6 +101,8 @@ function M.set(opts)
   check("lsp", o.lsp, { "boolean" })
   check("chat", o.chat, { "table" })
   check("chat.fs", o.chat.fs, { "boolean" })
+  check("chat.diagnostics", o.chat.diagnostics, { "boolean" })
+  check("chat.diagnostics_wait_ms", o.chat.diagnostics_wait_ms, { "number" })
   check("chat.mode", o.chat.mode, { "string" }, true)
   check("chat.trace", o.chat.trace, { "string" }, true)
   for _, a in ipairs(o.args) do

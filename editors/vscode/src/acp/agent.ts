@@ -8,7 +8,10 @@ import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk";
 import type {
+  ClientCapabilities,
   ContentBlock,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
   InitializeResponse,
   ListSessionsResponse,
   LoadSessionResponse,
@@ -20,7 +23,15 @@ import type {
   SetSessionConfigOptionResponse,
 } from "@agentclientprotocol/sdk";
 
+import {
+  DIAGNOSTICS_CAPABILITY,
+  DIAGNOSTICS_METHOD,
+  DiagnosticsBridge,
+  type DiagnosticsParams,
+  type DiagnosticsSource,
+} from "./diagnostics";
 import { type DocumentStore, type EditSink, FsError, readText, writeText } from "./files";
+import { SUBAGENT_UPDATE_METHOD, renameSubagentUpdates } from "./subagents";
 
 export interface AgentSpec {
   command: string;
@@ -47,6 +58,13 @@ export interface ClientHost {
   permission(req: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
   update(n: SessionNotification): void;
   event(e: AgentEvent): void;
+  /** The editor's diagnostics; when set, the agent is offered `_interpreter/diagnostics`. */
+  diagnostics?: DiagnosticsSource;
+  /**
+   * Answers the agent's questions (form elicitations); when set, the agent is offered
+   * `elicitation.form`. `signal` aborts when the turn is cancelled (the answer is then `cancel`).
+   */
+  elicit?(req: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse>;
 }
 
 export interface AgentOptions {
@@ -98,6 +116,7 @@ export class AgentClient {
   private restarts: number[] = [];
   private readonly pendingPermissions = new Map<string, Set<AbortController>>();
   private readonly opts: Required<AgentOptions>;
+  private readonly diagnostics?: DiagnosticsBridge;
 
   constructor(
     private readonly spec: () => Promise<AgentSpec>,
@@ -112,6 +131,7 @@ export class AgentClient {
       restartDelayMs: 300,
       ...opts,
     };
+    if (host.diagnostics) this.diagnostics = new DiagnosticsBridge(host.diagnostics);
   }
 
   /** The session the panel shows; it is reloaded after a restart. */
@@ -166,19 +186,24 @@ export class AgentClient {
 
     const stream = acp.ndJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
-      Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+      renameSubagentUpdates(Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>),
     );
     const conn = this.app().connect(stream);
+    const capabilities = {
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: false,
+      session: { notices: {} },
+      // Subagents as child sessions (the draft `subagent_spawned` updates; not in the stable types).
+      subagents: {},
+      ...(this.host.elicit ? { elicitation: { form: {} } } : {}),
+      ...(this.diagnostics ? { _meta: { [DIAGNOSTICS_CAPABILITY]: true } } : {}),
+    };
     let init: InitializeResponse;
     try {
       init = await Promise.race([
         conn.agent.request(acp.methods.agent.initialize, {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: {
-            fs: { readTextFile: true, writeTextFile: true },
-            terminal: false,
-            session: { notices: {} },
-          },
+          clientCapabilities: capabilities as ClientCapabilities,
           clientInfo: { name: this.opts.clientName, version: this.opts.clientVersion },
         }),
         exited.then(() => {
@@ -208,9 +233,12 @@ export class AgentClient {
 
   private app(): acp.ClientApp {
     const host = this.host;
-    return acp
+    const diagnostics = this.diagnostics;
+    const app = acp
       .client({ name: this.opts.clientName })
       .onNotification(acp.methods.client.session.update, ({ params }) => host.update(params))
+      // The draft subagent updates, renamed on the way in (./subagents.ts).
+      .onNotification(SUBAGENT_UPDATE_METHOD, parseSessionNotification, ({ params }) => host.update(params))
       .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
         try {
           return { content: readText(host.documents, params) };
@@ -221,6 +249,7 @@ export class AgentClient {
       .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
         try {
           await writeText(host.edits, host.roots(), params);
+          diagnostics?.wrote(params.path);
           return {};
         } catch (e) {
           throw toRequestError(e);
@@ -229,6 +258,39 @@ export class AgentClient {
       .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) =>
         this.askPermission(params, signal),
       );
+    if (host.elicit) {
+      app.onRequest(acp.methods.client.elicitation.create, ({ params, signal }) =>
+        this.withCancel(String((params as { sessionId?: unknown }).sessionId ?? ""), signal, { action: "cancel" }, (s) => host.elicit!(params, s)),
+      );
+    }
+    if (diagnostics) {
+      app.onRequest(
+        DIAGNOSTICS_METHOD,
+        (p: unknown) => (p ?? {}) as DiagnosticsParams,
+        ({ params }) => diagnostics.answer(params),
+      );
+    }
+    return app;
+  }
+
+  /** Runs `ask` until it answers, the request is cancelled or the turn is: then `cancelled`. */
+  private async withCancel<T>(sessionId: string, signal: AbortSignal, cancelled: T, ask: (s: AbortSignal) => Promise<T>): Promise<T> {
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort();
+    signal.addEventListener("abort", onAbort);
+    const set = this.pendingPermissions.get(sessionId) ?? new Set();
+    this.pendingPermissions.set(sessionId, set);
+    set.add(ctl);
+    const gone = new Promise<T>((resolve) => {
+      if (ctl.signal.aborted) resolve(cancelled);
+      else ctl.signal.addEventListener("abort", () => resolve(cancelled));
+    });
+    try {
+      return await Promise.race([ask(ctl.signal), gone]);
+    } finally {
+      set.delete(ctl);
+      signal.removeEventListener("abort", onAbort);
+    }
   }
 
   private async askPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
@@ -378,4 +440,13 @@ export class AgentClient {
 function toRequestError(e: unknown): acp.RequestError {
   if (e instanceof FsError) return new acp.RequestError(e.code, e.message);
   return acp.RequestError.internalError(undefined, (e as Error).message ?? String(e));
+}
+
+/** A `session/update` as far as the panel relies on it: a session id and a kind. */
+function parseSessionNotification(p: unknown): SessionNotification {
+  const n = p as { sessionId?: unknown; update?: { sessionUpdate?: unknown } };
+  if (typeof n?.sessionId !== "string" || typeof n.update?.sessionUpdate !== "string") {
+    throw acp.RequestError.invalidParams(undefined, "session/update needs a sessionId and an update");
+  }
+  return n as SessionNotification;
 }

@@ -7,9 +7,17 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 
 import { AgentClient, AgentError, type AgentEvent, type AgentSpec } from "../acp/agent";
-import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "@agentclientprotocol/sdk";
+import type {
+  ContentBlock,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from "@agentclientprotocol/sdk";
 import type { AgentStatus, Attachment, HostMessage, WebviewMessage } from "../shared/protocol";
 import { DEFAULT_PROVIDER, providerFromAuthError, secretName } from "../settings";
+import { vscodeDiagnostics } from "./diagnostics";
 import type { ReviewManager } from "./review";
 
 export interface ChatDeps {
@@ -39,6 +47,9 @@ export class ChatController implements vscode.Disposable {
   private sessionReady?: Promise<string | undefined>;
   private running = false;
   private readonly permissions = new Map<string, (optionId?: string) => void>();
+  /** Child sessions of the agent's subagents, by id: their updates join the current chat. */
+  private readonly children = new Set<string>();
+  private readonly questions = new Map<string, (answer: Extract<WebviewMessage, { type: "question" }> | undefined) => void>();
   private lastPrompt?: { text: string; attachments: Attachment[] };
   private openedAt?: number;
   /** Selections added before the webview existed: posted once it is ready. */
@@ -55,8 +66,10 @@ export class ChatController implements vscode.Disposable {
       edits: deps.review,
       roots: deps.roots,
       permission: (req, signal) => this.askPermission(req, signal),
+      elicit: (req, signal) => this.askQuestion(req, signal),
       update: (n) => this.onUpdate(n),
       event: (e) => this.onAgentEvent(e),
+      diagnostics: vscodeDiagnostics,
     }, { clientVersion: deps.version });
     this.disposables.push(deps.review.onDidChangeFiles((files) => this.post({ type: "review", files }, false)));
   }
@@ -119,6 +132,9 @@ export class ChatController implements vscode.Disposable {
         return this.send(msg.text, msg.attachments);
       case "cancel":
         return this.cancel();
+      case "question":
+        this.questions.get(msg.id)?.(msg);
+        return;
       case "permission":
         this.permissions.get(msg.id)?.(msg.optionId);
         return;
@@ -259,8 +275,37 @@ export class ChatController implements vscode.Disposable {
     });
   }
 
+  /** A form in the panel; a cancelled turn (or a new chat) answers `cancel`. */
+  private askQuestion(req: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> {
+    const id = randomUUID();
+    this.post({ type: "question", id, request: req });
+    return new Promise((resolve) => {
+      const finish = (answer?: Extract<WebviewMessage, { type: "question" }>) => {
+        if (!this.questions.delete(id)) return;
+        const action = answer?.action ?? "cancel";
+        this.post({ type: "questionDone", id, action });
+        resolve(action === "accept" ? { action, content: answer?.content ?? {} } : { action });
+      };
+      this.questions.set(id, finish);
+      signal.addEventListener("abort", () => finish());
+    });
+  }
+
   private onUpdate(n: SessionNotification): void {
-    if (n.sessionId !== this.agent.currentSession?.sessionId) {
+    const current = this.agent.currentSession?.sessionId;
+    const kind = (n.update as { sessionUpdate: string }).sessionUpdate;
+    if (kind === "subagent_spawned" && n.sessionId === current) {
+      const child = (n.update as { subagentSessionId?: unknown }).subagentSessionId;
+      if (typeof child === "string") this.children.add(child);
+    }
+    // A subagent's calls go into the card of the call that started it.
+    if (current && this.children.has(n.sessionId)) {
+      const update = n.update as SessionNotification["update"] & { _meta?: Record<string, unknown> | null };
+      const meta = { ...(update._meta ?? {}), subagentSessionId: n.sessionId };
+      this.post({ type: "update", notification: { ...n, sessionId: current, update: { ...update, _meta: meta } } });
+      return;
+    }
+    if (n.sessionId !== current) {
       if (this.early.length < 100) this.early.push(n);
       return;
     }

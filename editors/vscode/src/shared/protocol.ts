@@ -3,6 +3,7 @@
 
 import type {
   AvailableCommand,
+  CreateElicitationRequest,
   RequestPermissionRequest,
   SessionConfigOption,
   SessionInfo,
@@ -10,7 +11,7 @@ import type {
   StopReason,
 } from "@agentclientprotocol/sdk";
 
-export type { AvailableCommand, RequestPermissionRequest, SessionConfigOption, SessionInfo, SessionNotification, StopReason };
+export type { AvailableCommand, CreateElicitationRequest, RequestPermissionRequest, SessionConfigOption, SessionInfo, SessionNotification, StopReason };
 
 /** The agent process as the panel shows it. */
 export type AgentStatus =
@@ -53,6 +54,9 @@ export type HostMessage =
   | { type: "configOptions"; options: SessionConfigOption[] }
   | { type: "permission"; id: string; request: RequestPermissionRequest }
   | { type: "permissionDone"; id: string; optionId?: string }
+  /** The agent's questions (a form elicitation), answered with a `question` message. */
+  | { type: "question"; id: string; request: CreateElicitationRequest }
+  | { type: "questionDone"; id: string; action: "accept" | "decline" | "cancel" }
   | { type: "review"; files: ReviewFile[] }
   | { type: "sessions"; sessions: SessionInfo[]; currentId?: string }
   | { type: "error"; message: string; action?: "setApiKey"; provider?: string }
@@ -66,6 +70,7 @@ export type WebviewMessage =
   | { type: "send"; text: string; attachments: Attachment[] }
   | { type: "cancel" }
   | { type: "permission"; id: string; optionId: string }
+  | { type: "question"; id: string; action: "accept" | "decline" | "cancel"; content?: Record<string, string | string[]> }
   | { type: "setConfig"; configId: string; value: string }
   | { type: "newChat" }
   | { type: "listSessions" }

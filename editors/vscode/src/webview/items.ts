@@ -4,7 +4,7 @@
 import type { WebviewMessage } from "../shared/protocol";
 import { diffLines, hunks } from "../shared/diff";
 import type { RenderMarkdown } from "./markdown";
-import type { Item, Permission, PlanEntry, ToolCall, ToolCallContent } from "./model";
+import type { Item, Permission, PlanEntry, QuestionForm, Subagent, ToolCall, ToolCallContent } from "./model";
 
 export type Post = (m: WebviewMessage) => void;
 
@@ -169,6 +169,7 @@ function renderTool(ctx: Ctx, call: ToolCall, permission?: Permission): HTMLElem
     for (const l of call.locations) locs.append(locationLink(ctx, l.path, l.line));
     el.append(locs);
   }
+  if (call.subagent) el.append(renderSubagent(ctx, call.subagent));
   contentBlocks(ctx, call, el);
   if (permission) el.append(renderPermission(ctx, permission, { inline: true, shown: call.content.length > 0 || showCommand }));
   return el;
@@ -307,6 +308,8 @@ export function renderItem(ctx: Ctx, item: Item): HTMLElement {
       return renderTool(ctx, item.call, item.permission);
     case "permission":
       return renderPermission(ctx, item);
+    case "question":
+      return renderQuestion(ctx, item);
     case "notice":
       return h(
         ctx.doc,
@@ -347,3 +350,109 @@ export function renderPlan(ctx: Ctx, entries: PlanEntry[]): HTMLElement {
 }
 
 export { seconds };
+
+interface FormField {
+  type?: string;
+  title?: string;
+  description?: string;
+  oneOf?: { const: string; title?: string; description?: string }[];
+  items?: { anyOf?: { const: string; title?: string; description?: string }[] };
+}
+
+const QUESTION_DONE: Record<string, string> = { accept: "Answered", decline: "Declined", cancel: "Cancelled" };
+
+/**
+ * The agent's questions as a form: one radio group per single-choice field, checkboxes for a
+ * multi-select field, a text box for the user's own words; Submit, Decline, Cancel.
+ */
+function renderQuestion(ctx: Ctx, item: QuestionForm): HTMLElement {
+  const req = item.request as { message: string; requestedSchema?: { properties?: Record<string, FormField> } };
+  const el = h(ctx.doc, "form", {
+    class: `question${item.done ? " done" : ""}`,
+    role: item.done ? "group" : "dialog",
+    "aria-label": `Question: ${req.message}`,
+    "data-question": item.id,
+  });
+  el.append(h(ctx.doc, "div", { class: "perm-title" }, h(ctx.doc, "span", { class: "icon", "aria-hidden": "true" }, "?"), req.message));
+  if (item.done) {
+    el.append(h(ctx.doc, "div", { class: "perm-answer" }, QUESTION_DONE[item.action ?? "cancel"] ?? "Cancelled"));
+    return el;
+  }
+  const props = req.requestedSchema?.properties ?? {};
+  for (const [name, field] of Object.entries(props)) {
+    const set = h(ctx.doc, "fieldset", { class: "q-field", "data-field": name });
+    set.append(h(ctx.doc, "legend", {}, field.title ?? name));
+    const options = field.oneOf ?? field.items?.anyOf;
+    if (options) {
+      const kind = field.type === "array" ? "checkbox" : "radio";
+      for (const o of options) {
+        const input = h(ctx.doc, "input", { type: kind, name, value: o.const }) as HTMLInputElement;
+        const label = h(ctx.doc, "label", { class: "q-option" }, input, " ", o.title ?? o.const);
+        if (o.description) label.append(h(ctx.doc, "span", { class: "q-desc" }, ` — ${o.description}`));
+        set.append(label);
+      }
+    } else {
+      set.append(h(ctx.doc, "input", { type: "text", name, class: "q-text", "aria-label": field.title ?? name }));
+    }
+    el.append(set);
+  }
+  const answer = (action: "accept" | "decline" | "cancel") => {
+    if (action !== "accept") return ctx.post({ type: "question", id: item.id, action });
+    const content: Record<string, string | string[]> = {};
+    for (const [name, field] of Object.entries(props)) {
+      const inputs = [...el.querySelectorAll(`input[name="${name}"]`)] as HTMLInputElement[];
+      if (field.type === "array") {
+        const picked = inputs.filter((i) => i.checked).map((i) => i.value);
+        if (picked.length) content[name] = picked;
+      } else if (inputs[0]?.type === "text") {
+        if (inputs[0].value.trim()) content[name] = inputs[0].value.trim();
+      } else {
+        const picked = inputs.find((i) => i.checked);
+        if (picked) content[name] = picked.value;
+      }
+    }
+    ctx.post({ type: "question", id: item.id, action, content });
+  };
+  const buttons = h(ctx.doc, "div", { class: "perm-options", role: "group", "aria-label": "Answer" });
+  const button = (label: string, cls: string, action: "accept" | "decline" | "cancel") => {
+    const b = h(ctx.doc, "button", { type: action === "accept" ? "submit" : "button", class: cls, "data-action": action }, label);
+    if (action !== "accept") b.addEventListener("click", () => answer(action));
+    buttons.append(b);
+  };
+  button("Submit", "primary", "accept");
+  button("Decline", "secondary", "decline");
+  button("Cancel the turn", "secondary reject", "cancel");
+  el.addEventListener("submit", (e) => {
+    e.preventDefault();
+    answer("accept");
+  });
+  el.append(buttons);
+  return el;
+}
+
+/** A subagent inside its call's card: name, task, state, and its own calls (collapsible). */
+function renderSubagent(ctx: Ctx, sub: Subagent): HTMLElement {
+  const state = sub.state ?? "running";
+  const calls = sub.calls.length === 1 ? "1 tool call" : `${sub.calls.length} tool calls`;
+  const el = h(
+    ctx.doc,
+    "details",
+    { class: `subagent subagent-${state}`, "data-subagent": sub.session, open: state === "running" },
+    h(ctx.doc, "summary", {}, h(ctx.doc, "strong", {}, sub.name), sub.task ? ` ${sub.task}` : "", h(ctx.doc, "span", { class: `badge badge-${state}` }, state), h(ctx.doc, "span", { class: "muted" }, ` · ${calls}`)),
+  );
+  const list = h(ctx.doc, "ul", { class: "subagent-calls" });
+  for (const call of sub.calls) {
+    list.append(
+      h(
+        ctx.doc,
+        "li",
+        { class: `status-${call.status}`, "data-tool-call": call.toolCallId },
+        h(ctx.doc, "span", { class: `icon kind-${call.kind}`, "aria-hidden": "true" }, KIND_ICONS[call.kind] ?? "•"),
+        ` ${call.title} `,
+        h(ctx.doc, "span", { class: `badge badge-${call.status}` }, STATUS_LABELS[call.status] ?? call.status),
+      ),
+    );
+  }
+  el.append(list);
+  return el;
+}

@@ -5,6 +5,7 @@ import type {
   AgentStatus,
   Attachment,
   AvailableCommand,
+  CreateElicitationRequest,
   HostMessage,
   RequestPermissionRequest,
   ReviewFile,
@@ -26,6 +27,16 @@ export interface ToolCall {
   content: ToolCallContent[];
   locations: { path: string; line?: number | null }[];
   rawInput?: unknown;
+  /** The subagent this call started: its own calls, shown inside the card. */
+  subagent?: Subagent;
+}
+
+export interface Subagent {
+  session: string;
+  name: string;
+  task: string;
+  state?: string;
+  calls: ToolCall[];
 }
 
 export type Item =
@@ -34,9 +45,18 @@ export type Item =
   | { kind: "thought"; key: string; messageId?: string; text: string; startedAt: number; endedAt?: number }
   | { kind: "tool"; key: string; call: ToolCall; permission?: Permission }
   | ({ kind: "permission"; key: string } & Permission)
+  | ({ kind: "question"; key: string } & QuestionForm)
   | { kind: "notice"; key: string; severity: string; title: string; description?: string }
   | { kind: "error"; key: string; message: string; action?: "setApiKey"; provider?: string }
   | { kind: "stop"; key: string; reason: string };
+
+/** The agent's questions: a form elicitation, answered from the panel. */
+export interface QuestionForm {
+  id: string;
+  request: CreateElicitationRequest;
+  done: boolean;
+  action?: "accept" | "decline" | "cancel";
+}
 
 /** A permission request; shown inside the tool card of its call when there is one. */
 export interface Permission {
@@ -68,6 +88,8 @@ export interface Model {
   files?: { query: string; items: { path: string; label: string }[] };
   attachments: Attachment[];
   roots: string[];
+  /** Subagents announced (`subagent_spawned`), by child session, until their first call. */
+  spawned: Record<string, { name: string; task: string }>;
 }
 
 /** What changed in one batch, so the renderer redraws only that. */
@@ -102,6 +124,7 @@ export function emptyChanges(): Changes {
 export function emptyModel(): Model {
   return {
     items: [],
+    spawned: {},
     plan: [],
     commands: [],
     configOptions: [],
@@ -155,7 +178,45 @@ function endThought(m: Model, c: Changes): void {
   }
 }
 
+/** A subagent's call (attributed with `_meta.claudeCode.parentToolUseId`) into its card. */
+function subagentCall(m: Model, c: Changes, u: Update): boolean {
+  if (u.sessionUpdate !== "tool_call" && u.sessionUpdate !== "tool_call_update") return false;
+  const meta = (u as { _meta?: { claudeCode?: { parentToolUseId?: string }; subagentSessionId?: string } | null })._meta;
+  const parentId = meta?.claudeCode?.parentToolUseId;
+  const session = meta?.subagentSessionId;
+  if (!parentId || !session) return false;
+  const parent = findTool(m, parentId);
+  if (!parent) return false;
+  const spawned = m.spawned[session];
+  const sub = (parent.call.subagent ??= { session, name: spawned?.name ?? "Subagent", task: spawned?.task ?? "", calls: [] });
+  let call = sub.calls.find((x) => x.toolCallId === u.toolCallId);
+  if (!call) {
+    call = { toolCallId: u.toolCallId, title: u.title ?? "Tool call", kind: u.kind ?? "other", status: u.status ?? "pending", content: [], locations: [] };
+    sub.calls.push(call);
+  }
+  if (u.title != null) call.title = u.title;
+  if (u.kind != null) call.kind = u.kind;
+  if (u.status != null) call.status = u.status;
+  c.items.add(parent.key);
+  return true;
+}
+
 export function applyUpdate(m: Model, c: Changes, u: Update): void {
+  if (subagentCall(m, c, u)) return;
+  const raw = u as unknown as { sessionUpdate: string; subagentSessionId?: string; name?: string; task?: string; state?: string };
+  if (raw.sessionUpdate === "subagent_spawned" && raw.subagentSessionId) {
+    m.spawned[raw.subagentSessionId] = { name: raw.name || "Subagent", task: raw.task ?? "" };
+    return;
+  }
+  if (raw.sessionUpdate === "subagent_state_update" && raw.subagentSessionId) {
+    for (const it of m.items) {
+      if (it.kind === "tool" && it.call.subagent?.session === raw.subagentSessionId) {
+        it.call.subagent.state = raw.state;
+        c.items.add(it.key);
+      }
+    }
+    return;
+  }
   switch (u.sessionUpdate) {
     case "agent_message_chunk":
       appendChunk(m, c, "agent", textOf(u.content), u.messageId ?? undefined);
@@ -179,6 +240,7 @@ export function applyUpdate(m: Model, c: Changes, u: Update): void {
       };
       const existing = findTool(m, u.toolCallId);
       if (existing) {
+        call.subagent = existing.call.subagent;
         existing.call = call;
         c.items.add(existing.key);
       } else {
@@ -307,6 +369,21 @@ export function applyMessage(m: Model, c: Changes, msg: HostMessage): void {
       }
       break;
     }
+    case "question": {
+      const key = nextKey("question");
+      m.items.push({ kind: "question", key, id: msg.id, request: msg.request, done: false });
+      c.items.add(key);
+      break;
+    }
+    case "questionDone":
+      for (const it of m.items) {
+        if (it.kind === "question" && it.id === msg.id) {
+          it.done = true;
+          it.action = msg.action;
+          c.items.add(it.key);
+        }
+      }
+      break;
     case "permissionDone":
       for (const it of m.items) {
         const p = it.kind === "permission" ? it : it.kind === "tool" ? it.permission : undefined;

@@ -25,7 +25,9 @@ use super::client::{ClientFs, ClientTerminals};
 use super::settings::Settings;
 use super::updates::Translator;
 use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, commands};
-use crate::agent::{self, EventSink, OpResult, SessionError, SessionOptions, SessionStart};
+use crate::agent::{
+    self, EventSink, FaceAbilities, OpResult, SessionError, SessionOptions, SessionStart,
+};
 use crate::config::{Config, MissingKey};
 use crate::mcp::{McpServerConfig, McpTransport};
 use crate::store::SessionStore;
@@ -196,6 +198,7 @@ async fn open_session(
         persist: true,
         output_schema: None,
         mcp_servers,
+        face: face_abilities(&caps),
     };
     let start = if resume {
         close_earlier_copy(state, &id).await;
@@ -279,8 +282,25 @@ fn translator_for(
         terminal_output && !client_terminals,
         session.is_some_and(|s| s.compaction.is_some()),
         session.is_some_and(|s| s.notices.is_some()),
+        caps.subagents.is_some(),
         cwd.to_path_buf(),
     )
+}
+
+/// What this client can do for a session: questions when it takes form elicitations,
+/// diagnostics when it sets `clientCapabilities._meta["interpreter/diagnostics"]`.
+fn face_abilities(caps: &agent_client_protocol::v1::schema::ClientCapabilities) -> FaceAbilities {
+    let meta_flag = |key: &str| {
+        caps.meta
+            .as_ref()
+            .and_then(|m| m.get(key))
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    };
+    FaceAbilities {
+        questions: caps.elicitation.as_ref().is_some_and(|e| e.form.is_some()),
+        diagnostics: meta_flag(super::diagnostics::CAPABILITY),
+    }
 }
 
 /// ACP's MCP servers as the core's; the ones we cannot start become warnings.

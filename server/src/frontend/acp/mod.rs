@@ -6,9 +6,12 @@
 
 mod client;
 mod commands;
+mod diagnostics;
 mod handlers;
+mod questions;
 mod replay;
 mod settings;
+mod subagents;
 pub mod transport;
 mod updates;
 

@@ -33,6 +33,8 @@ pub(super) struct Translator {
     compaction: bool,
     /// The client opted in to `notice`s (`session.notices`).
     notices: bool,
+    /// The client shows subagents as child sessions (`clientCapabilities.subagents`).
+    subagents: Option<super::subagents::Children>,
     /// Warnings raised before the client knows the session (it drops updates for unknown
     /// sessions); `None` once [`Translator::release_warnings`] ran.
     held_warnings: Mutex<Option<Vec<String>>>,
@@ -53,6 +55,7 @@ impl Translator {
         terminal_output: bool,
         compaction: bool,
         notices: bool,
+        subagents: bool,
         cwd: PathBuf,
     ) -> Self {
         Translator {
@@ -61,6 +64,7 @@ impl Translator {
             terminal_output,
             compaction,
             notices,
+            subagents: subagents.then(Default::default),
             held_warnings: Mutex::new(Some(Vec::new())),
             cwd,
             calls: Mutex::new(HashMap::new()),
@@ -95,11 +99,56 @@ impl Translator {
         });
     }
 
-    pub(super) fn send(&self, update: SessionUpdate) {
+    /// Puts the questions to the client as a form and hands the answer to the session.
+    fn question(&self, req: interpreter_protocol::QuestionRequest) {
+        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+            return;
+        };
+        let cx = self.cx.clone();
+        let sid = self.session_id.0.to_string();
+        tokio::spawn(async move {
+            let answer = super::questions::ask(&cx, &sid, &req).await;
+            let _ = session.submit(interpreter_protocol::Op::Answer {
+                call_id: req.call_id,
+                answer,
+            });
+        });
+    }
+
+    /// Asks the client for the editor's diagnostics and hands them to the session.
+    fn diagnose(&self, req: interpreter_protocol::DiagnosticsRequest) {
+        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+            return;
+        };
+        let cx = self.cx.clone();
+        let sid = self.session_id.0.to_string();
+        tokio::spawn(async move {
+            let diagnostics = super::diagnostics::fetch(&cx, &sid, &req).await;
+            let _ = session.submit(interpreter_protocol::Op::Diagnostics {
+                request_id: req.request_id,
+                diagnostics,
+            });
+        });
+    }
+
+    pub(super) fn send(&self, mut update: SessionUpdate) {
+        let session = match &self.subagents {
+            Some(children) => children.route(&mut update).map(SessionId::new),
+            None => None,
+        };
         // A closed connection means the client is gone; nothing left to tell.
-        let _ = self
-            .cx
-            .send_notification(SessionNotification::new(self.session_id.clone(), update));
+        let _ = self.cx.send_notification(SessionNotification::new(
+            session.unwrap_or_else(|| self.session_id.clone()),
+            update,
+        ));
+    }
+
+    /// An update the schema has no type for (the draft subagent updates).
+    fn send_raw(&self, update: serde_json::Value) {
+        let params = json!({"sessionId": self.session_id.0, "update": update});
+        if let Ok(m) = agent_client_protocol::UntypedMessage::new("session/update", params) {
+            let _ = self.cx.send_notification(m);
+        }
     }
 
     /// A whole agent message of our own (status, errors); it gets its own message id.
@@ -157,10 +206,40 @@ impl Translator {
         }
     }
 
+    /// Questions, diagnostics and subagents; the event back when it is none of those.
+    fn editor_event(&self, e: Event) -> Option<Event> {
+        match e {
+            Event::DiagnosticsRequested(req) => self.diagnose(req),
+            Event::QuestionAsked(req) => self.question(req),
+            Event::SubagentStarted(s) => {
+                if let Some(c) = &self.subagents {
+                    self.send_raw(c.started(&s));
+                }
+            }
+            Event::SubagentEnded(s) => {
+                if let Some(c) = &self.subagents {
+                    self.send_raw(c.ended(&s));
+                }
+            }
+            Event::ToolCallBegin(b) => {
+                if let (Some(c), Some(session)) = (&self.subagents, &b.subagent) {
+                    c.call_began(&b.call_id, session);
+                }
+                return Some(Event::ToolCallBegin(b));
+            }
+            e => return Some(e),
+        }
+        None
+    }
+
     pub(super) fn event(&self, e: Event) {
         self.observe(&e);
+        let Some(e) = self.editor_event(e) else {
+            return;
+        };
         match e {
             Event::ApprovalRequested(req) => self.ask(req),
+
             Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
                 agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),
             )),

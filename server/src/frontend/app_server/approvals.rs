@@ -15,10 +15,12 @@ use super::events::now_ms;
 use super::threads::ThreadShared;
 
 /// One question waiting for the client.
-struct Asked {
-    thread_id: String,
-    turn_id: String,
-    call_id: String,
+pub(super) struct Asked {
+    pub(super) thread_id: String,
+    pub(super) turn_id: String,
+    pub(super) call_id: String,
+    /// A question for the user (`item/tool/requestUserInput`), not an approval.
+    pub(super) question: bool,
 }
 
 /// Server requests sent and not yet answered, by request id.
@@ -37,36 +39,41 @@ impl Pending {
         cwd: &Path,
         req: ApprovalRequest,
     ) {
-        let id = self.next.fetch_add(1, Ordering::SeqCst);
         let (method, params) = request_for(&thread.id, turn_id, cwd, &req);
-        if let Ok(mut asked) = self.asked.lock() {
-            asked.insert(
-                id,
-                Asked {
-                    thread_id: thread.id.clone(),
-                    turn_id: turn_id.to_string(),
-                    call_id: req.call_id.clone(),
-                },
-            );
-        }
+        let id = self.remember(Asked {
+            thread_id: thread.id.clone(),
+            turn_id: turn_id.to_string(),
+            call_id: req.call_id.clone(),
+            question: false,
+        });
         thread.out.request(id, method, params);
+    }
+
+    /// Keeps `asked` until its answer comes; the request id to send it with.
+    pub(super) fn remember(&self, asked: Asked) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut pending) = self.asked.lock() {
+            pending.insert(id, asked);
+        }
+        id
     }
 
     fn take(&self, id: u64) -> Option<Asked> {
         self.asked.lock().ok()?.remove(&id)
     }
 
-    /// Forgets the questions of a turn that ended (the core cancelled them); their ids.
-    pub(crate) fn drop_turn(&self, thread_id: &str, turn_id: &str) -> Vec<u64> {
+    /// Forgets the questions of a turn that ended (the core cancelled them); their ids and
+    /// whether each was an approval.
+    pub(crate) fn drop_turn(&self, thread_id: &str, turn_id: &str) -> Vec<(u64, bool)> {
         let Ok(mut asked) = self.asked.lock() else {
             return vec![];
         };
-        let ids: Vec<u64> = asked
+        let ids: Vec<(u64, bool)> = asked
             .iter()
             .filter(|(_, a)| a.thread_id == thread_id && a.turn_id == turn_id)
-            .map(|(id, _)| *id)
+            .map(|(id, a)| (*id, !a.question))
             .collect();
-        for id in &ids {
+        for (id, _) in &ids {
             asked.remove(id);
         }
         ids
@@ -117,6 +124,9 @@ pub(crate) fn answered(server: &Server, id: &Value, result: Result<Value, Value>
         tracing::debug!("app-server: an answer to no pending request ({id})");
         return;
     };
+    if asked.question {
+        return super::questions::answered(server, id, asked, result);
+    }
     let word = result
         .as_ref()
         .ok()

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::items::{self, ToolItem};
 use super::threads::{ThreadShared, ThreadState};
-use super::wire::{Item, TokenBreakdown, Turn, TurnError, TurnStatus};
+use super::wire::{Item, ItemStatus, TokenBreakdown, Turn, TurnError, TurnStatus};
 use crate::frontend::view::SessionView;
 
 /// Milliseconds since the epoch.
@@ -81,6 +81,11 @@ impl ThreadShared {
                 let cwd = cwd(&st);
                 st.waiting_on_approval += 1;
                 self.approvals.ask(self, &turn_id, &cwd, req);
+            }
+            Event::QuestionAsked(req) => {
+                if let Some(turn) = st.active.as_ref() {
+                    super::questions::ask(self, &turn.id, &req);
+                }
             }
             e => {
                 let cwd = cwd(&st);
@@ -196,6 +201,15 @@ impl ThreadShared {
                     json!({"itemId": call_id, "delta": chunk}),
                 );
             }
+            Event::SubagentStarted(s) => {
+                let item = self.subagent_item(&s.call_id, &s.session_id, Some(s.prompt), None);
+                self.item_started(turn, &item);
+            }
+            Event::SubagentEnded(s) => {
+                let item =
+                    self.subagent_item(&s.call_id, &s.session_id, None, Some((s.state, s.summary)));
+                self.item_completed(turn, &item);
+            }
             Event::ToolCallEnd(end) => {
                 if let Some(tool) = turn.tools.remove(&end.call_id) {
                     let item = tool.item(Some(&end));
@@ -203,6 +217,39 @@ impl ThreadShared {
                 }
             }
             other => self.turn_state_event(turn, other),
+        }
+    }
+
+    /// The collab item of a subagent: running, or how it ended with its last message.
+    fn subagent_item(
+        &self,
+        call_id: &str,
+        session_id: &str,
+        prompt: Option<String>,
+        ended: Option<(interpreter_protocol::SubagentState, String)>,
+    ) -> Item {
+        use interpreter_protocol::SubagentState;
+        let (status, agent, message) = match ended {
+            None => (ItemStatus::InProgress, "running", None),
+            Some((SubagentState::Completed, m)) => (ItemStatus::Completed, "completed", Some(m)),
+            Some((SubagentState::Failed, m)) => (ItemStatus::Failed, "errored", Some(m)),
+            Some((SubagentState::Cancelled, m)) => (ItemStatus::Failed, "interrupted", Some(m)),
+        };
+        let mut agents_states = std::collections::BTreeMap::new();
+        agents_states.insert(
+            session_id.to_string(),
+            json!({"status": agent, "message": message}),
+        );
+        Item::CollabAgentToolCall {
+            id: format!("{call_id}-agent"),
+            tool: "spawnAgent",
+            status,
+            sender_thread_id: self.id.clone(),
+            receiver_thread_ids: vec![session_id.to_string()],
+            prompt,
+            model: None,
+            reasoning_effort: None,
+            agents_states,
         }
     }
 
@@ -331,8 +378,10 @@ impl ThreadShared {
         let final_phase = (status == TurnStatus::Completed).then_some("final_answer");
         self.release_held(&mut turn, final_phase);
         self.close_open_items(&mut turn);
-        for request_id in self.approvals.drop_turn(&self.id, &turn.id) {
-            st.waiting_on_approval = st.waiting_on_approval.saturating_sub(1);
+        for (request_id, approval) in self.approvals.drop_turn(&self.id, &turn.id) {
+            if approval {
+                st.waiting_on_approval = st.waiting_on_approval.saturating_sub(1);
+            }
             self.out.notify(
                 "serverRequest/resolved",
                 json!({"threadId": self.id, "requestId": request_id}),
@@ -479,6 +528,7 @@ mod tests {
             input: json!({"command": "ls"}),
             locations: vec![],
             command: Some("ls".into()),
+            subagent: None,
         }));
         t.event(Event::TurnEnded(TurnEnded {
             turn_id: "u1".into(),

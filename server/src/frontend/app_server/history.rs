@@ -165,6 +165,7 @@ mod tests {
                 input: json!({}),
                 locations: vec![],
                 command: Some("ls".into()),
+                subagent: None,
             }),
             end: Box::new(ToolCallEnd {
                 call_id: "c1".into(),

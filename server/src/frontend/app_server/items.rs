@@ -282,6 +282,7 @@ mod tests {
             input: json!({"a": 1}),
             locations: vec![],
             command: Some("ls -la".into()),
+            subagent: None,
         }
     }
 

@@ -322,6 +322,7 @@ async fn stored_turns(
         persist: false,
         output_schema: None,
         mcp_servers: Vec::new(),
+        face: Default::default(),
     };
     let handle = agent::spawn(opts, SessionStart::Resume { id: id.to_string() })
         .await

@@ -12,6 +12,7 @@ mod events;
 mod history;
 mod items;
 mod methods;
+mod questions;
 mod threads;
 mod transport;
 mod turns;

@@ -153,6 +153,11 @@ pub(crate) async fn open(
         persist: open.persist,
         output_schema: None,
         mcp_servers: Vec::new(),
+        // The seed's clients answer `item/tool/requestUserInput`.
+        face: crate::agent::FaceAbilities {
+            questions: true,
+            diagnostics: false,
+        },
     };
     let resume = matches!(open.start, SessionStart::Resume { .. });
     let handle = agent::spawn(opts, open.start).await.map_err(|e| match e {

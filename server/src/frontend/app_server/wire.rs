@@ -144,6 +144,20 @@ pub(crate) enum Item {
     ContextCompaction {
         id: String,
     },
+    /// A subagent the turn started: the seed's collab item for a spawned agent, whose
+    /// receiver is the subagent's own session.
+    #[serde(rename_all = "camelCase")]
+    CollabAgentToolCall {
+        id: String,
+        tool: &'static str,
+        status: ItemStatus,
+        sender_thread_id: String,
+        receiver_thread_ids: Vec<String>,
+        prompt: Option<String>,
+        model: Option<String>,
+        reasoning_effort: Option<String>,
+        agents_states: std::collections::BTreeMap<String, Value>,
+    },
 }
 
 impl Item {

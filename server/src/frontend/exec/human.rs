@@ -244,6 +244,7 @@ mod tests {
             input: serde_json::Value::Null,
             locations: vec![],
             command: None,
+            subagent: None,
         }));
         w.event(&Event::ToolCallEnd(ToolCallEnd {
             call_id: "c".into(),

@@ -220,6 +220,7 @@ async fn open(args: &ExecArgs, req: &Request) -> Result<Run, i32> {
         persist: !args.ephemeral,
         output_schema: req.output_schema.clone(),
         mcp_servers: Vec::new(),
+        face: Default::default(),
     };
     let start = match &req.resume_id {
         Some(id) => SessionStart::Resume { id: id.clone() },
@@ -611,6 +612,7 @@ pub(crate) async fn debug_prompt(
         persist: false,
         output_schema: None,
         mcp_servers: Vec::new(),
+        face: Default::default(),
     };
     let handle = match agent::spawn(opts, SessionStart::New { id: None }).await {
         Ok(h) => h,

@@ -149,12 +149,16 @@ pub(super) fn code_actions(params: &lsp::CodeActionParams) -> Vec<lsp::CodeActio
                 },
                 prompt: None,
             };
+            let title = match a {
+                Action::Fix => fix_title(diagnostics),
+                _ => a.title().to_string(),
+            };
             lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-                title: a.title().to_string(),
+                title: title.clone(),
                 kind: Some(lsp::CodeActionKind::from(a.kind().to_string())),
                 diagnostics: (a == Action::Fix).then(|| diagnostics.clone()),
                 command: Some(lsp::Command {
-                    title: a.title().to_string(),
+                    title,
                     command: a.command().to_string(),
                     arguments: Some(vec![
                         serde_json::to_value(args).unwrap_or(serde_json::Value::Null),
@@ -164,6 +168,29 @@ pub(super) fn code_actions(params: &lsp::CodeActionParams) -> Vec<lsp::CodeActio
             })
         })
         .collect()
+}
+
+/// The Fix action says what it fixes: the one problem's message, or how many there are and
+/// the first one's.
+fn fix_title(diagnostics: &[lsp::Diagnostic]) -> String {
+    const MAX: usize = 60;
+    let short = |m: &str| {
+        let one: String = m.split_whitespace().collect::<Vec<_>>().join(" ");
+        match one.chars().count() > MAX {
+            true => format!("{}…", one.chars().take(MAX).collect::<String>()),
+            false => one,
+        }
+    };
+    match diagnostics {
+        [] => Action::Fix.title().to_string(),
+        [d] => format!("{}: {}", Action::Fix.title(), short(&d.message)),
+        [d, ..] => format!(
+            "{}: {} problems ({}, …)",
+            Action::Fix.title(),
+            diagnostics.len(),
+            short(&d.message)
+        ),
+    }
 }
 
 /// Lines of context shown around the range.
@@ -385,7 +412,30 @@ mod tests {
                 vec![diag.clone()],
                 Some(vec!["quickfix"])
             ))),
-            ["Fix with interpreter"]
+            ["Fix with interpreter: undefined name"]
+        );
+        let other = lsp::Diagnostic {
+            message: format!("unused\nimport {}", "x".repeat(80)),
+            ..diag.clone()
+        };
+        assert_eq!(
+            titles(&code_actions(&params(
+                sel,
+                vec![other.clone()],
+                Some(vec!["quickfix"])
+            ))),
+            [format!(
+                "Fix with interpreter: unused import {}…",
+                "x".repeat(46)
+            )]
+        );
+        assert_eq!(
+            titles(&code_actions(&params(
+                sel,
+                vec![diag.clone(), other],
+                Some(vec!["quickfix"])
+            ))),
+            ["Fix with interpreter: 2 problems (undefined name, …)"]
         );
         assert_eq!(
             titles(&code_actions(&params(

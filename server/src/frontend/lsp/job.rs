@@ -316,6 +316,7 @@ async fn open(
         persist: true,
         output_schema: None,
         mcp_servers: Vec::new(),
+        face: Default::default(),
     };
     let handle = agent::spawn(opts, SessionStart::New { id: None })
         .await

@@ -65,6 +65,8 @@ pub(crate) struct App {
     pub running: Vec<ToolCell>,
     running_since: Vec<(String, Instant)>,
     pub approvals: VecDeque<ApprovalRequest>,
+    /// Questions the agent asks, answered one request at a time.
+    pub questions: VecDeque<super::question::Form>,
     pub composer: Composer,
     pub popup: Option<Popup>,
     /// The popup was closed with Esc for this text; it stays closed until the text changes.
@@ -103,6 +105,7 @@ impl App {
             running: Vec::new(),
             running_since: Vec::new(),
             approvals: VecDeque::new(),
+            questions: VecDeque::new(),
             composer: Composer::default(),
             popup: None,
             popup_dismissed: None,
@@ -147,6 +150,7 @@ impl App {
         self.finish_output();
         self.running.clear();
         self.approvals.clear();
+        self.questions.clear();
         self.turn = None;
         self.view = None;
         self.bannered = false;
@@ -200,16 +204,20 @@ impl App {
                     self.push(Cell::Reasoning { text, secs });
                 }
             }
+            Event::ToolCallBegin(b) if b.subagent.is_some() => self.subagent_call(b),
             Event::ToolCallBegin(b) => {
                 self.finish_output();
                 self.running.push(ToolCell::new(b));
             }
+            Event::SubagentStarted(s) => self.subagent_started(s),
+            Event::SubagentEnded(s) => self.subagent_ended(s),
             Event::ToolCallRunning { call_id } => {
                 self.running_since.push((call_id, Instant::now()));
             }
             Event::ToolCallOutputDelta { call_id, chunk } => self.output_delta(&call_id, &chunk),
             Event::ToolCallEnd(end) => self.tool_end(end),
             Event::ApprovalRequested(req) => self.approvals.push_back(req),
+            Event::QuestionAsked(req) => self.questions.push_back(super::question::Form::new(req)),
             Event::PlanUpdated(plan) => {
                 self.finish_output();
                 self.push(Cell::Plan(plan));
@@ -244,7 +252,8 @@ impl App {
             | Event::TokenCount(_)
             | Event::ContextCompacting { .. }
             | Event::Diff { .. }
-            | Event::RequestPreview { .. } => {}
+            | Event::RequestPreview { .. }
+            | Event::DiagnosticsRequested(_) => {}
         }
     }
 
@@ -387,8 +396,56 @@ impl App {
         }
     }
 
+    /// The running cell of the call whose subagent is `session_id`.
+    fn subagent_of(&mut self, session_id: &str) -> Option<&mut super::subagent::SubagentView> {
+        self.running
+            .iter_mut()
+            .filter_map(|c| c.subagent.as_mut())
+            .find(|s| s.session_id == session_id)
+    }
+
+    fn subagent_started(&mut self, s: interpreter_protocol::SubagentStarted) {
+        if let Some(cell) = self
+            .running
+            .iter_mut()
+            .find(|c| c.begin.call_id == s.call_id)
+        {
+            cell.subagent = Some(super::subagent::SubagentView {
+                session_id: s.session_id,
+                name: s.name,
+                task: s.task,
+                calls: Vec::new(),
+                ended: None,
+            });
+        }
+    }
+
+    fn subagent_ended(&mut self, s: interpreter_protocol::SubagentEnded) {
+        if let Some(v) = self.subagent_of(&s.session_id) {
+            v.ended = Some((s.state, s.summary));
+        }
+    }
+
+    /// A subagent's call joins the cell of its parent call instead of a cell of its own.
+    fn subagent_call(&mut self, b: interpreter_protocol::ToolCallBegin) {
+        let session = b.subagent.clone().unwrap_or_default();
+        let known = self.subagent_of(&session).map(|v| {
+            v.calls.push((b.call_id.clone(), b.title.clone(), None));
+        });
+        if known.is_none() {
+            self.running.push(ToolCell::new(b));
+        }
+    }
+
     fn tool_end(&mut self, end: interpreter_protocol::ToolCallEnd) {
         self.approvals.retain(|a| a.call_id != end.call_id);
+        self.questions.retain(|q| q.req.call_id != end.call_id);
+        for v in self.running.iter_mut().filter_map(|c| c.subagent.as_mut()) {
+            if let Some(call) = v.calls.iter_mut().find(|c| c.0 == end.call_id) {
+                call.2 = Some(end.status);
+                return;
+            }
+        }
         self.running_since.retain(|(id, _)| *id != end.call_id);
         let Some(i) = self
             .running
@@ -399,7 +456,8 @@ impl App {
         };
         let mut cell = self.running.remove(i);
         let plan_tool = cell.begin.kind == interpreter_protocol::ToolKind::Think
-            && end.status == interpreter_protocol::ToolStatus::Completed;
+            && end.status == interpreter_protocol::ToolStatus::Completed
+            && cell.subagent.is_none();
         cell.end = Some(end);
         // A plan shows itself as a plan cell.
         if !plan_tool {
@@ -449,6 +507,7 @@ impl App {
         self.running.clear();
         self.running_since.clear();
         self.approvals.clear();
+        self.questions.clear();
         self.turn = None;
         match reason {
             TurnEndReason::Completed => {}

@@ -79,6 +79,8 @@ pub(crate) struct ToolCell {
     pub live_output: String,
     /// Seconds it has been running, for a live cell.
     pub running_secs: Option<u64>,
+    /// The subagent the call started, shown inside it.
+    pub subagent: Option<super::subagent::SubagentView>,
 }
 
 impl Cell {
@@ -258,6 +260,7 @@ impl ToolCell {
             end: None,
             live_output: String::new(),
             running_secs: None,
+            subagent: None,
         }
     }
 
@@ -281,6 +284,9 @@ impl ToolCell {
             head.push(Span::styled(format!(" · {}", elapsed(s)), t.dim()));
         }
         let mut out = vec![Wrapped::indented(Line::from(head), 4)];
+        if let Some(s) = &self.subagent {
+            out.extend(s.lines(ctx));
+        }
         match &self.end {
             None => out.extend(tail(t, &self.live_output, None)),
             Some(end) => out.extend(self.body(ctx, end)),

@@ -38,6 +38,18 @@ impl App {
             }
             return;
         }
+        if let Some(form) = self.questions.front_mut() {
+            if let super::question::Outcome::Done(answer) = form.key(&key) {
+                let call_id = form.req.call_id.clone();
+                self.questions.pop_front();
+                let cancelled = answer == interpreter_protocol::QuestionAnswer::Cancelled;
+                self.op(Op::Answer { call_id, answer });
+                if cancelled {
+                    self.op(Op::Interrupt);
+                }
+            }
+            return;
+        }
         if key.code == KeyCode::BackTab {
             self.cycle_mode();
             return;
@@ -50,7 +62,7 @@ impl App {
 
     /// A bracketed paste goes into the composer.
     pub(crate) fn on_paste(&mut self, text: &str) {
-        if self.picker.is_none() && self.approvals.is_empty() {
+        if self.picker.is_none() && self.approvals.is_empty() && self.questions.is_empty() {
             self.composer.paste(text);
             self.refresh_popup();
         }
@@ -182,11 +194,17 @@ impl App {
     }
 
     fn ctrl_c(&mut self) {
-        if self.turn.is_some() || !self.approvals.is_empty() {
+        if self.turn.is_some() || !self.approvals.is_empty() || !self.questions.is_empty() {
             for a in std::mem::take(&mut self.approvals) {
                 self.op(Op::Approval {
                     call_id: a.call_id,
                     decision: ApprovalDecision::Cancelled,
+                });
+            }
+            for q in std::mem::take(&mut self.questions) {
+                self.op(Op::Answer {
+                    call_id: q.req.call_id,
+                    answer: interpreter_protocol::QuestionAnswer::Cancelled,
                 });
             }
             self.op(Op::Interrupt);

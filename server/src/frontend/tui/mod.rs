@@ -17,12 +17,14 @@ mod composer;
 mod keys;
 mod markdown;
 mod popup;
+mod question;
 mod render;
 mod screen;
 #[cfg(test)]
 mod screen_tests;
 mod status;
 mod stream;
+mod subagent;
 mod terminal;
 #[cfg(test)]
 mod tests;
@@ -208,6 +210,10 @@ impl Opener {
             persist: true,
             output_schema: None,
             mcp_servers: Vec::new(),
+            face: crate::agent::FaceAbilities {
+                questions: true,
+                diagnostics: false,
+            },
         };
         let resumed = resume.is_some();
         let start = match resume {

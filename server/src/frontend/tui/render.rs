@@ -43,6 +43,8 @@ pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame
     let mut cursor = None;
     if let Some(req) = app.approvals.front() {
         bottom.extend(wrap_all(&super::approval::lines(&ctx, req), width));
+    } else if let Some(form) = app.questions.front() {
+        bottom.extend(wrap_all(&form.lines(&ctx), width));
     } else if app.picker.is_some() {
         bottom.push(Line::from(Span::styled(
             "Resume a session (Enter opens it, Esc starts a new one)",
@@ -125,7 +127,7 @@ fn stream_rows(app: &App, width: u16, room: usize) -> Vec<Line<'static>> {
 fn indicator(app: &App, now: Instant) -> Option<Line<'static>> {
     let t = &app.theme;
     let turn = app.turn.as_ref()?;
-    if !app.approvals.is_empty() {
+    if !app.approvals.is_empty() || !app.questions.is_empty() {
         return None;
     }
     let elapsed = now.saturating_duration_since(turn.started);

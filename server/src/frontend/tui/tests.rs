@@ -155,6 +155,7 @@ pub(super) fn exec(id: &str, command: &str) -> Event {
         input: serde_json::json!({"command": command}),
         locations: vec![],
         command: Some(command.into()),
+        subagent: None,
     })
 }
 
@@ -251,6 +252,7 @@ fn edit_diff() {
         input: serde_json::Value::Null,
         locations: vec![PathBuf::from(CWD).join("calc.py")],
         command: None,
+        subagent: None,
     };
     t.feed([
         turn("t1"),

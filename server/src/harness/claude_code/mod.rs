@@ -5,6 +5,8 @@
 //! directory. Z Code (`../zcode`) reuses the tools here with its own result texts.
 
 mod agentic;
+pub(crate) mod ask;
+mod ide;
 mod prompt;
 
 pub(crate) use prompt::context_reminder;
@@ -102,10 +104,15 @@ impl Harness for ClaudeCode {
     }
 
     fn tools(&self, env: &PromptEnv) -> ToolTable {
-        if self.bare {
+        let table = if self.bare {
             bare_table()
         } else {
             full_table(env)
+        };
+        // The IDE's tools are MCP tools: they come after the built-in ones.
+        match env.face.diagnostics {
+            true => table.extended([ide::get_diagnostics()]),
+            false => table,
         }
     }
 
@@ -220,6 +227,7 @@ fn full_table(env: &PromptEnv) -> ToolTable {
             describe_agent,
             |a, c| Box::pin(agentic::agent(c, a, false)),
         ),
+        ask::ask_user_question(),
         tool(
             WORDING,
             specs::bash(specs::BASH_FULL),

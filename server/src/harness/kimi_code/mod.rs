@@ -2,6 +2,7 @@
 //! names and limits (Bash, Read, Write, Edit, Glob, Grep, TodoList, Agent), its prompt
 //! structure, and `<system-reminder>` messages for facts that change.
 
+mod ask;
 mod prompt;
 mod tools;
 

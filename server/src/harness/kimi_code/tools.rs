@@ -61,6 +61,7 @@ pub(super) fn table() -> ToolTable {
             },
             |a, c| Box::pin(run_agent(c, a)),
         ),
+        super::ask::ask_user_question(),
         tool(
             bash,
             |a, _| {

@@ -16,6 +16,7 @@ use super::claude_code::{self as cc, PlanModeTool, PlanTool, SkillTool};
 use super::{Harness, PromptEnv};
 use crate::config::WireApi;
 use crate::model::HistoryItem;
+use crate::tools::question::{QuestionTool, parse_claude_style, render_claude_style};
 use crate::tools::table::{FnTool, Tool, ToolTable, Wording};
 
 /// Qwen Code's results carry their own words.
@@ -131,6 +132,12 @@ fn table(env: &PromptEnv) -> ToolTable {
         FnTool::plain(WORDING, specs::todo_write(), run::describe_todos, |a, _| {
             Box::pin(async move { run::todo_write(&a) })
         }),
+        QuestionTool::tool(
+            specs::ask_user_question(),
+            |a| parse_claude_style(a, "multiSelect"),
+            render_claude_style,
+            WORDING,
+        ),
         plan_tool(specs::enter_plan_mode(), PlanTool::Enter),
         plan_tool(specs::exit_plan_mode(), PlanTool::Exit),
     ]);

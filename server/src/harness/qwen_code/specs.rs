@@ -237,3 +237,14 @@ pub(crate) fn exit_plan_mode() -> ToolSpec {
         ),
     )
 }
+
+/// Qwen Code's question tool, on the same question shape as Claude Code's.
+pub(crate) fn ask_user_question() -> ToolSpec {
+    spec(
+        "ask_user_question",
+        "Ask the user one to four questions with a few options each when a decision is theirs \
+         to make (an ambiguous request, a choice between approaches). They can always answer in \
+         their own words instead of picking.",
+        crate::harness::claude_code::ask::question_schema("multiSelect"),
+    )
+}

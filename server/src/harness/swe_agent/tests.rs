@@ -13,6 +13,7 @@ fn env() -> PromptEnv {
         tree: String::new(),
         skills: vec![],
         plan_mode: false,
+        face: Default::default(),
     }
 }
 
