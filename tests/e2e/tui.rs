@@ -754,6 +754,7 @@ fn panic_report(history: &str) -> String {
         .position(|l| l.contains("panicked"))
         .unwrap_or(lines.len().saturating_sub(30));
     lines[start..lines.len().min(start + 30)].join("\n")
+}
 
 /// The text of the tool result for `id` in a Chat request.
 fn tool_result(body: &Value, id: &str) -> String {
