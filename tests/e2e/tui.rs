@@ -910,12 +910,14 @@ fn a_subagent_is_a_nested_cell_with_live_status_and_a_summary() {
         s.contains("Ask anything")
     });
     t.line("what is the answer?");
-    let s = t.wait_for("the running subagent", Duration::from_secs(10), |s| {
-        s.contains("↳ Explore find the answer · running · 1 tool calls")
-    });
-    assert!(
-        s.contains("✓ Read"),
-        "the child's finished call is nested:\n{s}"
+    // The call counts when it starts and shows ✓ when it ends: wait for both while the
+    // child's next reply is held back (1.5 s), so the status is still "running".
+    t.wait_for(
+        "the running subagent with its finished call nested",
+        Duration::from_secs(10),
+        |s| {
+            s.contains("↳ Explore find the answer · running · 1 tool calls") && s.contains("✓ Read")
+        },
     );
     t.wait_for("the answer", Duration::from_secs(10), |s| {
         s.contains("The subagent says 42.")
