@@ -300,3 +300,9 @@ mod tests {
         }
     }
 }
+
+// The confinement the product uses on Windows (`inside` over `winpath`), on real folders.
+#[cfg(test)]
+#[cfg(windows)]
+#[path = "paths_windows_tests.rs"]
+mod windows_tests;

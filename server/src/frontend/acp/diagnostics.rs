@@ -39,7 +39,7 @@ pub(super) fn parse_answer(answer: &Value) -> Option<DiagnosticMap> {
     let files = answer.get("diagnostics")?.as_object()?;
     let mut out = DiagnosticMap::new();
     for (path, list) in files {
-        let path = PathBuf::from(path.strip_prefix("file://").unwrap_or(path));
+        let path = PathBuf::from(file_path(path));
         if !path.is_absolute() {
             continue;
         }
@@ -50,6 +50,18 @@ pub(super) fn parse_answer(answer: &Value) -> Option<DiagnosticMap> {
         out.insert(path, parsed);
     }
     Some(out)
+}
+
+/// A path, or a `file:` URI's path: `file:///C:/x` is `C:/x` on Windows, `/x` elsewhere.
+fn file_path(key: &str) -> &str {
+    let Some(rest) = key.strip_prefix("file://") else {
+        return key;
+    };
+    let drive = rest.as_bytes();
+    if cfg!(windows) && drive.len() > 2 && drive[0] == b'/' && drive[2] == b':' {
+        return &rest[1..];
+    }
+    rest
 }
 
 fn parse_one(d: &Value) -> Option<Diagnostic> {
@@ -97,10 +109,18 @@ fn parse_range(r: &Value) -> Option<Range> {
 mod tests {
     use super::*;
 
+    /// An absolute path on this platform.
+    fn abs(name: &str) -> PathBuf {
+        std::env::temp_dir().join(name)
+    }
+
     #[test]
     fn answers_parse_with_lsp_severities_and_skip_what_is_broken() {
-        let answer = json!({"diagnostics": {
-            "/w/a.py": [
+        let (a_py, b_py) = (abs("a.py"), abs("b.py"));
+        let mut files = serde_json::Map::new();
+        files.insert(
+            a_py.display().to_string(),
+            json!([
                 {"range": {"start": {"line": 2, "character": 4}, "end": {"line": 2, "character": 9}},
                  "severity": 1, "message": "undefined name `x`", "source": "pyright", "code": "reportUndefinedVariable"},
                 {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
@@ -108,13 +128,13 @@ mod tests {
                 {"severity": 1, "message": "no range"},
                 {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
                  "severity": 9, "message": "bad severity"}
-            ],
-            "relative.py": [],
-            "/w/b.py": "not a list"
-        }});
-        let map = parse_answer(&answer).unwrap();
+            ]),
+        );
+        files.insert("relative.py".into(), json!([]));
+        files.insert(b_py.display().to_string(), json!("not a list"));
+        let map = parse_answer(&json!({"diagnostics": files})).unwrap();
         assert_eq!(map.len(), 2);
-        let a = &map[&PathBuf::from("/w/a.py")];
+        let a = &map[&a_py];
         assert_eq!(a.len(), 2);
         assert_eq!(a[0].severity, DiagnosticSeverity::Error);
         assert_eq!(
@@ -127,7 +147,19 @@ mod tests {
         assert_eq!(a[0].source.as_deref(), Some("pyright"));
         assert_eq!(a[1].severity, DiagnosticSeverity::Warning);
         assert_eq!(a[1].code.as_deref(), Some("401"));
-        assert!(map[&PathBuf::from("/w/b.py")].is_empty());
+        assert!(map[&b_py].is_empty());
         assert!(parse_answer(&json!({"nothing": 1})).is_none());
+    }
+
+    #[test]
+    fn file_uris_name_the_platforms_paths() {
+        assert_eq!(file_path("/w/a.py"), "/w/a.py");
+        assert_eq!(file_path("file:///w/a.py"), "/w/a.py");
+        let drive = if cfg!(windows) {
+            "C:/w/a.py"
+        } else {
+            "/C:/w/a.py"
+        };
+        assert_eq!(file_path("file:///C:/w/a.py"), drive);
     }
 }
