@@ -36,6 +36,12 @@ export const PROVIDERS: Record<string, { envKey: string | null; defaultModel: st
   qwen: { envKey: "DASHSCOPE_API_KEY", defaultModel: "qwen3-coder-plus" },
   openrouter: { envKey: "OPENROUTER_API_KEY", defaultModel: "moonshotai/kimi-k3" },
   openai: { envKey: "OPENAI_API_KEY", defaultModel: "gpt-5.4-mini" },
+  anthropic: { envKey: "ANTHROPIC_API_KEY", defaultModel: "claude-sonnet-4-6" },
+  "kimi-anthropic": { envKey: "MOONSHOT_API_KEY", defaultModel: "kimi-k3" },
+  "deepseek-anthropic": { envKey: "DEEPSEEK_API_KEY", defaultModel: "deepseek-v4-pro" },
+  "zai-anthropic": { envKey: "ZAI_API_KEY", defaultModel: "glm-4.7" },
+  minimax: { envKey: "MINIMAX_API_KEY", defaultModel: "MiniMax-M3" },
+  "qwen-anthropic": { envKey: "DASHSCOPE_API_KEY", defaultModel: "qwen3-coder-plus" },
   ollama: { envKey: null, defaultModel: "qwen3-coder:30b" },
   llamacpp: { envKey: null, defaultModel: "default" },
 };

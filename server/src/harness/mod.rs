@@ -244,3 +244,7 @@ pub(crate) fn codex_skills_block(skills: &[Skill]) -> Option<String> {
     out.push_str("</skills_instructions>");
     Some(out)
 }
+
+#[cfg(test)]
+#[path = "editor_lists_tests.rs"]
+mod editor_lists_tests;
