@@ -20,6 +20,8 @@ mod keeper;
 #[cfg(target_os = "macos")]
 #[path = "exec/keeper_macos.rs"]
 mod keeper;
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+mod keeper_wait;
 pub(crate) mod shell;
 #[cfg(unix)]
 mod tree;

@@ -13,6 +13,8 @@ use std::os::fd::RawFd;
 
 use libc::{c_int, pid_t};
 
+use super::keeper_wait::{exit_code, reap};
+
 /// Signals the keeper waits for; blocked so it can take them with `sigwaitinfo`.
 const WATCHED: [c_int; 5] = [
     libc::SIGCHLD,
@@ -109,32 +111,6 @@ unsafe fn keeper_loop(shell: pid_t, set: &libc::sigset_t) -> ! {
                 libc::SIGTERM | libc::SIGINT | libc::SIGHUP | libc::SIGQUIT => end(128 + sig),
                 _ => {}
             }
-        }
-    }
-}
-
-fn exit_code(status: c_int) -> c_int {
-    if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else if libc::WIFSIGNALED(status) {
-        128 + libc::WTERMSIG(status)
-    } else {
-        1
-    }
-}
-
-/// Reaps every child that has ended; the shell's wait status if it was one of them.
-unsafe fn reap(shell: pid_t) -> Option<c_int> {
-    let mut shell_status = None;
-    loop {
-        let mut status = 0;
-        // SAFETY: writes only `status`.
-        let r = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
-        if r <= 0 {
-            return shell_status;
-        }
-        if r == shell {
-            shell_status = Some(status);
         }
     }
 }

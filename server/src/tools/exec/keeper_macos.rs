@@ -19,6 +19,8 @@ use std::io;
 
 use libc::{c_int, pid_t};
 
+use super::keeper_wait::{exit_code, reap};
+
 /// Signals the keeper waits for; blocked, and taken through the kqueue.
 const WATCHED: [c_int; 5] = [
     libc::SIGCHLD,
@@ -165,32 +167,6 @@ unsafe fn keeper_loop(parent: pid_t, shell: pid_t) -> ! {
                 libc::EVFILT_TIMER => track(&mut tracked),
                 _ => {}
             }
-        }
-    }
-}
-
-fn exit_code(status: c_int) -> c_int {
-    if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else if libc::WIFSIGNALED(status) {
-        128 + libc::WTERMSIG(status)
-    } else {
-        1
-    }
-}
-
-/// Reaps every child that has ended; the shell's wait status if it was one of them.
-unsafe fn reap(shell: pid_t) -> Option<c_int> {
-    let mut shell_status = None;
-    loop {
-        let mut status = 0;
-        // SAFETY: writes only `status`.
-        let r = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
-        if r <= 0 {
-            return shell_status;
-        }
-        if r == shell {
-            shell_status = Some(status);
         }
     }
 }
