@@ -10,7 +10,7 @@ import pytest
 from openai_codex.client import CodexClient
 from openai_codex.generated.v2_all import TurnStatus
 
-from conftest import request_text, run, text_reply
+from conftest import Env, request_text, run, text_reply
 
 OPTIONS = [{"label": "SQLite", "description": "a file"}, {"label": "Postgres", "description": "a server"}]
 
@@ -92,3 +92,32 @@ def test_a_subagent_is_a_collab_agent_item(env, mode):
         assert state.status.value == "completed" and state.message == "The answer is 42."
 
     run(mode, env, scenario)
+
+
+def test_claude_codes_ask_user_question_is_the_same_request(tmp_path, mode, answer_questions):
+    """The claude-code harness's `AskUserQuestion` (Claude Code's shape, ids q1, q2, …) through
+    the same server request; the answer reaches the model in Claude Code's words."""
+    env = Env(tmp_path, "chat")
+    env.harness = "claude-code"
+    try:
+        args = {"questions": [{"question": "Which database?", "header": "DB", "multiSelect": False, "options": OPTIONS}]}
+        env.start_mock([{"events": [{"tool_call": {"id": "ask_1", "name": "AskUserQuestion", "arguments": args}}]}, text_reply("Postgres it is.")])
+
+        async def scenario(side):
+            thread = await side.thread_start()
+            result = await thread.run("set up a database")
+            assert result.status == TurnStatus.completed
+            assert result.final_response == "Postgres it is."
+            [(method, params)] = answer_questions
+            assert method == "item/tool/requestUserInput" and params["itemId"] == "ask_1"
+            [q] = params["questions"]
+            assert (q["id"], q["header"], q["question"]) == ("q1", "DB", "Which database?")
+            assert [o["label"] for o in q["options"]] == ["SQLite", "Postgres"]
+            sent = request_text(env.mock.requests()[1])
+            said = 'User has answered your questions: "Which database?"="Postgres".'
+            assert json.dumps(said)[1:-1] in sent, sent
+
+        run(mode, env, scenario)
+    finally:
+        if env.mock:
+            env.mock.stop()
