@@ -1,6 +1,7 @@
 -- The agent's questions (Claude Code's AskUserQuestion) as an ACP form elicitation, asked
 -- with vim.ui.select (one choice) and vim.ui.input (a multi-select question, as numbers),
 -- both stubbed here to answer like a user; run.sh checks that the answers reached the model.
+-- Then a picker the user dismisses, which cancels the turn.
 --
 -- Environment (run.sh sets it): PLUGIN_DIR, INTERPRETER_BIN, MOCK_URL, WORKSPACE, AGENT_HOME.
 local H = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/helpers.lua")
@@ -50,6 +51,21 @@ H.run(function()
   H.check(table.concat(selects[1].names, "|") == "SQLite — a file|Postgres — a server|Other (your own answer)", "the options, then Other")
   H.check(#inputs == 1 and H.contains(inputs[1], "1 Auth, 2 Cache"), "the multi-select question as numbers")
   H.check(H.contains(chat.text(), "Postgres with auth and cache."), "the answer after the question")
+
+  -- A dismissed picker cancels the form: the turn ends as cancelled, and the model is not
+  -- asked again (the mock's next reply would say NOT EXPECTED).
+  vim.ui.select = function(_, opts, on_choice)
+    H.out("select, dismissed: " .. opts.prompt)
+    vim.schedule(function()
+      on_choice(nil, nil)
+    end)
+  end
+  vim.cmd("Interpreter chat Once more")
+  H.wait(60000, function()
+    return st.last_stop ~= nil
+  end, "the second turn to end")
+  H.check(st.last_stop == "cancelled", "a dismissed picker cancels the turn (stopReason " .. tostring(st.last_stop) .. ")")
+  H.check(not H.contains(chat.text(), "NOT EXPECTED"), "no model request after the cancelled question")
   chat.stop()
   H.out("RESULT: ok")
 end)
