@@ -416,17 +416,7 @@ pub(super) async fn run_shell(ctx: &ToolContext, args: Value) -> ToolResult {
         r.duration.as_secs_f64(),
         truncate_middle(&r.output, ctx.output_token_limit)
     );
-    Ok(ToolOutcome {
-        model_output,
-        user_output: r.output,
-        status: if code == 0 && !r.timed_out && !r.cancelled {
-            interpreter_protocol::ToolStatus::Completed
-        } else {
-            interpreter_protocol::ToolStatus::Failed
-        },
-        exit_code: r.exit_code,
-        ..ToolOutcome::ok("")
-    })
+    Ok(ToolOutcome::from_exec(r, model_output))
 }
 
 fn update_plan(args: &Value) -> ToolResult {

@@ -75,6 +75,13 @@ pub(crate) struct ExecResult {
     pub duration: Duration,
 }
 
+impl ExecResult {
+    /// The command ran to its end, in time and uncancelled, and exited 0.
+    pub(crate) fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.cancelled
+    }
+}
+
 /// Runs `command` with `/bin/bash -c` (or `/bin/sh`; PowerShell on Windows), under the process
 /// sandbox when `confinement` is given: the Landlock ruleset is built here, before the fork,
 /// and entered by the command's process before `exec` (macOS: the shell runs under

@@ -243,6 +243,22 @@ pub(crate) struct ToolOutcome {
 }
 
 impl ToolOutcome {
+    /// A command's outcome: the model reads the harness's own wording of it, the user sees
+    /// the whole output; failed unless the command [succeeded](exec::ExecResult::succeeded).
+    pub(crate) fn from_exec(r: exec::ExecResult, model_output: String) -> Self {
+        ToolOutcome {
+            model_output,
+            status: if r.succeeded() {
+                ToolStatus::Completed
+            } else {
+                ToolStatus::Failed
+            },
+            exit_code: r.exit_code,
+            user_output: r.output,
+            ..ToolOutcome::ok("")
+        }
+    }
+
     pub(crate) fn ok(text: impl Into<String>) -> Self {
         let t = text.into();
         ToolOutcome {

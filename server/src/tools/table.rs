@@ -228,6 +228,23 @@ pub(crate) fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec
     }
 }
 
+/// A string argument, when the call gave one.
+pub(crate) fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
+    args.get(key).and_then(Value::as_str)
+}
+
+/// The parameters of a tool: an object with these `properties`, of which `required` must be
+/// given.
+pub(crate) fn object(properties: Value, required: &[&str]) -> Value {
+    serde_json::json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// As [`object`], and no other properties (`additionalProperties: false`).
+pub(crate) fn closed_object(properties: Value, required: &[&str]) -> Value {
+    serde_json::json!({"type": "object", "properties": properties, "required": required,
+           "additionalProperties": false})
+}
+
 /// A string argument, or "" when missing (for titles).
 pub(crate) fn str_or_empty(args: &Value, key: &str) -> String {
     args.get(key)

@@ -1,7 +1,7 @@
 //! Bash, Read, Write, Edit, Glob and Grep on our machinery, with the result texts of the
 //! three Claude-style surfaces (`Flavor`): Claude Code, its bare profile, and Z Code.
 
-use interpreter_protocol::{ToolKind, ToolStatus};
+use interpreter_protocol::ToolKind;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -13,7 +13,7 @@ use super::specs::{
 };
 use crate::tools::edit::{self, EditMiss};
 use crate::tools::search_tools::{self, paged};
-use crate::tools::table::{ToolError, ToolResult};
+use crate::tools::table::{ToolError, ToolResult, str_arg};
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{ToolContext, ToolOutcome, files, patch_runner};
 use crate::workspace::window;
@@ -26,10 +26,6 @@ const ZCODE_GLOB_LIMIT: usize = 100;
 const FILE_STATE_CURRENT: &str =
     "(file state is current in your context — no need to Read it back)";
 const NOT_READ_YET: &str = "File has not been read yet. Read it first before writing to it.";
-
-fn str_arg<'a>(args: &'a Value, k: &str) -> Option<&'a str> {
-    args.get(k).and_then(Value::as_str)
-}
 
 /// The path argument: Claude Code's `file_path`, or the `path` other surfaces use.
 fn path_arg(args: &Value) -> Option<&str> {
@@ -71,7 +67,7 @@ pub(super) async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
         )
         .await?;
     let output = truncate_middle(r.output.trim(), ctx.output_token_limit);
-    let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
+    let ok = r.succeeded();
     let text = if r.cancelled {
         "[Request interrupted by user for tool use]".to_string()
     } else if r.timed_out {
@@ -86,17 +82,7 @@ pub(super) async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
     } else {
         output
     };
-    Ok(ToolOutcome {
-        model_output: text,
-        user_output: r.output,
-        status: if ok {
-            ToolStatus::Completed
-        } else {
-            ToolStatus::Failed
-        },
-        exit_code: r.exit_code,
-        ..ToolOutcome::ok("")
-    })
+    Ok(ToolOutcome::from_exec(r, text))
 }
 
 pub(super) async fn read(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResult {

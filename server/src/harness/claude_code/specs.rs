@@ -3,10 +3,10 @@
 //! cannot honour (background runs, sandbox escapes, PDF pages, model overrides) are left out
 //! rather than advertised and ignored.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::model::ToolSpec;
-use crate::tools::table::spec;
+use crate::tools::table::{closed_object, spec};
 
 /// Bash's timeouts, in milliseconds, as Claude Code documents them.
 pub(crate) const BASH_DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -19,11 +19,6 @@ pub(crate) const READ_MAX_LINE_CHARS: usize = 2_000;
 pub(crate) const GLOB_LIMIT: usize = 250;
 pub(crate) const GREP_HEAD_LIMIT: usize = 250;
 
-fn object(properties: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": properties, "required": required,
-           "additionalProperties": false})
-}
-
 pub(crate) fn agent(types: &str) -> ToolSpec {
     spec(
         "Agent",
@@ -34,7 +29,7 @@ pub(crate) fn agent(types: &str) -> ToolSpec {
              report. Use it for broad searches and research that would fill your context. \
              Types: {types}."
         ),
-        object(
+        closed_object(
             json!({
                 "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
                 "prompt": {"type": "string", "description": "The task for the agent to perform"},
@@ -49,7 +44,7 @@ pub(crate) fn bash(description: &str) -> ToolSpec {
     spec(
         "Bash",
         description,
-        object(
+        closed_object(
             json!({
                 "command": {"type": "string", "description": "The command to execute"},
                 "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
@@ -74,7 +69,7 @@ pub(crate) fn read(description: &str) -> ToolSpec {
     spec(
         "Read",
         description,
-        object(
+        closed_object(
             json!({
                 "file_path": {"type": "string", "description": "The absolute path to the file to read"},
                 "offset": {"type": "integer", "minimum": 0, "description": "The line number to start reading from. Only provide if the file is too large to read at once"},
@@ -95,7 +90,7 @@ pub(crate) fn write(description: &str) -> ToolSpec {
     spec(
         "Write",
         description,
-        object(
+        closed_object(
             json!({
                 "file_path": {"type": "string", "description": "The absolute path to the file to write (must be absolute, not relative)"},
                 "content": {"type": "string", "description": "The content to write to the file"}
@@ -113,7 +108,7 @@ pub(crate) fn edit(description: &str) -> ToolSpec {
     spec(
         "Edit",
         description,
-        object(
+        closed_object(
             json!({
                 "file_path": {"type": "string", "description": "The absolute path to the file to modify"},
                 "old_string": {"type": "string", "description": "The text to replace"},
@@ -135,7 +130,7 @@ pub(crate) fn glob() -> ToolSpec {
         "Glob",
         "Find files by glob pattern (`**/*.rs`, `src/**/*.ts`), honouring .gitignore. Returns \
          matching paths relative to the working directory, sorted, at most 250.",
-        object(
+        closed_object(
             json!({
                 "pattern": {"type": "string", "description": "The glob pattern to match files against"},
                 "path": {"type": "string", "description": "The directory to search in. Omit it for the working directory."}
@@ -151,7 +146,7 @@ pub(crate) fn grep() -> ToolSpec {
         "Search file contents with a regular expression (ripgrep syntax), honouring \
          .gitignore. Use it instead of grep or rg in Bash. output_mode: files_with_matches \
          (default) lists files, content shows matching lines, count counts matches per file.",
-        object(
+        closed_object(
             json!({
                 "pattern": {"type": "string", "description": "The regular expression pattern to search for in file contents"},
                 "path": {"type": "string", "description": "File or directory to search in. Defaults to the working directory."},
@@ -178,7 +173,7 @@ pub(crate) fn enter_plan_mode() -> ToolSpec {
         "Switch to plan mode before a change that needs a design decision or touches many \
          files: you may only read and search until the user approves your plan. Then explore, \
          and call ExitPlanMode with the plan.",
-        object(json!({}), &[]),
+        closed_object(json!({}), &[]),
     )
 }
 
@@ -188,7 +183,7 @@ pub(crate) fn exit_plan_mode() -> ToolSpec {
         "In plan mode, present your implementation plan to the user for approval. If they \
          approve, plan mode ends and you can edit files and run commands; if not, keep \
          planning. Only for plans of code changes, not for research answers.",
-        object(
+        closed_object(
             json!({
                 "plan": {"type": "string", "minLength": 1, "description": "The implementation plan to present to the user for approval (markdown)"}
             }),
@@ -202,7 +197,7 @@ pub(crate) fn skill() -> ToolSpec {
         "Skill",
         "Run a skill from the available-skills list: you get its instructions back and follow \
          them. Use it when the user names a skill or the task matches one's description.",
-        object(
+        closed_object(
             json!({
                 "skill": {"type": "string", "description": "The name of a skill from the available-skills list. Do not guess names."},
                 "args": {"type": "string", "description": "Optional arguments for the skill"}
@@ -218,7 +213,7 @@ pub(crate) fn todo_write() -> ToolSpec {
         "Keep a todo list for the task: send the whole list each time. Use it for work of three \
          or more steps; mark one item in_progress when you start it and completed as soon as it \
          is done. The user sees the list.",
-        object(
+        closed_object(
             json!({
                 "todos": {"type": "array", "description": "The updated todo list", "items": {
                     "type": "object",

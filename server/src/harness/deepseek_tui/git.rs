@@ -3,7 +3,7 @@
 //! our plan events) and update_plan, with the original's texts.
 
 use futures::future::BoxFuture;
-use interpreter_protocol::{Plan, PlanItem, PlanStatus, ToolKind, ToolStatus};
+use interpreter_protocol::{Plan, PlanItem, PlanStatus, ToolKind};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,16 +11,12 @@ use std::time::Duration;
 use super::WORDING;
 use crate::harness::claude_code::describe;
 use crate::model::ToolSpec;
-use crate::tools::table::{Tool, ToolError, ToolResult, spec};
+use crate::tools::table::{Tool, ToolError, ToolResult, closed_object, spec};
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, ToolContext, ToolOutcome, plan};
 use crate::workspace::Workspace;
 
 const GIT_TIMEOUT: Duration = Duration::from_secs(30);
-
-fn object(properties: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
-}
 
 fn str_arg<'a>(a: &'a Value, k: &str) -> Option<&'a str> {
     a.get(k).and_then(Value::as_str).filter(|s| !s.is_empty())
@@ -49,13 +45,7 @@ async fn git(ctx: &ToolContext, tool: &str, words: Vec<String>) -> ToolResult {
             r.exit_code
         )));
     }
-    Ok(ToolOutcome {
-        model_output: output,
-        user_output: r.output,
-        status: ToolStatus::Completed,
-        exit_code: r.exit_code,
-        ..ToolOutcome::ok("")
-    })
+    Ok(ToolOutcome::from_exec(r, output))
 }
 
 /// `-- <path>` when the call names one, resolved inside the workspace.
@@ -79,7 +69,7 @@ pub(super) fn status_spec() -> ToolSpec {
     spec(
         "git_status",
         "Show `git status --porcelain=v1 -b` for the workspace, optionally for one path.",
-        object(
+        closed_object(
             json!({"path": {"type": "string", "description": "Optional subdirectory or file to scope the status to (must be within the workspace)."}}),
             &[],
         ),
@@ -96,7 +86,7 @@ pub(super) fn diff_spec() -> ToolSpec {
     spec(
         "git_diff",
         "Show `git diff` for the workspace (staged changes with `cached`), optionally for one path.",
-        object(
+        closed_object(
             json!({
                 "path": {"type": "string", "description": "Optional subdirectory or file to scope the diff to (must be within the workspace)."},
                 "cached": {"type": "boolean", "description": "When true, diff staged changes (`--cached`)."},
@@ -120,7 +110,7 @@ pub(super) fn log_spec() -> ToolSpec {
     spec(
         "git_log",
         "Show recent commits (`git log`), optionally for one path and filtered by author or date.",
-        object(
+        closed_object(
             json!({
                 "path": {"type": "string", "description": "Optional subdirectory or file path to scope history to."},
                 "max_count": {"type": "integer", "minimum": 1, "maximum": 200, "default": 20, "description": "Maximum number of commits to return."},
@@ -155,7 +145,7 @@ pub(super) fn show_spec() -> ToolSpec {
     spec(
         "git_show",
         "Show one revision (`git show`) with its stat and patch, optionally for one path.",
-        object(
+        closed_object(
             json!({
                 "rev": {"type": "string", "description": "Revision to show (commit SHA, tag, branch, or ref expression)."},
                 "path": {"type": "string", "description": "Optional subdirectory or file path to scope output."},
@@ -193,7 +183,7 @@ pub(super) fn blame_spec() -> ToolSpec {
     spec(
         "git_blame",
         "Show `git blame` for lines of a tracked file, optionally at a revision.",
-        object(
+        closed_object(
             json!({
                 "path": {"type": "string", "description": "Path to a tracked file within the workspace."},
                 "rev": {"type": "string", "description": "Optional revision to blame against (default: HEAD)."},
@@ -253,7 +243,7 @@ pub(super) fn checklist_tools(list: &Checklist) -> Vec<Arc<dyn Tool>> {
             spec(
                 "checklist_add",
                 "Add one item to the task's checklist.",
-                object(
+                closed_object(
                     json!({"content": {"type": "string", "description": "The task description"},
                           "status": {"type": "string", "enum": ["pending", "in_progress", "completed"], "description": "Task status (default: pending)"}}),
                     &["content"],
@@ -265,7 +255,7 @@ pub(super) fn checklist_tools(list: &Checklist) -> Vec<Arc<dyn Tool>> {
             spec(
                 "checklist_list",
                 "Show the task's checklist and its progress.",
-                object(json!({}), &[]),
+                closed_object(json!({}), &[]),
             ),
         ),
         (
@@ -273,7 +263,7 @@ pub(super) fn checklist_tools(list: &Checklist) -> Vec<Arc<dyn Tool>> {
             spec(
                 "checklist_update",
                 "Set the status of one checklist item by its id.",
-                object(
+                closed_object(
                     json!({"id": {"type": "integer", "description": "Todo item id"}, "status": status.clone()}),
                     &["id", "status"],
                 ),
@@ -284,7 +274,7 @@ pub(super) fn checklist_tools(list: &Checklist) -> Vec<Arc<dyn Tool>> {
             spec(
                 "checklist_write",
                 "Replace the task's checklist with the complete list of items (the user sees it). Use it for the steps of the current work.",
-                object(
+                closed_object(
                     json!({"todos": {"type": "array", "description": "The complete list of todo items. This replaces the existing list.",
                 "items": {"type": "object", "properties": {"content": {"type": "string", "description": "The task description"}, "status": status}, "required": ["content", "status"]}}}),
                     &["todos"],

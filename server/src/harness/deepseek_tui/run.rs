@@ -3,13 +3,13 @@
 //! occurrence in P`, JSON listings and matches, `Command failed (exit code: Some(N))` with the
 //! output as STDERR, and long output compacted to a summary, head and tail.
 
-use interpreter_protocol::{ToolKind, ToolStatus};
+use interpreter_protocol::ToolKind;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
 
 use crate::tools::search_tools;
-use crate::tools::table::{ToolError, ToolResult};
+use crate::tools::table::{ToolError, ToolResult, str_arg};
 use crate::tools::{ToolContext, ToolOutcome, files, patch_runner};
 use crate::workspace::{diff, window};
 
@@ -21,10 +21,6 @@ const READ_MAX_LINES: u64 = 500;
 const COMPACT_OVER: usize = 900;
 const COMPACT_HEAD: usize = 572;
 const COMPACT_TAIL: usize = 286;
-
-fn str_arg<'a>(a: &'a Value, k: &str) -> Option<&'a str> {
-    a.get(k).and_then(Value::as_str)
-}
 
 fn strings(a: &Value, k: &str) -> Vec<String> {
     a.get(k)
@@ -96,18 +92,7 @@ pub(super) async fn exec_shell(ctx: &ToolContext, args: Value) -> ToolResult {
     } else {
         compact(&r.output)
     };
-    let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
-    Ok(ToolOutcome {
-        model_output: text,
-        user_output: r.output,
-        status: if ok {
-            ToolStatus::Completed
-        } else {
-            ToolStatus::Failed
-        },
-        exit_code: r.exit_code,
-        ..ToolOutcome::ok("")
-    })
+    Ok(ToolOutcome::from_exec(r, text))
 }
 
 pub(super) async fn read_file(ctx: &ToolContext, args: Value) -> ToolResult {

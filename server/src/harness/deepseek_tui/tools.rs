@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use super::{WORDING, git, run};
 use crate::harness::claude_code::{SkillTool, describe};
 use crate::model::ToolSpec;
-use crate::tools::table::{FnTool, Tool, ToolResult, ToolTable, location, spec, str_or_empty};
+use crate::tools::table::{
+    FnTool, Tool, ToolResult, ToolTable, location, object, spec, str_or_empty,
+};
 use crate::tools::{CallDescription, ToolContext};
 use crate::workspace::Workspace;
 
@@ -22,10 +24,6 @@ fn tool(
     run: Run,
 ) -> Arc<dyn Tool> {
     FnTool::plain(WORDING, spec, describe, run)
-}
-
-fn object(properties: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": properties, "required": required})
 }
 
 fn on_path(kind: ToolKind, verb: &'static str) -> impl Fn(&Value, &Workspace) -> CallDescription {

@@ -15,7 +15,7 @@ use crate::harness::claude_code::describe;
 use crate::model::ToolSpec;
 use crate::tools::search_tools::{self, paged};
 use crate::tools::table::{
-    FnTool, Tool, ToolError, ToolResult, ToolTable, location, spec, str_or_empty,
+    FnTool, Tool, ToolError, ToolResult, ToolTable, location, object, spec, str_arg, str_or_empty,
 };
 use crate::tools::truncate::truncate_head;
 use crate::tools::{
@@ -165,10 +165,6 @@ pub(super) fn table() -> ToolTable {
             |a, c| Box::pin(str_replace_file(c, a)),
         ),
     ])
-}
-
-fn object(properties: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": properties, "required": required})
 }
 
 fn task_spec() -> ToolSpec {
@@ -326,10 +322,6 @@ fn replace_spec() -> ToolSpec {
             &["path", "edit"],
         ),
     )
-}
-
-fn str_arg<'a>(a: &'a Value, k: &str) -> Option<&'a str> {
-    a.get(k).and_then(Value::as_str)
 }
 
 async fn task(ctx: &ToolContext, args: Value) -> ToolResult {

@@ -2,7 +2,7 @@
 //! model was trained to expect them.
 
 use futures::future::BoxFuture;
-use interpreter_protocol::{Plan, PlanItem, PlanStatus, ToolKind, ToolStatus};
+use interpreter_protocol::{Plan, PlanItem, PlanStatus, ToolKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -14,7 +14,9 @@ use crate::model::ToolSpec;
 use crate::tools::edit::{self, EditMiss};
 use crate::tools::files;
 use crate::tools::search_tools::{self, paged};
-use crate::tools::table::{FnTool, Tool, ToolError, ToolResult, location, spec, str_or_empty};
+use crate::tools::table::{
+    FnTool, Tool, ToolError, ToolResult, location, spec, str_arg, str_or_empty,
+};
 use crate::tools::truncate::truncate_head;
 use crate::tools::{CallDescription, SubagentTask, ToolContext, ToolOutcome, patch_runner, plan};
 use crate::workspace::{Workspace, window};
@@ -274,10 +276,6 @@ fn capped(text: &str) -> String {
     truncate_head(text, MAX_OUTPUT_CHARS, MAX_LINE_CHARS)
 }
 
-fn str_arg<'a>(args: &'a Value, k: &str) -> Option<&'a str> {
-    args.get(k).and_then(Value::as_str)
-}
-
 fn uint_arg(args: &Value, k: &str) -> Option<u64> {
     args.get(k).and_then(Value::as_u64)
 }
@@ -304,7 +302,7 @@ async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
         )
         .await?;
     let mut text = capped(&r.output);
-    let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
+    let ok = r.succeeded();
     if r.timed_out {
         let _ = write!(text, "\nCommand killed by timeout ({timeout}s).");
     } else if r.cancelled {
@@ -318,17 +316,7 @@ async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
     } else if text.trim().is_empty() {
         text = "Command executed successfully.".into();
     }
-    Ok(ToolOutcome {
-        model_output: text,
-        user_output: r.output,
-        status: if ok {
-            ToolStatus::Completed
-        } else {
-            ToolStatus::Failed
-        },
-        exit_code: r.exit_code,
-        ..ToolOutcome::ok("")
-    })
+    Ok(ToolOutcome::from_exec(r, text))
 }
 
 async fn read(ctx: &ToolContext, args: Value) -> ToolResult {

@@ -3,7 +3,7 @@
 //! match(es) …` grouped by file, the shell's `Command:`/`Output:`/`Exit Code:` block, and the
 //! todo list echoed in a `<system-reminder>`.
 
-use interpreter_protocol::{Plan, ToolKind, ToolStatus};
+use interpreter_protocol::{Plan, ToolKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use super::specs::{SHELL_DEFAULT_TIMEOUT_MS, SHELL_MAX_TIMEOUT_MS};
 use crate::harness::claude_code::{describe, todo_items};
 use crate::tools::edit::{self, EditMiss};
 use crate::tools::search_tools;
-use crate::tools::table::{ToolError, ToolResult, location, str_or_empty};
+use crate::tools::table::{ToolError, ToolResult, location, str_arg, str_or_empty};
 use crate::tools::truncate::truncate_middle;
 use crate::tools::{CallDescription, SubagentTask, ToolContext, ToolOutcome, files, patch_runner};
 use crate::workspace::{Workspace, window};
@@ -26,10 +26,6 @@ const GLOB_MAX_FILES: usize = 100;
 const GREP_MAX_CHARS: usize = 20_000;
 /// Lines of context around an edit in its result.
 const SNIPPET_CONTEXT: usize = 4;
-
-fn str_arg<'a>(a: &'a Value, k: &str) -> Option<&'a str> {
-    a.get(k).and_then(Value::as_str)
-}
 
 pub(super) fn describe_path(a: &Value, ws: &Workspace) -> CallDescription {
     CallDescription {
@@ -525,18 +521,7 @@ pub(super) async fn shell(ctx: &ToolContext, args: Value) -> ToolResult {
             }
         )
     };
-    let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
-    Ok(ToolOutcome {
-        model_output: text,
-        user_output: r.output,
-        status: if ok {
-            ToolStatus::Completed
-        } else {
-            ToolStatus::Failed
-        },
-        exit_code: r.exit_code,
-        ..ToolOutcome::ok("")
-    })
+    Ok(ToolOutcome::from_exec(r, text))
 }
 
 pub(super) fn todo_write(args: &Value) -> ToolResult {

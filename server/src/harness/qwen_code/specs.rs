@@ -6,15 +6,11 @@
 use serde_json::{Value, json};
 
 use crate::model::ToolSpec;
-use crate::tools::table::spec;
+use crate::tools::table::{object, spec};
 
 /// run_shell_command's timeouts, in milliseconds.
 pub(crate) const SHELL_DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub(crate) const SHELL_MAX_TIMEOUT_MS: u64 = 600_000;
-
-fn object(properties: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": properties, "required": required})
-}
 
 pub(crate) fn agent() -> ToolSpec {
     spec(

@@ -10,7 +10,7 @@ mod parse;
 mod prompt;
 mod render;
 
-use interpreter_protocol::{ToolKind, ToolStatus};
+use interpreter_protocol::ToolKind;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -213,18 +213,7 @@ async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
     } else {
         truncate_middle(&tidy(&r.output), ctx.output_token_limit)
     };
-    let ok = r.exit_code == Some(0) && !r.timed_out && !r.cancelled;
-    Ok(ToolOutcome {
-        model_output: text,
-        user_output: r.output,
-        status: if ok {
-            ToolStatus::Completed
-        } else {
-            ToolStatus::Failed
-        },
-        exit_code: r.exit_code,
-        ..ToolOutcome::ok("")
-    })
+    Ok(ToolOutcome::from_exec(r, text))
 }
 
 /// The first submit: the review, with what the file tools changed. A second one ends the
