@@ -510,8 +510,9 @@ fn ctrl_c_ends_a_running_command_within_a_second() {
         return;
     };
     t.line(&format!("clear; {} -s danger-full-access", bin()));
+    // The status line may show the mode before the composer takes keys: wait for both.
     t.wait_for("the composer", Duration::from_secs(10), |s| {
-        s.contains("full-access")
+        s.contains("full-access") && s.contains("Ask anything")
     });
     t.line("sleep a while");
     let start = Instant::now();
