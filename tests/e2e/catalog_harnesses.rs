@@ -195,7 +195,16 @@ fn qwen_code_is_the_default_for_qwen_on_chat_and_uses_its_texts() {
             .starts_with("This is Qwen Code, setting up the context")
     );
     assert_eq!(msgs[2]["content"], "Got it. Thanks for the context!");
-    assert_eq!(msgs[3]["content"], "fix add");
+    // The permission-mode reminder in its own message, then the user's.
+    assert!(
+        msgs[3]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("<system-reminder>"),
+        "{}",
+        msgs[3]
+    );
+    assert_eq!(msgs[4]["content"], "fix add");
     let r = results(&reqs[6].body);
     assert!(
         r[0].starts_with("Todos have been modified successfully.")
@@ -303,14 +312,16 @@ fn deepseek_tui_offers_only_tools_that_run() {
         r[5]
     );
     assert!(r[5].contains("calc.py"), "{}", r[5]);
+    // The <turn_meta> in its own message before the user's.
     let first: Value = reqs[0].body["messages"].clone();
     assert!(
-        first[2]["content"]
+        first[1]["content"]
             .as_str()
             .unwrap()
             .starts_with("<turn_meta>"),
         "{first}"
     );
+    assert_eq!(first[2]["content"], "fix add", "{first}");
     assert_eq!(
         todo_list_kinds(&out),
         ["item.started", "item.updated", "item.completed"]

@@ -39,6 +39,18 @@ fn tool_results(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The text of a Chat request's last user message: the prompt (reminders come before it).
+fn last_user(body: &Value) -> &str {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap()
+}
+
 fn golden_repo() -> TestRepo {
     let repo = TestRepo::new();
     repo.write("README.md", "# demo\n");
@@ -328,17 +340,17 @@ fn kimi_code_task_uses_kimi_tools_and_todolist_becomes_todo_list_items() {
     );
     assert_eq!(results[2], "Replaced 1 occurrence(s) in calc.py");
     assert_eq!(results[3], "5\n");
-    // Kimi rules and the reminder after the user's message.
+    // Kimi rules, and the reminder in its own message before the user's.
     let first = &reqs[0].body;
     assert_eq!(first["thinking"]["type"], "enabled");
     let msgs = first["messages"].as_array().unwrap();
-    assert_eq!(msgs[1]["content"], "fix add");
     assert!(
-        msgs[2]["content"]
+        msgs[1]["content"]
             .as_str()
             .unwrap()
             .starts_with("<system-reminder>\nToday's date is ")
     );
+    assert_eq!(msgs[2]["content"], "fix add");
     // Every assistant tool-call message echoes reasoning_content.
     for m in reqs[5].body["messages"].as_array().unwrap() {
         if m["role"] == "assistant" {
@@ -561,7 +573,7 @@ fn bundled_skills_expand_on_slash_commands_and_repo_skills_override_them() {
             String::from_utf8_lossy(&out.stderr)
         );
         let first = &mock.model_requests()[0].body;
-        let user = first["messages"][1]["content"].as_str().unwrap();
+        let user = last_user(first);
         assert!(
             user.starts_with(&format!(
                 "<skill>\n<name>{skill}</name>\n<path>builtin://skills/{skill}/SKILL.md</path>"
@@ -594,10 +606,7 @@ fn bundled_skills_expand_on_slash_commands_and_repo_skills_override_them() {
     let mock = MockServer::start_blocking(Script::new([Reply::text("ok")])).unwrap();
     let out = run(&repo, &exec_args(&mock, "kimi-k3", &[]), "/review parser");
     assert!(out.status.success());
-    let user = mock.model_requests()[0].body["messages"][1]["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let user = last_user(&mock.model_requests()[0].body).to_string();
     assert!(
         user.contains("Check the changelog entry for parser."),
         "{user}"

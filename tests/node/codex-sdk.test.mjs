@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 import { setup, messageText, textReply, toolReply } from "./helpers.mjs";
@@ -56,11 +56,39 @@ test("run() works with a provider that has no model key: the default model is us
   const reqs = await ctx.mock.modelRequests();
   assert.equal(reqs.length, 1);
   assert.equal(reqs[0].body.model, "kimi-k3");
-  // The default model's harness (kimi-code) follows the prompt with a reminder.
-  assert.ok(
-    reqs[0].body.input.some((i) => i.role === "user" && messageText(i) === "Say hi"),
-    JSON.stringify(reqs[0].body.input),
+  // The default model's harness (kimi-code) sends a reminder, in an item of its own before
+  // the prompt: the last user item is the prompt, as the SDK's caller wrote it.
+  const users = reqs[0].body.input.filter((i) => i.role === "user");
+  assert.equal(messageText(users.at(-1)), "Say hi", JSON.stringify(reqs[0].body.input));
+  assert.ok(messageText(users.at(-2)).startsWith("<system-reminder>"), JSON.stringify(users));
+});
+
+test("structured input: the last user item starts with the prompt's own text, then the image", { timeout: TIMEOUT }, async (t) => {
+  const ctx = await setup(t, { replies: [textReply("A red dot.", USAGE), textReply("Still red.", USAGE)] });
+  // A 1x1 PNG.
+  const png = path.join(ctx.root, "dot.png");
+  await writeFile(
+    png,
+    Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64"),
   );
+  const thread = ctx.codex({ withoutModel: true }).startThread(ctx.threadOptions());
+  const input = [
+    { type: "text", text: "Describe this image" },
+    { type: "text", text: "in one line" },
+    { type: "local_image", path: png },
+  ];
+  assert.equal((await ctx.run(thread, input)).finalResponse, "A red dot.");
+  assert.equal((await ctx.run(thread, "And now?")).finalResponse, "Still red.");
+  const reqs = await ctx.mock.modelRequests();
+  assert.equal(reqs.length, 2);
+  const lastUser = (req) => req.body.input.filter((i) => i.role === "user").at(-1);
+  const first = lastUser(reqs[0]);
+  assert.equal(first.content[0].type, "input_text");
+  assert.equal(first.content[0].text, "Describe this image\n\nin one line", JSON.stringify(first));
+  assert.equal(first.content[1].type, "input_image");
+  assert.ok(first.content[1].image_url.startsWith("data:image/png;base64,"), first.content[1].image_url.slice(0, 40));
+  // The second turn, resumed in a new process, ends with its own prompt too.
+  assert.equal(messageText(lastUser(reqs[1])), "And now?", JSON.stringify(reqs[1].body.input));
 });
 
 test("runStreamed() yields exactly thread.started, turn.started, item.completed, turn.completed", { timeout: TIMEOUT }, async (t) => {

@@ -401,12 +401,12 @@ impl Session {
     pub(super) fn preview_request(&self, prompt: &str) {
         use crate::tools::truncate::approx_tokens;
         let mut history = self.history.clone();
+        history.extend(self.pending_reminder());
         history.push(HistoryItem::User {
             text: prompt.to_string(),
             images: vec![],
             synthetic: false,
         });
-        history.extend(self.pending_reminder());
         let history = self.wire_history(&history);
         let body = self.client.request_body(&self.model_request(&history));
         let tools = serde_json::to_string(self.tool_specs()).unwrap_or_default();

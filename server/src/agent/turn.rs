@@ -110,7 +110,7 @@ impl Session {
         }
     }
 
-    /// The user's message (skills expanded) and the harness's reminder go into history.
+    /// The harness's reminder and the user's message (skills expanded) go into history.
     fn begin_user_turn(&mut self, items: Vec<InputItem>) {
         let (text, images) = self.user_message(items);
         if self.title.is_none() && !text.trim().is_empty() {
@@ -130,14 +130,17 @@ impl Session {
             });
             self.title = Some(title);
         }
+        // The reminder rides in its own item before the user's message, as Codex sends its
+        // environment context: the user's message is what the user typed, and the last user
+        // item of the request is the prompt.
+        if let Some(item) = self.pending_reminder() {
+            self.push_history(item);
+        }
         self.push_history(HistoryItem::User {
             text,
             images,
             synthetic: false,
         });
-        if let Some(item) = self.pending_reminder() {
-            self.push_history(item);
-        }
     }
 
     /// Input items as one message's text and images.

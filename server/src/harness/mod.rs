@@ -93,8 +93,8 @@ pub(crate) trait Harness: Send + Sync {
     }
     /// Context sent once at the start of a session, as history (e.g. AGENTS.md).
     fn initial_context(&self, env: &PromptEnv) -> Vec<HistoryItem>;
-    /// A reminder to add after the user's message. The session sends it only when its text
-    /// differs from the last one sent.
+    /// A reminder to add before the user's message, in an item of its own. The session sends
+    /// it only when its text differs from the last one sent.
     fn reminder(&self, _env: &PromptEnv, _today: &str) -> Option<String> {
         None
     }

@@ -3,7 +3,7 @@
 //! style, Text output, Session-specific guidance, Environment). The bare profile is the
 //! working directory alone. AGENTS.md and the skills go in a `<system-reminder>` at the start
 //! of the conversation, as Claude Code sends its project context; the date and the mode go in
-//! the reminder after the user's message.
+//! the reminder before the user's message.
 
 use std::fmt::Write as _;
 
@@ -155,7 +155,7 @@ fn skills_list(skills: &[Skill], via_skill_tool: bool) -> String {
     s
 }
 
-/// The reminder after the user's message: the date and what the agent may do.
+/// The reminder before the user's message: the date and what the agent may do.
 pub(crate) fn reminder(env: &PromptEnv, today: &str, bare: bool) -> String {
     let mode = crate::harness::permission_line(env);
     if bare {

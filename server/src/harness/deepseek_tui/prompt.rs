@@ -95,7 +95,7 @@ pub(crate) fn system(env: &PromptEnv) -> String {
     p
 }
 
-/// The `<turn_meta>` after the user's message: date, working set, mode.
+/// The `<turn_meta>` before the user's message: date, working set, mode.
 pub(crate) fn turn_meta(env: &PromptEnv, today: &str) -> String {
     format!(
         "<turn_meta>\nDate: {today}\n## Repo Working Set\nWorkspace: {}\nMode: {}\nFocus on the user's latest request.\n</turn_meta>",

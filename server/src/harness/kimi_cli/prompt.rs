@@ -100,7 +100,7 @@ pub(crate) fn system(env: &PromptEnv) -> String {
     p
 }
 
-/// The reminder after the user's message: today's date and the permission mode.
+/// The reminder before the user's message: today's date and the permission mode.
 pub(crate) fn reminder(env: &PromptEnv, today: &str) -> String {
     let mode = crate::harness::permission_line(env);
     format!("<system-reminder>\nToday's date is {today}.\n{mode}\n</system-reminder>")

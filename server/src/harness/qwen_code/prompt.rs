@@ -183,7 +183,7 @@ fn listing(tree: &str) -> String {
     out
 }
 
-/// The reminder after the user's message: the permission mode.
+/// The reminder before the user's message: the permission mode.
 pub(crate) fn reminder(env: &PromptEnv) -> String {
     format!(
         "<system-reminder>\n{}\n</system-reminder>",
