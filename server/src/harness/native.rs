@@ -5,7 +5,6 @@ use futures::future::BoxFuture;
 use interpreter_protocol::{Plan, ToolKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -162,7 +161,7 @@ fn editing_tools() -> Vec<Arc<dyn Tool>> {
                     "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}
                 }, "required": ["step", "status"], "additionalProperties": false}}
             }, "required": ["plan"], "additionalProperties": false}),
-            |_, _| describe(ToolKind::Think, "Update plan".into(), vec![]),
+            |_, _| CallDescription::new(ToolKind::Think, "Update plan".into(), vec![]),
             |a, _| Box::pin(async move { update_plan(&a) }),
         ),
     ]
@@ -180,7 +179,7 @@ fn reading_tools() -> Vec<Arc<dyn Tool>> {
                 "limit": {"type": "integer", "description": "Number of lines (default 2000)."}
             }, "required": ["path"], "additionalProperties": false}),
             |a, ws| {
-                describe(
+                CallDescription::new(
                     ToolKind::Read,
                     format!("Read {}", str_or_empty(a, "path")),
                     location(ws, a, "path"),
@@ -196,7 +195,7 @@ fn reading_tools() -> Vec<Arc<dyn Tool>> {
                 "depth": {"type": "integer", "description": "Levels to descend (default 2)."}
             }, "required": ["path"], "additionalProperties": false}),
             |a, ws| {
-                describe(
+                CallDescription::new(
                     ToolKind::Read,
                     format!("List {}", str_or_empty(a, "path")),
                     location(ws, a, "path"),
@@ -214,7 +213,7 @@ fn reading_tools() -> Vec<Arc<dyn Tool>> {
                 "limit": {"type": "integer", "description": "Maximum matches (default 100)."}
             }, "required": ["pattern"], "additionalProperties": false}),
             |a, _| {
-                describe(
+                CallDescription::new(
                     ToolKind::Search,
                     format!("Search `{}`", str_or_empty(a, "pattern")),
                     vec![],
@@ -230,7 +229,7 @@ fn reading_tools() -> Vec<Arc<dyn Tool>> {
                 "path": {"type": "string", "description": "Folder to search (default: the working directory)."}
             }, "required": ["pattern"], "additionalProperties": false}),
             |a, _| {
-                describe(
+                CallDescription::new(
                     ToolKind::Search,
                     format!("Find `{}`", str_or_empty(a, "pattern")),
                     vec![],
@@ -273,19 +272,10 @@ fn tool(
     FnTool::plain(WORDING, spec(name, description, parameters), describe, run)
 }
 
-pub(super) fn describe(kind: ToolKind, title: String, locations: Vec<PathBuf>) -> CallDescription {
-    CallDescription {
-        kind,
-        title,
-        locations,
-        command: None,
-    }
-}
-
 pub(super) fn describe_shell(args: &Value, _ws: &Workspace) -> CallDescription {
     let command = shell_command(args);
     if apply_patch::parse_shell_invocation(&command).is_some() {
-        return describe(ToolKind::Edit, "apply_patch".into(), vec![]);
+        return CallDescription::new(ToolKind::Edit, "apply_patch".into(), vec![]);
     }
     CallDescription {
         kind: ToolKind::Execute,
@@ -305,7 +295,7 @@ pub(super) fn describe_patch(args: &Value, ws: &Workspace) -> CallDescription {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    describe(ToolKind::Edit, title, paths)
+    CallDescription::new(ToolKind::Edit, title, paths)
 }
 
 /// `apply_patch` with its `input`; `missing` is the harness's words for a call without it.

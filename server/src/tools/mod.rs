@@ -314,6 +314,18 @@ pub(crate) struct CallDescription {
     pub(crate) command: Option<String>,
 }
 
+impl CallDescription {
+    /// A call that runs no command.
+    pub(crate) fn new(kind: ToolKind, title: String, locations: Vec<PathBuf>) -> Self {
+        CallDescription {
+            kind,
+            title,
+            locations,
+            command: None,
+        }
+    }
+}
+
 impl ToolContext {
     /// Applies the policy; asks the driver when needed. Err holds the refusal for the model.
     pub(crate) async fn authorize(

@@ -16,12 +16,7 @@ use crate::workspace::Workspace;
 pub(crate) const TODO_WRITE_OK: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
 
 pub(crate) fn describe(kind: ToolKind, title: String) -> CallDescription {
-    CallDescription {
-        kind,
-        title,
-        locations: vec![],
-        command: None,
-    }
+    CallDescription::new(kind, title, vec![])
 }
 
 /// The plan items of a `todos` list whose items name their text `text_field`.

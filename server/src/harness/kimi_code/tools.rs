@@ -5,7 +5,6 @@ use futures::future::BoxFuture;
 use interpreter_protocol::{Plan, PlanItem, PlanStatus, ToolKind};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,15 +19,6 @@ use crate::tools::table::{
 use crate::tools::truncate::truncate_head;
 use crate::tools::{CallDescription, SubagentTask, ToolContext, ToolOutcome, patch_runner, plan};
 use crate::workspace::{Workspace, window};
-
-fn describe(kind: ToolKind, title: String, locations: Vec<PathBuf>) -> CallDescription {
-    CallDescription {
-        kind,
-        title,
-        locations,
-        command: None,
-    }
-}
 
 fn tool(
     spec: ToolSpec,
@@ -55,7 +45,7 @@ pub(super) fn table() -> ToolTable {
             WORDING,
             agent,
             |a, _| {
-                describe(
+                CallDescription::new(
                     ToolKind::Think,
                     format!("Subagent: {}", str_or_empty(a, "description")),
                     vec![],
@@ -80,7 +70,7 @@ pub(super) fn table() -> ToolTable {
         tool(
             edit,
             |a, ws| {
-                describe(
+                CallDescription::new(
                     ToolKind::Edit,
                     format!("Edit {}", str_or_empty(a, "path")),
                     location(ws, a, "path"),
@@ -91,7 +81,7 @@ pub(super) fn table() -> ToolTable {
         tool(
             glob_spec,
             |a, _| {
-                describe(
+                CallDescription::new(
                     ToolKind::Search,
                     format!("Glob `{}`", str_or_empty(a, "pattern")),
                     vec![],
@@ -102,7 +92,7 @@ pub(super) fn table() -> ToolTable {
         tool(
             grep_spec,
             |a, _| {
-                describe(
+                CallDescription::new(
                     ToolKind::Search,
                     format!("Grep `{}`", str_or_empty(a, "pattern")),
                     vec![],
@@ -113,7 +103,7 @@ pub(super) fn table() -> ToolTable {
         tool(
             read_spec,
             |a, ws| {
-                describe(
+                CallDescription::new(
                     ToolKind::Read,
                     format!("Read {}", str_or_empty(a, "path")),
                     location(ws, a, "path"),
@@ -128,7 +118,7 @@ pub(super) fn table() -> ToolTable {
         tool(
             write_spec,
             |a, ws| {
-                describe(
+                CallDescription::new(
                     ToolKind::Edit,
                     format!("Write {}", str_or_empty(a, "path")),
                     location(ws, a, "path"),
@@ -243,7 +233,7 @@ impl Tool for TodoList {
         &self.spec
     }
     fn describe(&self, _args: &Value, _ws: &Workspace) -> CallDescription {
-        describe(ToolKind::Think, "Update todo list".into(), vec![])
+        CallDescription::new(ToolKind::Think, "Update todo list".into(), vec![])
     }
     fn run<'a>(&'a self, args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move { WORDING.outcome(todo_list(&self.todos, &args)) })
