@@ -38,17 +38,24 @@ def question_call(env) -> dict:
     return {"events": [{"tool_call": {"id": "ask_1", "name": name, "arguments": args}}]}
 
 
+async def ask_and_pick(side, answer_questions):
+    """One turn whose question the fixture answers with the second option: the thread, the
+    completed turn, and the params of the one `item/tool/requestUserInput` it sent."""
+    thread = await side.thread_start()
+    result = await thread.run("set up a database")
+    assert result.status == TurnStatus.completed
+    assert result.final_response == "Postgres it is."
+    [(method, params)] = answer_questions
+    assert method == "item/tool/requestUserInput" and params["itemId"] == "ask_1"
+    return thread, result, params
+
+
 def test_a_question_is_a_server_request_and_the_pick_reaches_the_model(env, mode, answer_questions):
     env.start_mock([question_call(env), text_reply("Postgres it is.")])
 
     async def scenario(side):
-        thread = await side.thread_start()
-        result = await thread.run("set up a database")
-        assert result.status == TurnStatus.completed
-        assert result.final_response == "Postgres it is."
-        [(method, params)] = answer_questions
-        assert method == "item/tool/requestUserInput"
-        assert params["itemId"] == "ask_1" and params["turnId"] == result.id and params["threadId"] == thread.id
+        thread, result, params = await ask_and_pick(side, answer_questions)
+        assert params["turnId"] == result.id and params["threadId"] == thread.id
         q = params["questions"][0]
         assert q["question"] == "Which database?" and q["isOther"] is True
         assert [o["label"] for o in q["options"]] == ["SQLite", "Postgres"]
@@ -104,12 +111,7 @@ def test_claude_codes_ask_user_question_is_the_same_request(tmp_path, mode, answ
         env.start_mock([{"events": [{"tool_call": {"id": "ask_1", "name": "AskUserQuestion", "arguments": args}}]}, text_reply("Postgres it is.")])
 
         async def scenario(side):
-            thread = await side.thread_start()
-            result = await thread.run("set up a database")
-            assert result.status == TurnStatus.completed
-            assert result.final_response == "Postgres it is."
-            [(method, params)] = answer_questions
-            assert method == "item/tool/requestUserInput" and params["itemId"] == "ask_1"
+            _, _, params = await ask_and_pick(side, answer_questions)
             [q] = params["questions"]
             assert (q["id"], q["header"], q["question"]) == ("q1", "DB", "Which database?")
             assert [o["label"] for o in q["options"]] == ["SQLite", "Postgres"]
