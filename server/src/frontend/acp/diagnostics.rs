@@ -39,10 +39,9 @@ pub(super) fn parse_answer(answer: &Value) -> Option<DiagnosticMap> {
     let files = answer.get("diagnostics")?.as_object()?;
     let mut out = DiagnosticMap::new();
     for (path, list) in files {
-        let path = PathBuf::from(file_path(path));
-        if !path.is_absolute() {
+        let Some(path) = file_path(path).filter(|p| p.is_absolute()) else {
             continue;
-        }
+        };
         let parsed = list
             .as_array()
             .map(|l| l.iter().filter_map(parse_one).collect())
@@ -52,16 +51,12 @@ pub(super) fn parse_answer(answer: &Value) -> Option<DiagnosticMap> {
     Some(out)
 }
 
-/// A path, or a `file:` URI's path: `file:///C:/x` is `C:/x` on Windows, `/x` elsewhere.
-fn file_path(key: &str) -> &str {
-    let Some(rest) = key.strip_prefix("file://") else {
-        return key;
-    };
-    let drive = rest.as_bytes();
-    if cfg!(windows) && drive.len() > 2 && drive[0] == b'/' && drive[2] == b':' {
-        return &rest[1..];
+/// A path, or the path of a `file:` URI (percent-decoded, drive letters on Windows).
+fn file_path(key: &str) -> Option<PathBuf> {
+    if !key.starts_with("file:") {
+        return Some(PathBuf::from(key));
     }
-    rest
+    reqwest::Url::parse(key).ok()?.to_file_path().ok()
 }
 
 fn parse_one(d: &Value) -> Option<Diagnostic> {
@@ -152,14 +147,11 @@ mod tests {
     }
 
     #[test]
-    fn file_uris_name_the_platforms_paths() {
-        assert_eq!(file_path("/w/a.py"), "/w/a.py");
-        assert_eq!(file_path("file:///w/a.py"), "/w/a.py");
-        let drive = if cfg!(windows) {
-            "C:/w/a.py"
-        } else {
-            "/C:/w/a.py"
-        };
-        assert_eq!(file_path("file:///C:/w/a.py"), drive);
+    fn file_uris_are_decoded_to_the_platforms_paths() {
+        let path = abs("my dir").join("a.py");
+        let uri = reqwest::Url::from_file_path(&path).unwrap();
+        assert!(uri.as_str().contains("my%20dir"), "{uri}");
+        assert_eq!(file_path(uri.as_str()), Some(path.clone()));
+        assert_eq!(file_path(&path.display().to_string()), Some(path));
     }
 }
