@@ -22,12 +22,13 @@ venv="$cache/venv"
 mac_target=aarch64-apple-darwin
 win_target=x86_64-pc-windows-gnu
 # Under wine the whole library's unit tests run (about a minute), less these, which need what a
-# wine prefix lacks: git on PATH (the snapshot test), and Unix-style absolute paths in the
+# wine prefix lacks: git on PATH (the snapshot test, the checkpoints), and Unix-style absolute paths in the
 # tests' own fixtures (swe-agent's renderer, the grep test's expected listing).
 wine_skips=(
   workspace::snapshot::tests::shell_edits_count_and_earlier_dirt_does_not
   harness::swe_agent::tests::history_renders_as_text_actions_and_observations
   tools::files::search_tests::buffers_replace_the_disk
+  checkpoint::tests::
 )
 tests="${CROSS_CHECK_TESTS:-default}"
 failures=()
@@ -165,7 +166,7 @@ test_windows() {
   esac
   # insta cannot ask cargo for the workspace under wine: tell it.
   INSTA_WORKSPACE_ROOT="$PWD" CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine \
-    cargo test --target "$win_target" -p interpreter --lib -- --test-threads 2 "${args[@]}"
+    cargo test --target "$win_target" --workspace --exclude interpreter-tests --lib --bins -- --test-threads 2 "${args[@]}"
 }
 
 step "rustup targets" install_targets

@@ -421,7 +421,7 @@ def render(results: dict, out: Path) -> str:
     # criterion
     crit = criterion_rows()
     if crit:
-        L.append("### Core microbenchmarks (Criterion, `server/benches/core.rs`)")
+        L.append("### Core microbenchmarks (Criterion, `crates/core/benches/core.rs`)")
         L.append("")
         L.append(f"`cargo bench -p interpreter --bench core`, same machine and run. `rg` is {m['rg']} (Debian package), "
                  "started as a process per iteration, so its figures include a spawn (about 1 ms). The grep tree is "

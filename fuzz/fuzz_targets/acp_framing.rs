@@ -8,8 +8,8 @@
 #![no_main]
 
 use futures::{SinkExt, StreamExt};
-use interpreter::config::Overrides;
-use interpreter::frontend::acp::{serve_on, transport};
+use interpreter_core::config::Overrides;
+use interpreter_acp::{serve_on, transport};
 use libfuzzer_sys::fuzz_target;
 
 const PROBE: &[u8] = br#"{"jsonrpc":"2.0","id":"fuzz-probe","method":"session/list","params":{}}"#;

@@ -5,7 +5,7 @@
 //! not exist. Besides the patch parser this runs the shell-invocation parser on the patch text.
 #![no_main]
 
-use interpreter::tools::apply_patch::{
+use interpreter_core::tools::apply_patch::{
     Hunk, derive_new_contents, parse_patch, parse_shell_invocation, plan_patch, summary,
 };
 use libfuzzer_sys::fuzz_target;

@@ -4,7 +4,7 @@
 //! `parse_override` on its own. No environment layer: it would read this process's variables.
 #![no_main]
 
-use interpreter::config::{Config, Overrides, parse_override};
+use interpreter_core::config::{Config, Overrides, parse_override};
 use libfuzzer_sys::fuzz_target;
 use std::path::{Path, PathBuf};
 

@@ -7,9 +7,8 @@
 //! body) and has no `exit` notification (after which the server stops reading).
 #![no_main]
 
-use interpreter::cli::{CommonArgs, LspArgs};
-use interpreter::frontend::lsp::framing::Reframer;
-use interpreter::frontend::lsp::serve_on;
+use interpreter_lsp::framing::Reframer;
+use interpreter_lsp::serve_on;
 use libfuzzer_sys::fuzz_target;
 
 const PROBE: &[u8] = br#"{"jsonrpc":"2.0","id":"fuzz-probe","method":"shutdown"}"#;
@@ -56,11 +55,7 @@ fuzz_target!(init: interpreter_fuzz::init_home(), |data: &[u8]| {
         input.extend_from_slice(PROBE);
     }
     let mut output = Vec::new();
-    let args = LspArgs {
-        common: CommonArgs::default(),
-        stdio: true,
-    };
-    interpreter_fuzz::runtime().block_on(serve_on(args, std::io::Cursor::new(input), &mut output));
+    interpreter_fuzz::runtime().block_on(serve_on(Default::default(), std::io::Cursor::new(input), &mut output));
     interpreter_fuzz::reset_home();
 
     if probe {

@@ -5,9 +5,9 @@
 //! does not depend on where the network cut the bytes.
 #![no_main]
 
-use interpreter::model::chat::ChatStream;
-use interpreter::model::responses::ResponsesStream;
-use interpreter::model::sse::{SseDecoder, SseEvent};
+use interpreter_core::model::chat::ChatStream;
+use interpreter_core::model::responses::ResponsesStream;
+use interpreter_core::model::sse::{SseDecoder, SseEvent};
 use libfuzzer_sys::fuzz_target;
 
 fn decode(body: &[u8], chunk: usize) -> Vec<SseEvent> {

@@ -226,7 +226,7 @@ class ReleaseNames(unittest.TestCase):
         self.assertIn("x86_64-pc-windows-msvc", install_ps1)
 
     def test_health_check_knows_the_provider_key_variables(self):
-        catalog = read("server/src/model/catalog.rs")
+        catalog = read("crates/core/src/model/catalog.rs")
         pairs = re.findall(r'id: "([^"]+)",.*?env_key: (None|Some\("([^"]+)"\))', catalog, re.S)
         self.assertGreaterEqual(len(pairs), 5)
         health = read("editors/neovim/lua/interpreter/health.lua")

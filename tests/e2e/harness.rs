@@ -119,7 +119,8 @@ fn chrono_free_today(text: &str) -> Option<String> {
 }
 
 /// The golden first requests: (harness, wire, model). Files are `<harness>.json` for Chat,
-/// `<harness>.<wire>.json` otherwise.
+/// `<harness>.<wire>.json` otherwise. A harness not listed here gets one golden, on its
+/// first wire with `mock-model` (see [`goldens`]).
 const GOLDENS: &[(&str, &str, &str)] = &[
     ("kimi-code", "chat", "kimi-k3"),
     ("kimi-code", "responses", "kimi-k3"),
@@ -140,11 +141,24 @@ const GOLDENS: &[(&str, &str, &str)] = &[
     ("swe-agent", "chat", "mock-model"),
 ];
 
+/// Every harness in the registry, with the goldens [`GOLDENS`] lists for it.
+fn goldens() -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut all = Vec::new();
+    for h in interpreter_core::harness::harnesses() {
+        let listed: Vec<_> = GOLDENS.iter().filter(|g| g.0 == h.name).copied().collect();
+        if listed.is_empty() {
+            all.push((h.name, h.wires[0].as_str(), "mock-model"));
+        }
+        all.extend(listed);
+    }
+    all
+}
+
 #[test]
 fn golden_first_request_per_harness_is_stable() {
     let golden_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden");
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    for &(harness, wire, model) in GOLDENS {
+    for (harness, wire, model) in goldens() {
         let repo = golden_repo();
         let first = debug_prompt(&repo, harness, wire, model);
         let second = debug_prompt(&repo, harness, wire, model);
@@ -187,25 +201,12 @@ fn golden_first_request_per_harness_is_stable() {
 
 #[test]
 fn debug_prompt_works_for_every_harness_on_every_wire_it_speaks() {
-    let speaks = |h: &str, wire: &str| match h {
-        "claude-code" | "claude-code-bare" => true,
-        "zcode" => wire == "messages",
-        "kimi-cli" | "qwen-code" | "deepseek-tui" | "swe-agent" => wire == "chat",
-        _ => wire != "messages",
+    let speaks = |h: &str, wire: &str| {
+        interpreter_core::harness::harnesses()
+            .any(|i| i.name == h && i.wires.iter().any(|w| w.as_str() == wire))
     };
     let repo = golden_repo();
-    for h in [
-        "native",
-        "claude-code",
-        "claude-code-bare",
-        "zcode",
-        "kimi-code",
-        "kimi-cli",
-        "qwen-code",
-        "deepseek-tui",
-        "swe-agent",
-        "minimal",
-    ] {
+    for h in interpreter_core::harness::names() {
         for wire in ["chat", "responses", "messages"] {
             let args: Vec<String> = [
                 "debug",

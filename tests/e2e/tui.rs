@@ -935,3 +935,51 @@ fn a_subagent_is_a_nested_cell_with_live_status_and_a_summary() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Issue 27 in the terminal: `/undo` after a turn that patched a CRLF file and added one puts
+/// both back, keeps the file the user changed since, and says so in a cell.
+#[test]
+fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
+    let repo = TestRepo::new();
+    std::fs::write(repo.path().join("crlf.txt"), b"one\r\ntwo\r\n").unwrap();
+    repo.write("also.txt", "before\n");
+    let patch = "*** Begin Patch\n*** Update File: crlf.txt\n@@\n one\n-two\n+TWO\n*** Update File: also.txt\n@@\n-before\n+agent\n*** Add File: added.txt\n+new\n*** End Patch\n";
+    let mock = MockServer::start_blocking(
+        Script::from_json(
+            &json!({"replies": [tool("p1", "apply_patch", json!({"input": patch})), text("Patched.")]})
+                .to_string(),
+        )
+        .expect("script"),
+    )
+    .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {} -s danger-full-access", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("patch the files");
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Patched.")
+    });
+    assert_eq!(repo.read("added.txt"), "new\n");
+    repo.write("also.txt", "the user's\n");
+    t.line("/undo");
+    let s = t.wait_for("the undo's report", Duration::from_secs(10), |s| {
+        s.contains("Undid the last turn.")
+    });
+    assert!(
+        s.contains("kept `also.txt`: changed after the turn; kept"),
+        "{s}"
+    );
+    assert_eq!(
+        std::fs::read(repo.path().join("crlf.txt")).unwrap(),
+        b"one\r\ntwo\r\n"
+    );
+    assert!(!repo.path().join("added.txt").exists());
+    assert_eq!(repo.read("also.txt"), "the user's\n");
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

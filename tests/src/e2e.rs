@@ -24,6 +24,25 @@ pub fn interpreter_bin() -> PathBuf {
     bin
 }
 
+/// `git <args>` in `root` with a fixed identity; its stdout. Panics when git fails.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .expect("running git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A temporary git repository plus an isolated home folder.
 pub struct TestRepo {
     pub dir: tempfile::TempDir,

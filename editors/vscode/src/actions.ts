@@ -1,5 +1,5 @@
 // The server's AI actions and the one argument each `workspace/executeCommand` takes
-// (server/src/frontend/lsp/actions.rs, docs/lsp.md). Pure: takes plain data, so the shapes
+// (crates/lsp/src/actions.rs, docs/lsp.md). Pure: takes plain data, so the shapes
 // are unit-tested without an editor.
 
 /** The server's command ids. The extension registers these itself (see client.ts). */

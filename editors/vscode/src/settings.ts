@@ -25,7 +25,7 @@ export const RESTART_KEYS = [
 ] as const;
 
 /**
- * The API key variable of each built-in provider (server/src/model/catalog.rs), and the
+ * The API key variable of each built-in provider (crates/core/src/model/catalog.rs), and the
  * model it uses when none is set (shown in the status bar).
  */
 export const PROVIDERS: Record<string, { envKey: string | null; defaultModel: string }> = {
@@ -161,7 +161,7 @@ function tomlString(v: string): string {
 
 /**
  * The `-c` overrides for `interpreter acp` that match what initializationOptions tell
- * `interpreter lsp` (server/src/frontend/lsp/settings.rs does the same for the LSP).
+ * `interpreter lsp` (crates/lsp/src/settings.rs does the same for the LSP).
  */
 export function acpConfigArgs(s: Settings, customKey: boolean): string[] {
   const c: string[] = [];

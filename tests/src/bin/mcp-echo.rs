@@ -8,7 +8,7 @@
 //! Tools: `say {text}` answers `$MCP_ECHO_PREFIX` + text; `fail` answers an error result;
 //! `sleep {seconds}` waits, for cancellation tests. `--schema-shapes` adds `shape_*` tools
 //! whose input schemas have the shapes Moonshot's validator rejects (see
-//! `server/src/model/kimi_schema.rs`); calling one answers `ok`. `--long-names` adds tools
+//! `crates/core/src/model/kimi_schema.rs`); calling one answers `ok`. `--long-names` adds tools
 //! whose names tell apart only past what a 64-character cut keeps ([`LONG_NAMES`]); each
 //! answers `I am <its name>`. `--big` adds `big {bytes}`, which answers that many bytes.
 //!

@@ -1,7 +1,7 @@
 -- :checkhealth interpreter
 local M = {}
 
--- The key variable of each built-in provider (server/src/model/catalog.rs; a test keeps the
+-- The key variable of each built-in provider (crates/core/src/model/catalog.rs; a test keeps the
 -- two in step). false: a local server, no key.
 M.provider_keys = {
   kimi = "MOONSHOT_API_KEY",

@@ -11,7 +11,7 @@ local M = {}
 
 M.name = "interpreter"
 
---- Command ids and the argument fields they use (server/src/frontend/lsp/actions.rs).
+--- Command ids and the argument fields they use (crates/lsp/src/actions.rs).
 M.actions = {
   fix = { command = "interpreter.fix", diagnostics = true },
   explain = { command = "interpreter.explain" },

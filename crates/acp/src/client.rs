@@ -1,0 +1,288 @@
+//! What the ACP client does for the agent: file reads and writes through its buffers
+//! (`fs/*`, so unsaved text is what the model sees and edits reach the review flow), and
+//! permission prompts (`session/request_permission`).
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    CreateTerminalRequest, KillTerminalRequest, PermissionOption, PermissionOptionKind,
+    ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionId, SessionUpdate, Terminal, TerminalOutputRequest,
+    ToolCallContent, ToolCallUpdate, ToolCallUpdateFields, WaitForTerminalExitRequest,
+    WriteTextFileRequest,
+};
+use futures::future::BoxFuture;
+use interpreter_protocol::{ApprovalDecision, ApprovalRequest};
+use serde_json::json;
+use std::io;
+use std::path::Path;
+
+use super::updates::{acp_kind, diff_contents};
+use interpreter_core::face::terminal_text::{escape_invisible, escape_one_line};
+use interpreter_core::tools::CommandRunner;
+use interpreter_core::tools::exec::ExecResult;
+use interpreter_core::workspace::{DiskBackend, FileBackend, MAX_READ_BYTES};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+pub(super) struct ClientFs {
+    pub cx: ConnectionTo<Client>,
+    pub session_id: String,
+    pub read: bool,
+    pub write: bool,
+}
+
+impl FileBackend for ClientFs {
+    fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<String>> {
+        Box::pin(async move {
+            // A file over the whole-read limit is not worth a round trip through the editor:
+            // the disk refuses it.
+            let too_big = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_READ_BYTES);
+            if !self.read || too_big {
+                return DiskBackend.read(path).await;
+            }
+            let req = ReadTextFileRequest::new(
+                SessionId::new(self.session_id.clone()),
+                path.to_path_buf(),
+            );
+            // The editor is asked first: a file may exist only in its buffers. Clients cannot
+            // say "not found" portably, so an error for a path the disk lacks is that.
+            match self.cx.send_request(req).block_task().await {
+                Ok(resp) => Ok(resp.content),
+                Err(e) if !path.exists() => Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("{}: no such file ({})", path.display(), e.message),
+                )),
+                Err(e) => Err(io::Error::other(format!(
+                    "the editor could not read {}: {}",
+                    path.display(),
+                    e.message
+                ))),
+            }
+        })
+    }
+
+    fn write<'a>(&'a self, path: &'a Path, text: &'a str) -> BoxFuture<'a, io::Result<()>> {
+        Box::pin(async move {
+            if !self.write {
+                return DiskBackend.write(path, text).await;
+            }
+            let req = WriteTextFileRequest::new(
+                SessionId::new(self.session_id.clone()),
+                path.to_path_buf(),
+                text.to_string(),
+            );
+            match self.cx.send_request(req).block_task().await {
+                Ok(_) => Ok(()),
+                Err(e) => Err(io::Error::other(format!(
+                    "the editor could not write {}: {}",
+                    path.display(),
+                    e.message
+                ))),
+            }
+        })
+    }
+
+    fn remove<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<()>> {
+        // ACP has no delete; the disk is the only way.
+        DiskBackend.remove(path)
+    }
+}
+
+/// Shell commands in the client's terminals: `terminal/create`, then wait for exit, a timer
+/// or cancellation (→ `terminal/kill`), then `terminal/output` and `terminal/release`.
+pub(super) struct ClientTerminals {
+    pub cx: ConnectionTo<Client>,
+    pub session_id: String,
+    pub translator: std::sync::Arc<super::updates::Translator>,
+}
+
+/// What a client terminal keeps of a command's output.
+const TERMINAL_OUTPUT_LIMIT: u64 = 1024 * 1024;
+
+impl CommandRunner for ClientTerminals {
+    fn run<'a>(
+        &'a self,
+        command: &'a str,
+        cwd: &'a Path,
+        timeout: Duration,
+        cancel: &'a CancellationToken,
+        call_id: &'a str,
+        _on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
+    ) -> BoxFuture<'a, io::Result<ExecResult>> {
+        Box::pin(async move {
+            let start = Instant::now();
+            let sid = SessionId::new(self.session_id.clone());
+            let fail = |what: &str, e: agent_client_protocol::Error| {
+                io::Error::other(format!(
+                    "the editor's terminal failed to {what}: {}",
+                    e.message
+                ))
+            };
+            let created = self
+                .cx
+                .send_request(
+                    CreateTerminalRequest::new(sid.clone(), "/bin/bash")
+                        .args(vec!["-c".to_string(), command.to_string()])
+                        .cwd(cwd.to_path_buf())
+                        .output_byte_limit(TERMINAL_OUTPUT_LIMIT),
+                )
+                .block_task()
+                .await
+                .map_err(|e| fail("start the command", e))?;
+            let tid = created.terminal_id;
+            self.translator
+                .send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                    call_id.to_string(),
+                    ToolCallUpdateFields::new()
+                        .content(vec![ToolCallContent::Terminal(Terminal::new(tid.clone()))]),
+                )));
+            let wait = self
+                .cx
+                .send_request(WaitForTerminalExitRequest::new(sid.clone(), tid.clone()))
+                .block_task();
+            let (mut timed_out, mut cancelled) = (false, false);
+            tokio::select! {
+                r = wait => { r.map_err(|e| fail("wait for the command", e))?; }
+                _ = tokio::time::sleep(timeout) => timed_out = true,
+                _ = cancel.cancelled() => cancelled = true,
+            }
+            if timed_out || cancelled {
+                let _ = self
+                    .cx
+                    .send_request(KillTerminalRequest::new(sid.clone(), tid.clone()))
+                    .block_task()
+                    .await;
+            }
+            let out = self
+                .cx
+                .send_request(TerminalOutputRequest::new(sid.clone(), tid.clone()))
+                .block_task()
+                .await;
+            // Always release: the client frees the terminal (and kills it if still running).
+            let _ = self
+                .cx
+                .send_request(ReleaseTerminalRequest::new(sid, tid))
+                .block_task()
+                .await;
+            let out = out.map_err(|e| fail("report the output", e))?;
+            let exit_code = out.exit_status.as_ref().and_then(|s| {
+                s.exit_code
+                    .map(|c| c as i32)
+                    .or_else(|| s.signal.as_ref().map(|_| 128 + 9))
+            });
+            let mut output = out.output;
+            if out.truncated {
+                output.insert_str(0, "…(earlier output truncated by the editor)…\n");
+            }
+            Ok(ExecResult {
+                exit_code,
+                output,
+                timed_out,
+                cancelled,
+                duration: start.elapsed(),
+            })
+        })
+    }
+}
+
+/// Asks the client with `session/request_permission`; a failed request is a rejection. The
+/// command is in `content` whole (every line, invisible and bidirectional characters escaped)
+/// with the reason when the rules found it dangerous; `terminal` keeps the call's embedded
+/// terminal, which the content replaces otherwise. "Always allow" is offered only when the
+/// answer would be remembered.
+pub(super) async fn ask_permission(
+    cx: &ConnectionTo<Client>,
+    sid: SessionId,
+    req: ApprovalRequest,
+    terminal: bool,
+) -> ApprovalDecision {
+    let mut fields = ToolCallUpdateFields::new()
+        .title(escape_one_line(&req.title))
+        .kind(acp_kind(req.kind));
+    let mut content = Vec::new();
+    if let Some(c) = &req.command {
+        content.push(ToolCallContent::from(permission_text(c, &req)));
+        if terminal {
+            content.push(ToolCallContent::Terminal(Terminal::new(
+                req.call_id.clone(),
+            )));
+        }
+        fields = fields.raw_input(json!({"command": c}));
+    }
+    content.extend(diff_contents(&req.changes));
+    if !content.is_empty() {
+        fields = fields.content(content);
+    }
+    let mut options = vec![PermissionOption::new(
+        "allow_once",
+        "Allow once",
+        PermissionOptionKind::AllowOnce,
+    )];
+    if req.offers_always() {
+        let always = match req.command.as_deref() {
+            Some(_) => format!(
+                "Always allow {} in this session",
+                always_what(&req.remember_key)
+            ),
+            None => "Always allow edits to these files in this session".to_string(),
+        };
+        options.push(PermissionOption::new(
+            "allow_always",
+            always,
+            PermissionOptionKind::AllowAlways,
+        ));
+    }
+    options.push(PermissionOption::new(
+        "reject_once",
+        "Reject",
+        PermissionOptionKind::RejectOnce,
+    ));
+    let request = RequestPermissionRequest::new(
+        sid,
+        ToolCallUpdate::new(req.call_id.clone(), fields),
+        options,
+    );
+    match cx.send_request(request).block_task().await {
+        Ok(resp) => match resp.outcome {
+            RequestPermissionOutcome::Selected(s) => match &*s.option_id.0 {
+                "allow_once" => ApprovalDecision::AllowOnce,
+                "allow_always" if req.offers_always() => ApprovalDecision::AllowAlways,
+                _ => ApprovalDecision::Reject,
+            },
+            RequestPermissionOutcome::Cancelled => ApprovalDecision::Cancelled,
+            _ => ApprovalDecision::Reject,
+        },
+        Err(e) => {
+            tracing::warn!("permission request failed: {}", e.message);
+            ApprovalDecision::Reject
+        }
+    }
+}
+
+/// The command as the user must read it, in a fenced block, and why the rules found it
+/// dangerous.
+fn permission_text(command: &str, req: &ApprovalRequest) -> String {
+    let shown = escape_invisible(command.trim_end_matches('\n'));
+    // A fence longer than any run of backticks in the command.
+    let longest = shown.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let mut text = format!("{fence}sh\n{shown}\n{fence}");
+    if req.dangerous {
+        text.push_str(&format!(
+            "\n\n**Dangerous:** {}. It asks every time.",
+            escape_one_line(req.reason.trim())
+        ));
+    }
+    text
+}
+
+/// What an "always allow" covers, from the policy's key (`exec:<prefix>`,
+/// ``exec=`<line>` ``).
+fn always_what(key: &str) -> String {
+    let shown = key
+        .strip_prefix("exec:")
+        .or_else(|| key.strip_prefix("exec=`").and_then(|k| k.strip_suffix('`')))
+        .unwrap_or(key);
+    format!("`{}`", escape_one_line(shown).replace('`', "'"))
+}

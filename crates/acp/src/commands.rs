@@ -1,0 +1,183 @@
+//! Slash commands: advertised with `available_commands_update`, received as prompt text.
+
+use agent_client_protocol::v1::schema::{
+    AvailableCommand, AvailableCommandInput, ConfigOptionUpdate, SessionUpdate, StopReason,
+    UnstructuredCommandInput,
+};
+use interpreter_protocol::{InputItem, Op, Restore, SkillInfo};
+
+use super::AcpSession;
+use super::handlers::stop_reason;
+use interpreter_core::face::slash::{self, BUILTINS, Command};
+use interpreter_core::harness;
+
+pub(super) enum Outcome {
+    /// Handled here; the prompt ends with this reason.
+    Done(StopReason),
+    /// Run this input as a normal turn.
+    Run(Vec<InputItem>),
+}
+
+/// The commands ACP offers: the built-ins that make sense in an editor, then the skills.
+const OFFERED: &[&str] = &[
+    "harness", "model", "compact", "undo", "init", "review", "status",
+];
+
+pub(super) fn available(skills: &[SkillInfo]) -> Vec<AvailableCommand> {
+    let mut list: Vec<AvailableCommand> = OFFERED
+        .iter()
+        .filter_map(|name| BUILTINS.iter().find(|b| b.name == *name))
+        .map(|b| {
+            let description = if b.name == "harness" {
+                format!("{} ({})", b.description, harness::names().join(", "))
+            } else {
+                b.description.to_string()
+            };
+            let mut c = AvailableCommand::new(b.name, description);
+            if let Some(hint) = b.input {
+                c = c.input(hint_input(hint));
+            }
+            c
+        })
+        .collect();
+    // A skill named like a built-in command stays reachable by the model, not by `/`.
+    list.extend(
+        skills
+            .iter()
+            .filter(|s| !BUILTINS.iter().any(|b| b.name == s.name))
+            .map(|s| {
+                let mut d: String = s.description.chars().take(200).collect();
+                if d.len() < s.description.len() {
+                    d.push('…');
+                }
+                AvailableCommand::new(s.name.clone(), format!("Skill: {d}"))
+                    .input(hint_input("arguments"))
+            }),
+    );
+    list
+}
+
+fn hint_input(hint: &str) -> Option<AvailableCommandInput> {
+    Some(AvailableCommandInput::Unstructured(
+        UnstructuredCommandInput::new(hint),
+    ))
+}
+
+pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outcome, String> {
+    let Some(InputItem::Text { text }) = input.first() else {
+        return Ok(Outcome::Run(input));
+    };
+    let skills = s
+        .translator
+        .view
+        .lock()
+        .ok()
+        .and_then(|v| v.as_ref().map(|v| v.skills.clone()))
+        .unwrap_or_default();
+    let Some(command) = slash::parse(text, &skills) else {
+        return Ok(Outcome::Run(input));
+    };
+    let say = |t: &str| s.translator.agent_text(t, None);
+    let done = Ok(Outcome::Done(StopReason::EndTurn));
+    match command {
+        Command::Harness(arg) | Command::Model(arg) => {
+            let name = if matches!(command, Command::Harness(_)) {
+                "harness"
+            } else {
+                "model"
+            };
+            if arg.is_empty() {
+                let st = s.settings();
+                let current = if name == "harness" {
+                    st.harness
+                } else {
+                    st.model
+                };
+                say(&format!("Current {name}: `{current}`."));
+                return done;
+            }
+            if let Err(e) = s.set_option(name, arg) {
+                say(&e);
+                return done;
+            }
+            s.translator
+                .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+                    s.settings().config_options(),
+                )));
+            say(&format!(
+                "{name} set to `{arg}`; it applies from the next message."
+            ));
+            done
+        }
+        Command::Status => {
+            say(&status(s));
+            done
+        }
+        Command::Compact => {
+            stop_reason(s.handle.submit(Op::Compact).done().await).map(Outcome::Done)
+        }
+        Command::Undo(arg) => {
+            let turns = match slash::undo_turns(arg) {
+                Ok(n) => n,
+                Err(e) => {
+                    say(&e);
+                    return done;
+                }
+            };
+            // The report (`Event::Undone`) or the refusal (`Event::Error`) reaches the client
+            // as agent text through the translator.
+            let _ = s
+                .handle
+                .submit(Op::Undo {
+                    turns,
+                    restore: Restore::Both,
+                })
+                .done()
+                .await;
+            done
+        }
+        Command::Init(_) | Command::Review(_) => {
+            let mut input = input.clone();
+            if let Some(prompt) = slash::prompt_for(&command) {
+                input[0] = InputItem::Text { text: prompt };
+            }
+            Ok(Outcome::Run(input))
+        }
+        Command::Skill { name, args } => {
+            let mut input = input.clone();
+            input[0] = InputItem::Skill {
+                name: name.to_string(),
+                args: args.to_string(),
+            };
+            Ok(Outcome::Run(input))
+        }
+        // Not offered in ACP (the client has its own): plain text for the model.
+        Command::Mode(_) | Command::New | Command::Resume(_) | Command::Quit => {
+            Ok(Outcome::Run(input))
+        }
+    }
+}
+
+fn status(s: &AcpSession) -> String {
+    let st = s.settings();
+    let u = s
+        .translator
+        .view
+        .lock()
+        .ok()
+        .and_then(|v| v.as_ref().map(|v| v.total_usage()))
+        .unwrap_or_default();
+    format!(
+        "**Session** `{}`\n\n- cwd: `{}`\n- provider: `{}`\n- model: `{}`\n- harness: `{}`\n- mode: `{}`\n- reasoning effort: `{}`\n- tokens: {} in ({} cached), {} out\n",
+        s.id,
+        s.cwd.display(),
+        st.provider,
+        st.model,
+        st.harness,
+        st.mode.as_str(),
+        st.effort_id(),
+        u.input_tokens,
+        u.cached_input_tokens,
+        u.output_tokens
+    )
+}

@@ -1,0 +1,750 @@
+//! One function per ACP method. None of them awaits the client or a turn on the dispatch loop.
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentAuthCapabilities, AgentCapabilities, AuthMethod, AuthMethodAgent, AuthMethodTerminal,
+    AuthenticateRequest, AuthenticateResponse, AvailableCommandsUpdate, CancelNotification,
+    CloseSessionRequest, CloseSessionResponse, ConfigOptionUpdate, ContentBlock, CurrentModeUpdate,
+    DeleteSessionRequest, DeleteSessionResponse, EmbeddedResourceResource, Implementation,
+    InitializeRequest, InitializeResponse, ListSessionsRequest, ListSessionsResponse,
+    LoadSessionRequest, LoadSessionResponse, LogoutRequest, LogoutResponse, McpCapabilities,
+    McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
+    SessionAdditionalDirectoriesCapabilities, SessionCapabilities, SessionCloseCapabilities,
+    SessionDeleteCapabilities, SessionId, SessionInfo, SessionInfoUpdate, SessionListCapabilities,
+    SessionResumeCapabilities, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+use interpreter_protocol::{InputItem, Op, PermissionMode, TurnEndReason};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::client::{ClientFs, ClientTerminals};
+use super::settings::Settings;
+use super::updates::Translator;
+use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, commands};
+use interpreter_core::agent::{
+    EventSink, FaceAbilities, OpResult, SessionError, SessionOptions, SessionStart,
+};
+use interpreter_core::config::{Config, MissingKey};
+use interpreter_core::mcp::{McpServerConfig, McpTransport};
+use interpreter_core::sessions::Sessions;
+
+type R = Result<(), Error>;
+
+const LIST_PAGE: usize = 50;
+
+fn err(code: i32, message: impl Into<String>) -> Error {
+    Error::new(
+        code,
+        interpreter_core::secrets::redact(&message.into()).into_owned(),
+    )
+}
+
+fn load_config(state: &AcpState) -> Result<Config, Error> {
+    Config::load(&state.overrides).map_err(|e| err(-32603, format!("invalid configuration: {e:#}")))
+}
+
+pub(super) fn initialize(
+    state: &AcpState,
+    req: InitializeRequest,
+    responder: Responder<InitializeResponse>,
+) -> R {
+    if let Ok(mut caps) = state.client_caps.lock() {
+        *caps = req.client_capabilities.clone();
+    }
+    let mut auth_methods = vec![AuthMethod::Agent(
+        AuthMethodAgent::new("api-key", "API key").description(
+            "Use the provider's API key from its environment variable (MOONSHOT_API_KEY for Kimi K3) or from config.toml",
+        ),
+    )];
+    // The stable capability, or the older `_meta["terminal-auth"]` flag some clients send.
+    let legacy_terminal_auth = req
+        .client_capabilities
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("terminal-auth"))
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    if req.client_capabilities.auth.terminal || legacy_terminal_auth {
+        auth_methods.push(AuthMethod::Terminal(
+            AuthMethodTerminal::new("login", "Log in with an API key")
+                .description("Runs `interpreter login` in a terminal and stores the key in config.toml (mode 0600)")
+                .args(vec!["login".to_string()]),
+        ));
+    }
+    let caps = AgentCapabilities::new()
+        .load_session(true)
+        .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
+        .mcp_capabilities(McpCapabilities::new().http(true))
+        .session_capabilities(
+            SessionCapabilities::new()
+                .list(SessionListCapabilities::new())
+                .resume(SessionResumeCapabilities::new())
+                .close(SessionCloseCapabilities::new())
+                .delete(SessionDeleteCapabilities::new())
+                .additional_directories(SessionAdditionalDirectoriesCapabilities::new()),
+        )
+        .auth(AgentAuthCapabilities::new());
+    responder.respond(
+        InitializeResponse::new(ProtocolVersion::V1)
+            .agent_capabilities(caps)
+            .auth_methods(auth_methods)
+            .agent_info(
+                Implementation::new("interpreter", env!("CARGO_PKG_VERSION")).title("interpreter"),
+            ),
+    )
+}
+
+pub(super) fn authenticate(
+    state: &AcpState,
+    req: AuthenticateRequest,
+    responder: Responder<AuthenticateResponse>,
+) -> R {
+    let config = match load_config(state) {
+        Ok(c) => c,
+        Err(e) => return responder.respond_with_error(e),
+    };
+    match (&*req.method_id.0, config.provider.resolve_api_key()) {
+        ("api-key" | "login", Ok(_)) => responder.respond(AuthenticateResponse::new()),
+        ("api-key" | "login", Err(missing)) => responder.respond_with_error(auth_error(&missing)),
+        (other, _) => {
+            responder.respond_with_error(err(-32602, format!("unknown auth method `{other}`")))
+        }
+    }
+}
+
+pub(super) fn logout(
+    _state: &AcpState,
+    _req: LogoutRequest,
+    responder: Responder<LogoutResponse>,
+) -> R {
+    responder.respond_with_error(err(
+        -32601,
+        "logout is not supported: remove the key from config.toml",
+    ))
+}
+
+/// `auth_required`, with the provider and its key variable as data so a client can offer
+/// to set that key without parsing the message.
+fn auth_error(missing: &MissingKey) -> Error {
+    err(-32000, format!("Authentication required: {missing}")).data(serde_json::json!({
+        "provider": missing.provider,
+        "envKey": missing.env_key,
+    }))
+}
+
+/// What `session/new`, `load` and `resume` have in common.
+struct OpenRequest {
+    id: String,
+    cwd: PathBuf,
+    extra_roots: Vec<PathBuf>,
+    mcp_servers: Vec<McpServer>,
+    resume: bool,
+}
+
+/// Opens an agent session wired to this client and registers it. Runs in a spawned task:
+/// session set-up reads the disk.
+async fn open_session(
+    state: &AcpState,
+    cx: &ConnectionTo<Client>,
+    req: OpenRequest,
+) -> Result<Arc<AcpSession>, Error> {
+    let OpenRequest {
+        id,
+        cwd,
+        extra_roots,
+        mcp_servers,
+        resume,
+    } = req;
+    if !cwd.is_absolute() || !cwd.is_dir() {
+        return Err(err(
+            -32602,
+            format!(
+                "cwd must be an existing absolute directory: {}",
+                cwd.display()
+            ),
+        ));
+    }
+    let mut config = load_config(state)?;
+    let caps = state.caps();
+    // Client terminals (opt-in) replace the display terminal: the client shows its own.
+    let client_terminals = config.acp_client_terminals && caps.terminal;
+    let translator = Arc::new(translator_for(&caps, cx, &id, &cwd, client_terminals));
+    let mode = PermissionMode::for_sandbox(config.sandbox_mode);
+    let base_approval = config.approval_policy;
+    let permissions = mode.permissions(base_approval);
+    config.sandbox_mode = permissions.sandbox;
+    config.approval_policy = permissions.approval;
+    let (mcp_servers, mcp_warnings) = mcp_configs(mcp_servers, &cwd);
+    let t = translator.clone();
+    let opts = SessionOptions {
+        extra_roots,
+        backend: Arc::new(ClientFs {
+            cx: cx.clone(),
+            session_id: id.clone(),
+            read: caps.fs.read_text_file,
+            write: caps.fs.write_text_file,
+        }),
+        runner: client_terminals.then(|| {
+            Arc::new(ClientTerminals {
+                cx: cx.clone(),
+                session_id: id.clone(),
+                translator: translator.clone(),
+            }) as Arc<dyn interpreter_core::tools::CommandRunner>
+        }),
+        mcp_servers,
+        face: face_abilities(&caps),
+        ..SessionOptions::new(config, cwd.clone(), EventSink::from_fn(move |e| t.event(e)))
+    };
+    let start = if resume {
+        close_earlier_copy(state, &id).await;
+        // Nothing is written (and the log is not taken) until the first prompt.
+        SessionStart::Load { id: id.clone() }
+    } else {
+        SessionStart::New {
+            id: Some(id.clone()),
+        }
+    };
+    let handle = Sessions::open(opts, start).await.map_err(|e| match e {
+        SessionError::MissingKey(m) => auth_error(&m),
+        SessionError::NotFound(e) => err(-32002, format!("{e:#}")),
+        other if resume => err(-32002, other.to_string()),
+        other => err(-32603, other.to_string()),
+    })?;
+    let _ = translator.session.set(handle.downgrade());
+    for w in mcp_warnings {
+        translator.warning(&w);
+    }
+    // `auto` also asks for sandboxed commands: that is not in config, so it is an op.
+    let _ = handle.submit(Op::SetPermissions(permissions));
+    let view = translator.view.lock().map(|v| v.clone()).ok().flatten();
+    let (model, provider, harness, effort, skills) = match view {
+        Some(v) => (
+            v.settings.model,
+            v.settings.provider,
+            v.settings.harness,
+            v.settings.effort,
+            v.skills,
+        ),
+        None => return Err(err(-32603, "the session ended while opening")),
+    };
+    let settings = Settings {
+        mode,
+        model,
+        provider,
+        effort,
+        harness,
+        base_approval,
+    };
+    let s = Arc::new(AcpSession {
+        id,
+        cwd,
+        handle,
+        settings: Mutex::new(settings),
+        translator,
+        commands: commands::available(&skills),
+    });
+    state.insert(s.clone());
+    Ok(s)
+}
+
+/// The same session loaded again here: the earlier copy goes first, so the new one can
+/// become the log's writer.
+async fn close_earlier_copy(state: &AcpState, id: &str) {
+    if let Some(old) = state.remove(id) {
+        old.cancel_turn();
+        let _ = old.handle.submit(Op::Shutdown).done().await;
+    }
+}
+
+/// The session's event translator, for what this client supports.
+fn translator_for(
+    caps: &agent_client_protocol::v1::schema::ClientCapabilities,
+    cx: &ConnectionTo<Client>,
+    id: &str,
+    cwd: &Path,
+    client_terminals: bool,
+) -> Translator {
+    let terminal_output = caps
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("terminal_output"))
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let session = caps.session.as_ref();
+    Translator::new(
+        cx.clone(),
+        id,
+        terminal_output && !client_terminals,
+        session.is_some_and(|s| s.compaction.is_some()),
+        session.is_some_and(|s| s.notices.is_some()),
+        caps.subagents.is_some(),
+        cwd.to_path_buf(),
+    )
+}
+
+/// What this client can do for a session: questions when it takes form elicitations,
+/// diagnostics when it sets `clientCapabilities._meta["interpreter/diagnostics"]`.
+fn face_abilities(caps: &agent_client_protocol::v1::schema::ClientCapabilities) -> FaceAbilities {
+    let meta_flag = |key: &str| {
+        caps.meta
+            .as_ref()
+            .and_then(|m| m.get(key))
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    };
+    FaceAbilities {
+        questions: caps.elicitation.as_ref().is_some_and(|e| e.form.is_some()),
+        diagnostics: meta_flag(super::diagnostics::CAPABILITY),
+    }
+}
+
+/// ACP's MCP servers as the core's; the ones we cannot start become warnings.
+fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut configs = Vec::new();
+    for server in servers {
+        match server {
+            McpServer::Stdio(m) => configs.push(McpServerConfig {
+                name: m.name,
+                transport: McpTransport::Stdio {
+                    command: m.command,
+                    args: m.args,
+                    env: m.env.into_iter().map(|e| (e.name, e.value)).collect(),
+                    cwd: Some(cwd.to_path_buf()),
+                },
+                startup_timeout: None,
+                tool_timeout: None,
+            }),
+            McpServer::Http(m) => configs.push(McpServerConfig {
+                name: m.name,
+                transport: McpTransport::Http {
+                    url: m.url,
+                    headers: m.headers.into_iter().map(|h| (h.name, h.value)).collect(),
+                },
+                startup_timeout: None,
+                tool_timeout: None,
+            }),
+            McpServer::Sse(m) => warnings.push(format!(
+                "MCP server `{}` was not started: the SSE transport is not supported; use its streamable HTTP URL",
+                m.name
+            )),
+            _ => warnings.push("An MCP server with an unsupported transport was not started".into()),
+        }
+    }
+    (configs, warnings)
+}
+
+/// After the session/new, load or resume response: the commands, then any warnings held back.
+fn announce_commands(s: &AcpSession) {
+    s.translator.send(SessionUpdate::AvailableCommandsUpdate(
+        AvailableCommandsUpdate::new(s.commands.clone()),
+    ));
+    s.translator.release_warnings();
+}
+
+pub(super) fn new_session(
+    state: &Arc<AcpState>,
+    req: NewSessionRequest,
+    responder: Responder<NewSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> R {
+    let state = state.clone();
+    cx.clone().spawn(async move {
+        let id = uuid::Uuid::now_v7().to_string();
+        let open = OpenRequest {
+            id: id.clone(),
+            cwd: req.cwd,
+            extra_roots: req.additional_directories,
+            mcp_servers: req.mcp_servers,
+            resume: false,
+        };
+        let s = match open_session(&state, &cx, open).await {
+            Ok(s) => s,
+            Err(e) => return ok(responder.respond_with_error(e)),
+        };
+        let st = s.settings();
+        let r = responder.respond(
+            NewSessionResponse::new(SessionId::new(id))
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        );
+        // After the response: Zed drops updates for sessions it does not know yet.
+        announce_commands(&s);
+        ok(r)
+    })
+}
+
+pub(super) fn load_session(
+    state: &Arc<AcpState>,
+    req: LoadSessionRequest,
+    responder: Responder<LoadSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> R {
+    let state = state.clone();
+    cx.clone().spawn(async move {
+        let id = req.session_id.0.to_string();
+        if let Some(old) = state.remove(&id) {
+            old.cancel_turn();
+        }
+        let open = OpenRequest {
+            id,
+            cwd: req.cwd,
+            extra_roots: req.additional_directories,
+            mcp_servers: req.mcp_servers,
+            resume: true,
+        };
+        let s = match open_session(&state, &cx, open).await {
+            Ok(s) => s,
+            Err(e) => return ok(responder.respond_with_error(e)),
+        };
+        // The history goes out as updates before the response.
+        let _ = s.handle.submit(Op::Replay).done().await;
+        let title = s
+            .translator
+            .view
+            .lock()
+            .ok()
+            .and_then(|v| v.as_ref().and_then(|v| v.title.clone()));
+        if let Some(t) = title {
+            s.translator.send(SessionUpdate::SessionInfoUpdate(
+                SessionInfoUpdate::new().title(t),
+            ));
+        }
+        let st = s.settings();
+        let r = responder.respond(
+            LoadSessionResponse::new()
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        );
+        announce_commands(&s);
+        ok(r)
+    })
+}
+
+pub(super) fn resume_session(
+    state: &Arc<AcpState>,
+    req: ResumeSessionRequest,
+    responder: Responder<ResumeSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> R {
+    let id = req.session_id.0.to_string();
+    if let Some(existing) = state.session(&req.session_id) {
+        let st = existing.settings();
+        responder.respond(
+            ResumeSessionResponse::new()
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        )?;
+        announce_commands(&existing);
+        return Ok(());
+    }
+    let state = state.clone();
+    cx.clone().spawn(async move {
+        let open = OpenRequest {
+            id,
+            cwd: req.cwd,
+            extra_roots: req.additional_directories,
+            mcp_servers: req.mcp_servers,
+            resume: true,
+        };
+        let s = match open_session(&state, &cx, open).await {
+            Ok(s) => s,
+            Err(e) => return ok(responder.respond_with_error(e)),
+        };
+        let st = s.settings();
+        let r = responder.respond(
+            ResumeSessionResponse::new()
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        );
+        announce_commands(&s);
+        ok(r)
+    })
+}
+
+pub(super) fn list_sessions(
+    state: &AcpState,
+    req: ListSessionsRequest,
+    responder: Responder<ListSessionsResponse>,
+    cx: ConnectionTo<Client>,
+) -> R {
+    let config = match load_config(state) {
+        Ok(c) => c,
+        Err(e) => return responder.respond_with_error(e),
+    };
+    // Reading every session's header and title is disk work: off the dispatch loop.
+    cx.spawn(async move {
+        let page = tokio::task::spawn_blocking(move || list_page(&config, &req)).await;
+        match page {
+            Ok(page) => ok(responder.respond(page)),
+            Err(e) => {
+                ok(responder
+                    .respond_with_error(err(-32603, format!("listing sessions failed: {e}"))))
+            }
+        }
+    })
+}
+
+fn list_page(config: &Config, req: &ListSessionsRequest) -> ListSessionsResponse {
+    let cwd = req
+        .cwd
+        .as_ref()
+        .map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.clone()));
+    let store = Sessions::new(&config.home);
+    let all = store.list(cwd.as_deref());
+    let start: usize = req
+        .cursor
+        .as_deref()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let page: Vec<SessionInfo> = all
+        .iter()
+        .skip(start)
+        .take(LIST_PAGE)
+        .map(|(meta, modified)| {
+            let updated: chrono::DateTime<chrono::Utc> = (*modified).into();
+            SessionInfo::new(SessionId::new(meta.id.clone()), meta.cwd.clone())
+                .additional_directories(meta.additional_directories.clone())
+                .title(store.title(&meta.id))
+                .updated_at(updated.to_rfc3339())
+        })
+        .collect();
+    let next = (start + LIST_PAGE < all.len()).then(|| (start + LIST_PAGE).to_string());
+    ListSessionsResponse::new(page).next_cursor(next)
+}
+
+pub(super) fn close_session(
+    state: &AcpState,
+    req: CloseSessionRequest,
+    responder: Responder<CloseSessionResponse>,
+) -> R {
+    if let Some(s) = state.remove(&req.session_id.0) {
+        s.cancel_turn();
+    }
+    responder.respond(CloseSessionResponse::new())
+}
+
+pub(super) fn delete_session(
+    state: &AcpState,
+    req: DeleteSessionRequest,
+    responder: Responder<DeleteSessionResponse>,
+) -> R {
+    if let Some(s) = state.remove(&req.session_id.0) {
+        s.cancel_turn();
+    }
+    if let Ok(config) = load_config(state) {
+        let store = Sessions::new(&config.home);
+        if store.exists(&req.session_id.0)
+            && let Err(e) = store.delete(&req.session_id.0)
+        {
+            return responder.respond_with_error(err(-32603, format!("{e:#}")));
+        }
+    }
+    responder.respond(DeleteSessionResponse::new())
+}
+
+pub(super) fn cancel(state: &AcpState, n: CancelNotification) -> R {
+    if let Some(s) = state.session(&n.session_id) {
+        s.cancel_turn();
+    }
+    Ok(())
+}
+
+pub(super) fn set_mode(
+    state: &AcpState,
+    req: SetSessionModeRequest,
+    responder: Responder<SetSessionModeResponse>,
+) -> R {
+    let Some(s) = state.session(&req.session_id) else {
+        return responder.respond_with_error(unknown_session(&req.session_id));
+    };
+    if let Err(e) = s.set_option("mode", &req.mode_id.0) {
+        return responder.respond_with_error(err(-32602, e));
+    }
+    responder.respond(SetSessionModeResponse::new())?;
+    s.translator
+        .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+            s.settings().config_options(),
+        )));
+    Ok(())
+}
+
+pub(super) fn set_config_option(
+    state: &AcpState,
+    req: SetSessionConfigOptionRequest,
+    responder: Responder<SetSessionConfigOptionResponse>,
+) -> R {
+    let Some(s) = state.session(&req.session_id) else {
+        return responder.respond_with_error(unknown_session(&req.session_id));
+    };
+    let value = match serde_json::to_value(&req.value).ok().and_then(|v| match v {
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Object(o) => o.get("value").and_then(|v| v.as_str()).map(String::from),
+        _ => None,
+    }) {
+        Some(v) => v,
+        None => return responder.respond_with_error(err(-32602, "expected a select value")),
+    };
+    let before = s.settings();
+    if let Err(e) = s.set_option(&req.config_id.0, &value) {
+        return responder.respond_with_error(err(-32602, e));
+    }
+    let after = s.settings();
+    responder.respond(SetSessionConfigOptionResponse::new(after.config_options()))?;
+    if before.mode != after.mode {
+        s.translator
+            .send(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
+                after.mode.as_str(),
+            )));
+    }
+    Ok(())
+}
+
+fn unknown_session(id: &SessionId) -> Error {
+    err(
+        -32002,
+        format!("unknown session `{}`: create or load it first", id.0),
+    )
+}
+
+fn ok(r: R) -> R {
+    if let Err(e) = r {
+        tracing::debug!("responding failed: {}", e.message);
+    }
+    // A spawned task's error would shut the whole connection down.
+    Ok(())
+}
+
+pub(super) fn prompt(
+    state: &Arc<AcpState>,
+    req: PromptRequest,
+    responder: Responder<PromptResponse>,
+    cx: ConnectionTo<Client>,
+) -> R {
+    let Some(s) = state.session(&req.session_id) else {
+        return responder.respond_with_error(unknown_session(&req.session_id));
+    };
+    let input = match prompt_input(&req.prompt) {
+        Ok(i) => i,
+        Err(e) => return responder.respond_with_error(err(-32602, e)),
+    };
+    cx.spawn(async move { ok(run_prompt(s, input, responder).await) })
+}
+
+/// ACP content blocks → the agent's input. Resources become `<context>` blocks.
+fn prompt_input(blocks: &[ContentBlock]) -> Result<Vec<InputItem>, String> {
+    let mut text = String::new();
+    let mut images = Vec::new();
+    for b in blocks {
+        match b {
+            ContentBlock::Text(t) => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&t.text);
+            }
+            ContentBlock::Image(i) => {
+                images.push(format!("data:{};base64,{}", i.mime_type, i.data))
+            }
+            ContentBlock::ResourceLink(l) => {
+                text.push_str(&format!("\n[{}]({})", l.name, l.uri));
+            }
+            ContentBlock::Resource(r) => match &r.resource {
+                EmbeddedResourceResource::TextResourceContents(t) => {
+                    text.push_str(&format!(
+                        "\n<context ref=\"{}\">\n{}\n</context>",
+                        t.uri, t.text
+                    ));
+                }
+                EmbeddedResourceResource::BlobResourceContents(b) => {
+                    text.push_str(&format!("\n[binary resource {}]", b.uri));
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        if text.len() > MAX_PROMPT_BYTES {
+            return Err(format!(
+                "the prompt is larger than {} MiB; attach files as resource links instead",
+                MAX_PROMPT_BYTES / (1024 * 1024)
+            ));
+        }
+    }
+    if text.trim().is_empty() && images.is_empty() {
+        return Err(
+            if blocks.iter().any(|b| matches!(b, ContentBlock::Audio(_))) {
+                "audio prompts are not supported; send text".into()
+            } else {
+                "the prompt is empty".into()
+            },
+        );
+    }
+    let mut input = Vec::new();
+    if !text.is_empty() {
+        input.push(InputItem::Text { text });
+    }
+    input.extend(images.into_iter().map(|url| InputItem::Image { url }));
+    Ok(input)
+}
+
+async fn run_prompt(
+    s: Arc<AcpSession>,
+    input: Vec<InputItem>,
+    responder: Responder<PromptResponse>,
+) -> R {
+    // A new prompt while a turn runs cancels that turn cleanly; it answers `cancelled`.
+    s.cancel_turn();
+    match run_command_or_turn(&s, input).await {
+        Ok(stop) => responder.respond(PromptResponse::new(stop)),
+        Err(message) => {
+            s.translator
+                .agent_text(&format!("\n\n**Error:** {message}\n"), None);
+            responder.respond_with_error(err(-32603, message))
+        }
+    }
+}
+
+async fn run_command_or_turn(s: &AcpSession, input: Vec<InputItem>) -> Result<StopReason, String> {
+    let input = match commands::handle(s, input).await? {
+        commands::Outcome::Done(stop) => return Ok(stop),
+        commands::Outcome::Run(input) => input,
+    };
+    let ticket = s.handle.submit(Op::UserInput { items: input });
+    stop_reason(ticket.done().await)
+}
+
+/// How a turn's end answers `session/prompt`.
+pub(super) fn stop_reason(r: OpResult) -> Result<StopReason, String> {
+    let ended = match r {
+        OpResult::Turn(ended) => ended,
+        OpResult::Done => return Ok(StopReason::EndTurn),
+        OpResult::Failed(m) => return Err(m),
+    };
+    match ended.reason {
+        TurnEndReason::Completed => Ok(StopReason::EndTurn),
+        TurnEndReason::Cancelled => Ok(StopReason::Cancelled),
+        TurnEndReason::MaxTurnRequests => Ok(StopReason::MaxTurnRequests),
+        TurnEndReason::MaxTokens => Ok(StopReason::MaxTokens),
+        TurnEndReason::Refusal => Ok(StopReason::Refusal),
+        TurnEndReason::Failed { message } => Err(message),
+    }
+}
+
+impl AcpSession {
+    /// Changes one option of the session's settings and tells the session.
+    pub(super) fn set_option(&self, id: &str, value: &str) -> Result<(), String> {
+        let op = {
+            let mut st = self.settings.lock().unwrap_or_else(|e| e.into_inner());
+            st.set(id, value)?;
+            st.op_for(id)
+        };
+        if let Some(op) = op {
+            let _ = self.handle.submit(op);
+        }
+        Ok(())
+    }
+}

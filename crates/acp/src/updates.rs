@@ -1,0 +1,491 @@
+//! Agent events → `session/update` notifications. Runs inside the event sink, so updates go
+//! out in the order the core produced them, before the prompt's response.
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    CompactionStatus, CompactionUpdate, ContentBlock, ContentChunk, Cost, Diff, Meta, Notice,
+    NoticeSeverity, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionId,
+    SessionNotification, SessionUpdate, Terminal, TextContent, ToolCall, ToolCallContent,
+    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolKind as AcpToolKind, UsageUpdate,
+};
+use interpreter_protocol::{
+    Event, FileChange, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus,
+};
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use interpreter_core::agent::WeakSessionHandle;
+use interpreter_core::face::view::SessionView;
+
+/// Output shown in a tool card at most; the model's copy is separate.
+const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
+
+pub(super) struct Translator {
+    cx: ConnectionTo<Client>,
+    session_id: SessionId,
+    /// Zed's display terminal (`_meta.terminal_output`).
+    terminal_output: bool,
+    /// The client opted in to `compaction_update`s.
+    compaction: bool,
+    /// The client opted in to `notice`s (`session.notices`).
+    notices: bool,
+    /// The client shows subagents as child sessions (`clientCapabilities.subagents`).
+    subagents: Option<super::subagents::Children>,
+    /// Warnings raised before the client knows the session (it drops updates for unknown
+    /// sessions); `None` once [`Translator::release_warnings`] ran.
+    held_warnings: Mutex<Option<Vec<String>>>,
+    cwd: PathBuf,
+    calls: Mutex<HashMap<String, ToolKind>>,
+    running: Mutex<std::collections::HashSet<String>>,
+    /// The session, for approval answers (weak: the session's own sink must not keep it).
+    pub(super) session: OnceLock<WeakSessionHandle>,
+    /// What the events said about the session (for `/status`).
+    pub(super) view: Mutex<Option<SessionView>>,
+}
+
+impl Translator {
+    /// `terminal_output`: show commands the agent runs itself in Zed's display terminal.
+    pub(super) fn new(
+        cx: ConnectionTo<Client>,
+        session_id: &str,
+        terminal_output: bool,
+        compaction: bool,
+        notices: bool,
+        subagents: bool,
+        cwd: PathBuf,
+    ) -> Self {
+        Translator {
+            cx,
+            session_id: SessionId::new(session_id.to_string()),
+            terminal_output,
+            compaction,
+            notices,
+            subagents: subagents.then(Default::default),
+            held_warnings: Mutex::new(Some(Vec::new())),
+            cwd,
+            calls: Mutex::new(HashMap::new()),
+            running: Mutex::new(Default::default()),
+            session: OnceLock::new(),
+            view: Mutex::new(None),
+        }
+    }
+
+    /// Keeps the session's view up to date.
+    fn observe(&self, e: &Event) {
+        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+        match (e, view.as_mut()) {
+            (Event::SessionConfigured(c), _) => *view = Some(SessionView::new(c.clone())),
+            (e, Some(v)) => v.observe(e),
+            _ => {}
+        }
+    }
+
+    /// Asks the client about a tool call and hands the answer to the session.
+    fn ask(&self, req: interpreter_protocol::ApprovalRequest) {
+        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+            return;
+        };
+        let cx = self.cx.clone();
+        let sid = self.session_id.clone();
+        let terminal = self.terminal_output && req.kind == ToolKind::Execute;
+        tokio::spawn(async move {
+            let call_id = req.call_id.clone();
+            let decision = super::client::ask_permission(&cx, sid, req, terminal).await;
+            let _ = session.submit(interpreter_protocol::Op::Approval { call_id, decision });
+        });
+    }
+
+    /// Puts the questions to the client as a form and hands the answer to the session.
+    fn question(&self, req: interpreter_protocol::QuestionRequest) {
+        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+            return;
+        };
+        let cx = self.cx.clone();
+        let sid = self.session_id.0.to_string();
+        tokio::spawn(async move {
+            let answer = super::questions::ask(&cx, &sid, &req).await;
+            let _ = session.submit(interpreter_protocol::Op::Answer {
+                call_id: req.call_id,
+                answer,
+            });
+        });
+    }
+
+    /// Asks the client for the editor's diagnostics and hands them to the session.
+    fn diagnose(&self, req: interpreter_protocol::DiagnosticsRequest) {
+        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+            return;
+        };
+        let cx = self.cx.clone();
+        let sid = self.session_id.0.to_string();
+        tokio::spawn(async move {
+            let diagnostics = super::diagnostics::fetch(&cx, &sid, &req).await;
+            let _ = session.submit(interpreter_protocol::Op::Diagnostics {
+                request_id: req.request_id,
+                diagnostics,
+            });
+        });
+    }
+
+    pub(super) fn send(&self, mut update: SessionUpdate) {
+        let session = match &self.subagents {
+            Some(children) => children.route(&mut update).map(SessionId::new),
+            None => None,
+        };
+        // A closed connection means the client is gone; nothing left to tell.
+        let _ = self.cx.send_notification(SessionNotification::new(
+            session.unwrap_or_else(|| self.session_id.clone()),
+            update,
+        ));
+    }
+
+    /// An update the schema has no type for (the draft subagent updates).
+    fn send_raw(&self, update: serde_json::Value) {
+        let params = json!({"sessionId": self.session_id.0, "update": update});
+        if let Ok(m) = agent_client_protocol::UntypedMessage::new("session/update", params) {
+            let _ = self.cx.send_notification(m);
+        }
+    }
+
+    /// A whole agent message of our own (status, errors); it gets its own message id.
+    pub(super) fn agent_text(&self, text: &str, message_id: Option<&str>) {
+        let fresh = uuid::Uuid::now_v7().to_string();
+        let id = message_id.unwrap_or(&fresh);
+        self.send(SessionUpdate::AgentMessageChunk(chunk(text, Some(id))));
+    }
+
+    /// Something the user should know that is not the model's answer (a retry, a server that
+    /// did not start): a `notice` where the client shows them, else a message of its own.
+    pub(super) fn warning(&self, message: &str) {
+        tracing::warn!("{message}");
+        if let Ok(mut held) = self.held_warnings.lock()
+            && let Some(held) = held.as_mut()
+        {
+            held.push(message.to_string());
+            return;
+        }
+        self.show_warning(message);
+    }
+
+    fn show_warning(&self, message: &str) {
+        if self.notices {
+            self.send(SessionUpdate::Notice(Notice::new(
+                NoticeSeverity::Warning,
+                message,
+            )));
+        } else {
+            self.agent_text(&format!("**Warning:** {message}\n\n"), None);
+        }
+    }
+
+    /// The model is slow to answer: an `info` notice where the client shows them, else a line
+    /// of the agent's thoughts (not its answer).
+    fn waiting(&self, text: &str) {
+        if self.notices {
+            self.send(SessionUpdate::Notice(Notice::new(
+                NoticeSeverity::Info,
+                format!("{text}…"),
+            )));
+        } else {
+            self.send(SessionUpdate::AgentThoughtChunk(chunk(
+                &format!("_{text}…_\n\n"),
+                None,
+            )));
+        }
+    }
+
+    /// Called once the client has the session's id: sends the warnings held until then.
+    pub(super) fn release_warnings(&self) {
+        let held = self.held_warnings.lock().ok().and_then(|mut h| h.take());
+        for message in held.unwrap_or_default() {
+            self.show_warning(&message);
+        }
+    }
+
+    /// Questions, diagnostics and subagents; the event back when it is none of those.
+    fn editor_event(&self, e: Event) -> Option<Event> {
+        match e {
+            Event::DiagnosticsRequested(req) => self.diagnose(req),
+            Event::QuestionAsked(req) => self.question(req),
+            Event::SubagentStarted(s) => {
+                if let Some(c) = &self.subagents {
+                    self.send_raw(c.started(&s));
+                }
+            }
+            Event::SubagentEnded(s) => {
+                if let Some(c) = &self.subagents {
+                    self.send_raw(c.ended(&s));
+                }
+            }
+            Event::ToolCallBegin(b) => {
+                if let (Some(c), Some(session)) = (&self.subagents, &b.subagent) {
+                    c.call_began(&b.call_id, session);
+                }
+                return Some(Event::ToolCallBegin(b));
+            }
+            e => return Some(e),
+        }
+        None
+    }
+
+    pub(super) fn event(&self, e: Event) {
+        self.observe(&e);
+        let Some(e) = self.editor_event(e) else {
+            return;
+        };
+        match e {
+            Event::ApprovalRequested(req) => self.ask(req),
+
+            Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
+                agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),
+            )),
+            Event::Transcript(items) => self.replay(items),
+            Event::Error { message } => self.warning(&message),
+            Event::AgentMessageDelta { message_id, delta } => self.send(
+                SessionUpdate::AgentMessageChunk(chunk(&delta, Some(&message_id))),
+            ),
+            Event::ReasoningDelta { message_id, delta } => self.send(
+                SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))),
+            ),
+            Event::ToolCallBegin(b) => self.begin(b),
+            Event::ToolCallOutputDelta { call_id, chunk } => {
+                self.mark_running(&call_id);
+                if !(self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute)) {
+                    return;
+                }
+                let mut meta = Meta::new();
+                meta.insert(
+                    "terminal_output".into(),
+                    json!({"terminal_id": call_id, "data": chunk}),
+                );
+                self.send(SessionUpdate::ToolCallUpdate(
+                    ToolCallUpdate::new(call_id, ToolCallUpdateFields::new()).meta(meta),
+                ));
+            }
+            Event::ToolCallRunning { call_id } => self.mark_running(&call_id),
+            Event::ToolCallEnd(end) => self.end(end),
+            Event::PlanUpdated(plan) => self.send(SessionUpdate::Plan(Plan::new(
+                plan.items
+                    .iter()
+                    .map(|i| {
+                        PlanEntry::new(
+                            i.step.clone(),
+                            PlanEntryPriority::Medium,
+                            match i.status {
+                                PlanStatus::Pending => PlanEntryStatus::Pending,
+                                PlanStatus::InProgress => PlanEntryStatus::InProgress,
+                                PlanStatus::Completed => PlanEntryStatus::Completed,
+                            },
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+            ))),
+            Event::TokenCount(t) => {
+                let size = t.context_window.unwrap_or(131_072);
+                let mut u = UsageUpdate::new(t.context_used.min(size.max(t.context_used)), size);
+                if let Some(c) = t.cost_usd {
+                    u = u.cost(Cost::new(c, "USD"));
+                }
+                self.send(SessionUpdate::UsageUpdate(u));
+            }
+            Event::ContextCompacting { compaction_id } if self.compaction => {
+                self.send(SessionUpdate::CompactionUpdate(CompactionUpdate::new(
+                    compaction_id,
+                    CompactionStatus::InProgress,
+                )))
+            }
+            Event::ContextCompacted {
+                compaction_id,
+                summary,
+                tokens_before,
+                tokens_after,
+            } => {
+                if self.compaction {
+                    self.send(SessionUpdate::CompactionUpdate(
+                        CompactionUpdate::new(compaction_id, CompactionStatus::Completed)
+                            .summary(vec![ContentBlock::Text(TextContent::new(summary))]),
+                    ));
+                } else {
+                    self.agent_text(
+                        &format!(
+                            "\n\n_Context compacted: about {tokens_before} → {tokens_after} tokens; the conversation so far was summarized._\n\n"
+                        ),
+                        None,
+                    );
+                }
+            }
+            Event::Warning { message } => self.warning(&message),
+            Event::Undone(report) => {
+                self.agent_text(&interpreter_core::face::slash::undo_text(&report), None)
+            }
+            Event::ModelWaiting {
+                provider,
+                attempt,
+                elapsed_ms,
+            } => self.waiting(&interpreter_core::face::waiting_text(
+                &provider, attempt, elapsed_ms,
+            )),
+            _ => {}
+        }
+    }
+
+    fn kind_of(&self, call_id: &str) -> Option<ToolKind> {
+        self.calls.lock().ok()?.get(call_id).copied()
+    }
+
+    fn begin(&self, b: ToolCallBegin) {
+        if let Ok(mut calls) = self.calls.lock() {
+            calls.insert(b.call_id.clone(), b.kind);
+        }
+        let title = interpreter_core::face::terminal_text::escape_one_line(&b.title);
+        let mut call = ToolCall::new(b.call_id.clone(), title)
+            .kind(acp_kind(b.kind))
+            .status(ToolCallStatus::Pending)
+            .raw_input(b.input.clone())
+            .locations(
+                b.locations
+                    .iter()
+                    .map(|p| ToolCallLocation::new(p.clone()))
+                    .collect::<Vec<_>>(),
+            );
+        if b.kind == ToolKind::Execute && self.terminal_output {
+            let mut meta = Meta::new();
+            meta.insert(
+                "terminal_info".into(),
+                json!({"terminal_id": b.call_id, "cwd": self.cwd}),
+            );
+            call = call
+                .content(vec![ToolCallContent::Terminal(Terminal::new(
+                    b.call_id.clone(),
+                ))])
+                .meta(meta);
+        }
+        self.send(SessionUpdate::ToolCall(call));
+        // Calls that never ask start at once; others stay `pending` until approved or running.
+        if matches!(b.kind, ToolKind::Read | ToolKind::Search | ToolKind::Think) {
+            self.mark_running(&b.call_id);
+        }
+    }
+
+    /// Sends `in_progress` once per call: after approval, at first output, or at the end.
+    pub(super) fn mark_running(&self, call_id: &str) {
+        let first = self
+            .running
+            .lock()
+            .map(|mut r| r.insert(call_id.to_string()))
+            .unwrap_or(false);
+        if first {
+            self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                call_id.to_string(),
+                ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
+            )));
+        }
+    }
+
+    fn end(&self, end: ToolCallEnd) {
+        self.mark_running(&end.call_id);
+        if let Ok(mut r) = self.running.lock() {
+            r.remove(&end.call_id);
+        }
+        let kind = self
+            .calls
+            .lock()
+            .ok()
+            .and_then(|mut c| c.remove(&end.call_id))
+            .unwrap_or(ToolKind::Other);
+        let status = match end.status {
+            ToolStatus::Completed => ToolCallStatus::Completed,
+            ToolStatus::Failed | ToolStatus::Declined => ToolCallStatus::Failed,
+        };
+        let mut fields = ToolCallUpdateFields::new()
+            .status(status)
+            .raw_output(json!({"output": shown(&end.output), "exit_code": end.exit_code}));
+        let mut meta = None;
+        if kind == ToolKind::Execute && self.terminal_output {
+            let mut m = Meta::new();
+            m.insert(
+                "terminal_exit".into(),
+                json!({"terminal_id": end.call_id, "exit_code": end.exit_code, "signal": null}),
+            );
+            meta = Some(m);
+        } else if !end.changes.is_empty() {
+            fields = fields.content(diff_contents(&end.changes));
+        } else if !end.output.trim().is_empty() {
+            let text = if kind == ToolKind::Execute {
+                format!("```console\n{}\n```", shown(&end.output).trim_end())
+            } else {
+                shown(&end.output).to_string()
+            };
+            fields = fields.content(vec![text_content(&text)]);
+        }
+        let mut update = ToolCallUpdate::new(end.call_id, fields);
+        if let Some(m) = meta {
+            update = update.meta(m);
+        }
+        self.send(SessionUpdate::ToolCallUpdate(update));
+    }
+}
+
+pub(super) fn chunk(text: &str, message_id: Option<&str>) -> ContentChunk {
+    let mut c = ContentChunk::new(ContentBlock::Text(TextContent::new(text.to_string())));
+    if let Some(id) = message_id {
+        c = c.message_id(agent_client_protocol::v1::schema::MessageId::new(
+            id.to_string(),
+        ));
+    }
+    c
+}
+
+pub(super) fn text_content(text: &str) -> ToolCallContent {
+    ToolCallContent::from(ContentBlock::Text(TextContent::new(text.to_string())))
+}
+
+pub(super) fn diff_contents(changes: &[FileChange]) -> Vec<ToolCallContent> {
+    let mut out = Vec::new();
+    for c in changes {
+        match &c.move_path {
+            Some(dest) => {
+                out.push(ToolCallContent::Diff(
+                    Diff::new(c.path.clone(), String::new()).old_text(c.old_text.clone()),
+                ));
+                out.push(ToolCallContent::Diff(Diff::new(
+                    dest.clone(),
+                    c.new_text.clone().unwrap_or_default(),
+                )));
+            }
+            None => out.push(ToolCallContent::Diff(
+                Diff::new(c.path.clone(), c.new_text.clone().unwrap_or_default())
+                    .old_text(c.old_text.clone()),
+            )),
+        }
+    }
+    out
+}
+
+pub(super) fn acp_kind(k: ToolKind) -> AcpToolKind {
+    match k {
+        ToolKind::Read => AcpToolKind::Read,
+        ToolKind::Edit => AcpToolKind::Edit,
+        ToolKind::Delete => AcpToolKind::Delete,
+        ToolKind::Move => AcpToolKind::Move,
+        ToolKind::Search => AcpToolKind::Search,
+        ToolKind::Execute => AcpToolKind::Execute,
+        ToolKind::Think => AcpToolKind::Think,
+        ToolKind::Other => AcpToolKind::Other,
+    }
+}
+
+fn shown(s: &str) -> &str {
+    if s.len() <= MAX_SHOWN_OUTPUT {
+        return s;
+    }
+    let mut start = s.len() - MAX_SHOWN_OUTPUT;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}

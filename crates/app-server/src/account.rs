@@ -1,0 +1,160 @@
+//! `account/*` (the API-key login), `model/list` from the provider catalog, and the seed's
+//! `interpreter/harness/list` and `interpreter/harness/set`.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::Server;
+use super::transport::RpcError;
+use interpreter_core::config::Config;
+use interpreter_core::harness;
+use interpreter_core::model::catalog;
+
+fn config(server: &Server) -> Result<Config, RpcError> {
+    Config::load(&server.overrides)
+        .map_err(|e| RpcError::internal(format!("invalid configuration: {e:#}")))
+}
+
+pub(crate) fn read(server: &Server) -> Result<Value, RpcError> {
+    let config = config(server)?;
+    Ok(match config.provider.resolve_api_key() {
+        Ok(Some(_)) => json!({"account": {"type": "apiKey"}, "requiresOpenaiAuth": false}),
+        // A local provider needs no key.
+        Ok(None) => json!({"account": null, "requiresOpenaiAuth": false}),
+        Err(_) => json!({"account": null, "requiresOpenaiAuth": true}),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoginParams {
+    #[serde(rename = "type")]
+    kind: String,
+    api_key: Option<String>,
+}
+
+/// Stores the key for the configured provider in config.toml (mode 0600), as
+/// `interpreter login` does; threads opened from now on use it.
+pub(crate) fn login(server: &Server, params: Value) -> Result<Value, RpcError> {
+    let p: LoginParams = super::parse(params)?;
+    if p.kind != "apiKey" {
+        return Err(RpcError::invalid_request(format!(
+            "login type `{}` is not supported: use `apiKey`",
+            p.kind
+        )));
+    }
+    let key = p
+        .api_key
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| RpcError::invalid_params("apiKey must not be empty"))?;
+    let config = config(server)?;
+    interpreter_core::config::set_api_key(&config.home, &config.provider.id, &key)
+        .map_err(|e| RpcError::internal(format!("{e:#}")))?;
+    server
+        .out
+        .notify("account/updated", json!({"authMode": "apikey"}));
+    Ok(json!({"type": "apiKey"}))
+}
+
+/// Removes the configured provider's key from config.toml (a key in the environment stays).
+pub(crate) fn logout(server: &Server) -> Result<Value, RpcError> {
+    let config = config(server)?;
+    interpreter_core::config::remove_api_key(&config.home, &config.provider.id)
+        .map_err(|e| RpcError::internal(format!("{e:#}")))?;
+    server
+        .out
+        .notify("account/updated", json!({"authMode": null}));
+    Ok(json!({}))
+}
+
+/// The configured provider's models; the configured model is the default.
+pub(crate) fn model_list(server: &Server) -> Result<Value, RpcError> {
+    let config = config(server)?;
+    let mut names: Vec<String> = catalog::provider(&config.provider.id)
+        .map(|p| p.models.iter().map(|m| m.to_string()).collect())
+        .unwrap_or_default();
+    if !names.contains(&config.model) {
+        names.insert(0, config.model.clone());
+    }
+    let data: Vec<Value> = names
+        .iter()
+        .map(|name| {
+            json!({
+                "id": name,
+                "model": name,
+                "displayName": name,
+                "description": format!("{} ({})", name, config.provider.name),
+                "hidden": false,
+                "isDefault": *name == config.model,
+                "defaultReasoningEffort": config.reasoning_effort.map(|e| e.as_str()).unwrap_or("medium"),
+                "supportedReasoningEfforts": efforts(name),
+                "inputModalities": ["text", "image"],
+            })
+        })
+        .collect();
+    Ok(json!({"data": data, "nextCursor": null}))
+}
+
+fn efforts(model: &str) -> Vec<Value> {
+    let mut words = vec!["low", "medium", "high"];
+    if catalog::model_info(model).kimi {
+        words.push("max");
+    }
+    words
+        .into_iter()
+        .map(|w| json!({"reasoningEffort": w, "description": format!("{w} reasoning effort")}))
+        .collect()
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct HarnessListParams {
+    model: Option<String>,
+}
+
+/// The harnesses, the one recommended for the model first.
+pub(crate) fn harness_list(server: &Server, params: Value) -> Result<Value, RpcError> {
+    let p: HarnessListParams = super::parse(params)?;
+    let config = config(server)?;
+    let model = p.model.unwrap_or(config.model);
+    let recommended = harness::default_for(&config.provider, &model);
+    // Only the harnesses that speak the provider's wire.
+    let mut names: Vec<(&str, (&str, &str))> = harness::harnesses()
+        .filter(|h| h.wires.contains(&config.provider.wire_api))
+        .map(|h| (h.name, (h.label, h.about)))
+        .collect();
+    names.sort_by_key(|(n, _)| *n != recommended);
+    let data: Vec<Value> = names
+        .into_iter()
+        .map(|(id, (label, description))| {
+            let label = if id == recommended {
+                format!("{label} (recommended)")
+            } else {
+                label.to_string()
+            };
+            json!({"id": id, "label": label, "description": description, "isRecommended": id == recommended})
+        })
+        .collect();
+    Ok(json!({"data": data}))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct HarnessSetParams {
+    harness: Option<String>,
+    profile: Option<String>,
+}
+
+/// Writes `harness` (or `profiles.<p>.harness`) in config.toml; `null` removes it, so the
+/// model picks. Threads opened from now on use it.
+pub(crate) fn harness_set(server: &Server, params: Value) -> Result<Value, RpcError> {
+    let p: HarnessSetParams = super::parse(params)?;
+    if let Some(h) = &p.harness {
+        harness::check(h).map_err(RpcError::invalid_params)?;
+    }
+    let config = config(server)?;
+    interpreter_core::config::set_harness(&config.home, p.profile.as_deref(), p.harness.as_deref())
+        .map_err(|e| RpcError::internal(format!("{e:#}")))?;
+    Ok(json!({}))
+}

@@ -1,0 +1,318 @@
+//! The app-server protocol's shapes (Codex `app-server-protocol` v2), as far as we speak it.
+//! Field names and required fields follow the schemas; optional fields we have nothing for
+//! are left out. Nothing outside `frontend/app_server` sees these types.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The Codex protocol version this face implements (the Python SDK's release it was checked
+/// against); reported in `userAgent`.
+pub(crate) const CODEX_PROTOCOL_VERSION: &str = "0.163.0";
+
+/// A conversation: one of our sessions.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Thread {
+    pub id: String,
+    pub session_id: String,
+    pub preview: String,
+    pub ephemeral: bool,
+    pub model_provider: String,
+    pub model: Option<String>,
+    /// Unix seconds.
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub status: ThreadStatus,
+    /// The session log, for persisted threads.
+    pub path: Option<String>,
+    pub cwd: String,
+    pub cli_version: String,
+    pub source: &'static str,
+    pub name: Option<String>,
+    pub turns: Vec<Turn>,
+}
+
+/// Whether a thread is loaded here and what it is doing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub(crate) enum ThreadStatus {
+    NotLoaded,
+    Idle,
+    #[serde(rename_all = "camelCase")]
+    Active {
+        active_flags: Vec<&'static str>,
+    },
+}
+
+/// One turn: a user message and what the agent did about it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Turn {
+    pub id: String,
+    pub items: Vec<Value>,
+    pub status: TurnStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<TurnError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum TurnStatus {
+    InProgress,
+    Completed,
+    Interrupted,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct TurnError {
+    pub message: String,
+}
+
+/// Item statuses (`CommandExecutionStatus`, `PatchApplyStatus`, tool call statuses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum ItemStatus {
+    InProgress,
+    Completed,
+    Failed,
+    Declined,
+}
+
+/// `ThreadItem`: what a turn is made of.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub(crate) enum Item {
+    UserMessage {
+        id: String,
+        content: Vec<Value>,
+    },
+    AgentMessage {
+        id: String,
+        text: String,
+        phase: Option<&'static str>,
+    },
+    Reasoning {
+        id: String,
+        summary: Vec<String>,
+        content: Vec<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    CommandExecution {
+        id: String,
+        command: String,
+        cwd: String,
+        status: ItemStatus,
+        command_actions: Vec<Value>,
+        aggregated_output: Option<String>,
+        exit_code: Option<i32>,
+        duration_ms: Option<i64>,
+    },
+    FileChange {
+        id: String,
+        changes: Vec<FileUpdateChange>,
+        status: ItemStatus,
+    },
+    #[serde(rename_all = "camelCase")]
+    McpToolCall {
+        id: String,
+        server: String,
+        tool: String,
+        status: ItemStatus,
+        arguments: Value,
+        result: Option<Value>,
+        error: Option<TurnError>,
+        duration_ms: Option<i64>,
+    },
+    /// Our other tools (reads, searches, plans, subagents): Codex's generic tool call item.
+    #[serde(rename_all = "camelCase")]
+    DynamicToolCall {
+        id: String,
+        tool: String,
+        arguments: Value,
+        status: ItemStatus,
+        success: Option<bool>,
+        content_items: Option<Vec<Value>>,
+        duration_ms: Option<i64>,
+    },
+    ContextCompaction {
+        id: String,
+    },
+    /// A subagent the turn started: the seed's collab item for a spawned agent, whose
+    /// receiver is the subagent's own session.
+    #[serde(rename_all = "camelCase")]
+    CollabAgentToolCall {
+        id: String,
+        tool: &'static str,
+        status: ItemStatus,
+        sender_thread_id: String,
+        receiver_thread_ids: Vec<String>,
+        prompt: Option<String>,
+        model: Option<String>,
+        reasoning_effort: Option<String>,
+        agents_states: std::collections::BTreeMap<String, Value>,
+    },
+}
+
+impl Item {
+    pub(crate) fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// One file of a `fileChange` item.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FileUpdateChange {
+    pub path: String,
+    pub kind: Value,
+    pub diff: String,
+}
+
+/// Token counts as `TokenUsageBreakdown`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TokenBreakdown {
+    pub total_tokens: u64,
+    pub input_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub output_tokens: u64,
+    pub reasoning_output_tokens: u64,
+}
+
+impl From<interpreter_protocol::TokenUsage> for TokenBreakdown {
+    fn from(u: interpreter_protocol::TokenUsage) -> Self {
+        TokenBreakdown {
+            total_tokens: u.input_tokens + u.output_tokens,
+            input_tokens: u.input_tokens,
+            cached_input_tokens: u.cached_input_tokens,
+            output_tokens: u.output_tokens,
+            reasoning_output_tokens: u.reasoning_output_tokens,
+        }
+    }
+}
+
+/// `SandboxPolicy` for a sandbox mode.
+pub(crate) fn sandbox_policy(mode: interpreter_protocol::SandboxMode, network: bool) -> Value {
+    use interpreter_protocol::SandboxMode;
+    match mode {
+        SandboxMode::ReadOnly => serde_json::json!({"type": "readOnly"}),
+        SandboxMode::WorkspaceWrite => {
+            serde_json::json!({"type": "workspaceWrite", "writableRoots": [], "networkAccess": network})
+        }
+        SandboxMode::DangerFullAccess => serde_json::json!({"type": "dangerFullAccess"}),
+    }
+}
+
+/// `initialize` params: only what changes how we talk.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct InitializeParams {
+    #[serde(default)]
+    pub capabilities: Option<InitializeCapabilities>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct InitializeCapabilities {
+    #[serde(default)]
+    pub opt_out_notification_methods: Option<Vec<String>>,
+}
+
+/// What `thread/start`, `thread/resume` and `thread/fork` share. The rest of their params
+/// (personality, service tier, reviewer) changes nothing here and is ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ThreadParams {
+    /// Resume and fork: the thread.
+    pub thread_id: Option<String>,
+    pub cwd: Option<String>,
+    pub model: Option<String>,
+    pub model_provider: Option<String>,
+    pub approval_policy: Option<Value>,
+    pub sandbox: Option<String>,
+    /// Config keys for this thread, as `-c key=value` would set them.
+    pub config: Option<serde_json::Map<String, Value>>,
+    pub base_instructions: Option<String>,
+    pub developer_instructions: Option<String>,
+    pub ephemeral: Option<bool>,
+    /// Resume and fork: leave `thread.turns` empty.
+    pub exclude_turns: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ThreadIdParams {
+    pub thread_id: String,
+}
+
+/// `thread/rollback` (the seed's `numTurns`, at least 1) and `interpreter/thread/undo`
+/// (one turn when absent).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ThreadRollbackParams {
+    pub thread_id: String,
+    pub num_turns: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ThreadReadParams {
+    pub thread_id: String,
+    #[serde(default)]
+    pub include_turns: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ThreadSetNameParams {
+    pub thread_id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ThreadListParams {
+    pub cursor: Option<String>,
+    pub limit: Option<u32>,
+    /// One path or several.
+    pub cwd: Option<Value>,
+    pub archived: Option<bool>,
+    pub search_term: Option<String>,
+    pub sort_key: Option<String>,
+    pub sort_direction: Option<String>,
+    pub model_providers: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TurnStartParams {
+    pub thread_id: String,
+    pub input: Vec<Value>,
+    pub model: Option<String>,
+    pub cwd: Option<String>,
+    pub effort: Option<String>,
+    pub output_schema: Option<Value>,
+    pub approval_policy: Option<Value>,
+    pub sandbox_policy: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TurnInterruptParams {
+    pub thread_id: String,
+    pub turn_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TurnSteerParams {
+    pub thread_id: String,
+    pub expected_turn_id: String,
+    pub input: Vec<Value>,
+}

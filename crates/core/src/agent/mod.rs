@@ -1,0 +1,114 @@
+//! The agent core. A session is owned by one task: front ends hand it [`Op`]s through a
+//! [`SessionHandle`] and observe it through [`Event`]s, nothing else. A turn loops model →
+//! tool calls → results until the model answers. The core knows no front end.
+//!
+//! [`Op`]: interpreter_protocol::Op
+
+mod compact;
+mod diagnostics;
+mod session;
+mod subagent;
+mod task;
+#[cfg(test)]
+mod tests;
+mod transcript;
+mod turn;
+mod undo;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config::{Config, MissingKey};
+use crate::mcp::McpServerConfig;
+use crate::tools::CommandRunner;
+use crate::workspace::FileBackend;
+
+pub(crate) use crate::tools::asks::Asks;
+pub use crate::tools::events::{EventSink, FaceAbilities};
+pub use task::{OpResult, OpTicket, SessionHandle, WeakSessionHandle};
+
+/// Everything a session is made of. The capabilities a front end lends it (where files and
+/// commands live) are fixed here; everything that changes later is an `Op`.
+pub struct SessionOptions {
+    pub config: Config,
+    pub cwd: PathBuf,
+    pub extra_roots: Vec<PathBuf>,
+    /// Where file text comes from: the disk, the ACP client, the LSP client's buffers.
+    pub backend: Arc<dyn FileBackend>,
+    /// Where commands run; None for local process groups.
+    pub runner: Option<Arc<dyn CommandRunner>>,
+    pub events: EventSink,
+    /// Write the session log (off for `--ephemeral`).
+    pub persist: bool,
+    pub output_schema: Option<serde_json::Value>,
+    /// MCP servers to connect before the first op runs (a prompt waits for their tools).
+    pub mcp_servers: Vec<McpServerConfig>,
+    /// What the front end can do besides approvals (questions, diagnostics).
+    pub face: FaceAbilities,
+    /// Checkpoint the folder around each turn, so turns can be undone (off where files live
+    /// in an editor's buffers, as in LSP sessions).
+    pub checkpoints: bool,
+}
+
+impl SessionOptions {
+    /// A session on the disk's files with local commands, logged, without MCP servers,
+    /// output schema or abilities beyond approvals; set the rest with struct update.
+    pub fn new(config: Config, cwd: PathBuf, events: EventSink) -> SessionOptions {
+        SessionOptions {
+            config,
+            cwd,
+            extra_roots: Vec::new(),
+            backend: Arc::new(crate::workspace::DiskBackend),
+            runner: None,
+            events,
+            persist: true,
+            output_schema: None,
+            mcp_servers: Vec::new(),
+            face: FaceAbilities::default(),
+            checkpoints: true,
+        }
+    }
+}
+
+/// Which session to open.
+pub enum SessionStart {
+    /// A new session; `id` when the front end must know it before the session exists.
+    New { id: Option<String> },
+    /// A stored session, with its whole history; this process becomes its one writer at
+    /// once (a session another process writes is [`SessionError::Busy`]).
+    Resume { id: String },
+    /// A stored session opened for display first (ACP `session/load`): it writes nothing,
+    /// and takes the log, until its first turn, which fails if another process has it.
+    Load { id: String },
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The provider needs a key that is not set.
+    #[error(transparent)]
+    MissingKey(#[from] MissingKey),
+    /// No stored session has that id (or its log is unreadable).
+    #[error("{0:#}")]
+    NotFound(anyhow::Error),
+    /// Another process (or another session of this one) writes that session.
+    #[error(transparent)]
+    Busy(#[from] crate::store::SessionBusy),
+    /// Anything else: the workspace, the harness name, the session log.
+    #[error("{0:#}")]
+    Other(#[from] anyhow::Error),
+}
+
+/// Opens a session and starts the task that owns it. Session set-up reads the disk
+/// (AGENTS.md, skills, the store), so it runs on a blocking thread.
+pub(crate) async fn spawn(
+    mut opts: SessionOptions,
+    start: SessionStart,
+) -> Result<SessionHandle, SessionError> {
+    let mcp_servers = std::mem::take(&mut opts.mcp_servers);
+    let opened = tokio::task::spawn_blocking(move || session::Session::open(opts, start))
+        .await
+        .map_err(|e| SessionError::Other(anyhow::anyhow!("opening the session failed: {e}")))?;
+    let session = opened?;
+    Ok(task::start(session, mcp_servers))
+}

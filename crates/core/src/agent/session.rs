@@ -1,0 +1,625 @@
+//! The session's state and how it changes between turns: opening (new or resumed), the
+//! settings ops, and what it tells front ends about itself. Only the session's own task
+//! touches a `Session`; nothing here is visible outside `agent`.
+
+use anyhow::{Context, anyhow};
+use interpreter_protocol::{
+    Event, InputItem, Permissions, ReasoningEffort, SessionConfigured, SessionSettings, SkillInfo,
+    TokenUsage,
+};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::task::{Approvals, EventApprover};
+use super::{EventSink, SessionError, SessionOptions, SessionStart};
+use crate::config::Config;
+use crate::harness::{self, Harness, PromptEnv};
+use crate::model::{HistoryItem, ModelClient};
+use crate::sandbox::Policy;
+use crate::store::{LogLine, SessionLog, SessionMeta, SessionStore, ToolDetail};
+use crate::tools::table::ToolTable;
+use crate::tools::{Approver, CommandRunner, ExternalTools, LocalRunner};
+use crate::workspace::Workspace;
+use crate::workspace::agents_md;
+
+/// Where `Session::build` gets the session's log.
+enum LogStart {
+    /// A new session: created (when it persists) with a header naming its harness.
+    Create,
+    /// A stored session's, opened before.
+    Opened(Option<SessionLog>),
+}
+
+pub(super) struct Session {
+    pub(super) id: String,
+    pub(super) config: Config,
+    pub(super) client: ModelClient,
+    pub(super) harness: Arc<dyn Harness>,
+    pub(super) system_prompt: String,
+    /// The harness's tools followed by the external ones.
+    pub(super) tools: ToolTable,
+    pub(super) history: Vec<HistoryItem>,
+    pub(super) workspace: Arc<Workspace>,
+    pub(super) policy: Arc<Policy>,
+    /// Asks the front end through events; answers come back as `Op::Approval`.
+    pub(super) approver: Arc<dyn Approver>,
+    pub(super) approvals: Arc<Approvals>,
+    /// Questions and diagnostics requests to the front end (shared with subagents).
+    pub(super) asks: Arc<super::Asks>,
+    /// The editor's diagnostics of files the agent edits, as last seen (before or after an
+    /// edit), so an edit reports only what it made new.
+    pub(super) diagnostics_seen: super::diagnostics::Seen,
+    pub(super) runner: Arc<dyn CommandRunner>,
+    pub(super) events: EventSink,
+    pub(super) log: Option<SessionLog>,
+    pub(super) env: Arc<PromptEnv>,
+    pub(super) output_schema: Option<serde_json::Value>,
+    pub(super) external: Option<Arc<dyn ExternalTools>>,
+    pub(super) permissions: Permissions,
+    pub(super) total_usage: TokenUsage,
+    /// The last request's prompt plus output: what the conversation occupies.
+    pub(super) context_used: u64,
+    pub(super) title: Option<String>,
+    /// Input added to the running turn (`Op::Steer`), for its next request.
+    pub(super) steer: Arc<Mutex<Vec<InputItem>>>,
+    /// Set for a subagent: its parent's id. Subagents keep no log and do not compact.
+    pub(super) parent_id: Option<String>,
+    /// Changes and plans of past tool calls, by call id (for replay).
+    pub(super) details: HashMap<String, ToolDetail>,
+    /// The text before the agent's first change, when a turn's diff was last sent.
+    pub(super) diff_sent: Option<String>,
+    /// In plan mode: the permissions to restore when the user approves leaving it.
+    pub(super) plan_saved: Option<Permissions>,
+    /// The folder's checkpoints (None for subagents and editor-buffer sessions).
+    pub(super) checkpoints: Option<Arc<crate::checkpoint::Lazy>>,
+    /// The user turns that can be undone, oldest first (since the last compaction).
+    pub(super) turns: Vec<crate::store::TurnMark>,
+}
+
+impl Session {
+    /// Opens the session `start` names. Reads the disk: call it on a blocking thread.
+    pub(super) fn open(opts: SessionOptions, start: SessionStart) -> Result<Session, SessionError> {
+        match start {
+            SessionStart::New { id } => {
+                let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+                let mut s = Self::build(opts, id, None, LogStart::Create)?;
+                let initial = s.harness.initial_context(&s.env);
+                if let Some(log) = &mut s.log {
+                    for item in &initial {
+                        log.append(&LogLine::Item { item: item.clone() })?;
+                    }
+                    log.sync()?;
+                }
+                s.history = initial;
+                // The thread's policy, so a resume can restore it (`SessionStore::summary`).
+                s.log_line(&LogLine::Permissions {
+                    permissions: s.permissions,
+                });
+                s.announce();
+                Ok(s)
+            }
+            SessionStart::Resume { id } => Self::resume(opts, &id, true),
+            SessionStart::Load { id } => Self::resume(opts, &id, false),
+        }
+    }
+
+    /// Opens a stored session. A `writer` takes the log before reading it, so nothing can
+    /// be appended between the read and its own first record; otherwise the log is taken at
+    /// the first turn, and refused if it changed since this read.
+    fn resume(opts: SessionOptions, id: &str, writer: bool) -> Result<Session, SessionError> {
+        let store = SessionStore::new(&opts.config.home);
+        let claimed = match (opts.persist, writer) {
+            // A missing session is reported by the load below.
+            (true, true) if store.exists(id) => Some(store.reopen(id).map_err(store_error)?),
+            _ => None,
+        };
+        let loaded = store.load(id).map_err(SessionError::NotFound)?;
+        for w in &loaded.warnings {
+            tracing::warn!("{w}");
+            opts.events.send(Event::Warning { message: w.clone() });
+        }
+        let log = match claimed {
+            Some(log) => Some(log),
+            None if opts.persist => Some(store.reopen_later(id, loaded.log_len)?),
+            None => None,
+        };
+        let mut s = Self::build(
+            opts,
+            id.to_string(),
+            Some(loaded.harness.clone()),
+            LogStart::Opened(log),
+        )?;
+        // A `/model` switch is part of the session; it applies while the provider is the same.
+        if loaded.provider == s.config.provider.id {
+            s.config.model = loaded.model.clone();
+        } else if loaded.model != s.config.model {
+            s.events.send(Event::Warning {
+                message: format!(
+                    "this session used model `{}` of provider `{}`; it continues with `{}` of `{}`",
+                    loaded.model, loaded.provider, s.config.model, s.config.provider.id
+                ),
+            });
+        }
+        s.history = loaded.history;
+        s.turns = loaded.turns;
+        s.title = loaded.title;
+        s.details = loaded.details;
+        // The logged harness did not fit this provider's wire: the replacement is a switch.
+        if s.harness.name() != loaded.harness {
+            s.log_line(&LogLine::Harness {
+                harness: s.harness.name().to_string(),
+            });
+            for item in s.harness.initial_context(&s.env) {
+                s.push_history(item);
+            }
+        }
+        s.announce();
+        Ok(s)
+    }
+
+    fn build(
+        opts: SessionOptions,
+        id: String,
+        harness_name: Option<String>,
+        log: LogStart,
+    ) -> Result<Session, SessionError> {
+        let SessionOptions {
+            config,
+            cwd,
+            extra_roots,
+            backend,
+            runner,
+            events,
+            persist,
+            output_schema,
+            mcp_servers: _,
+            face,
+            checkpoints,
+        } = opts;
+        let api_key = config.provider.resolve_api_key()?;
+        let client = ModelClient::new(config.provider.clone(), api_key)?;
+        let workspace = Arc::new(
+            Workspace::new(&cwd, &extra_roots, backend)
+                .with_context(|| format!("opening workspace {}", cwd.display()))?,
+        );
+        let harness = pick_harness(&config, harness_name, &events)?;
+        let permissions = Permissions {
+            sandbox: config.sandbox_mode,
+            approval: config.approval_policy,
+            ask_commands: false,
+        };
+        let mut env = prompt_env(&config, &workspace, &events);
+        env.face = face;
+        let env = Arc::new(env);
+        let log = match log {
+            LogStart::Create => open_log(
+                &config,
+                &id,
+                &workspace,
+                &extra_roots,
+                harness.name(),
+                persist,
+            )?,
+            LogStart::Opened(log) => log,
+        };
+        let policy = Arc::new(
+            Policy::new(config.sandbox_mode, config.approval_policy)
+                .with_workspace_write(config.network_access, config.writable_roots.clone()),
+        );
+        for message in crate::sandbox::session_warnings(&policy, &config.home) {
+            events.send(Event::Warning { message });
+        }
+        let approvals = Arc::new(Approvals::default());
+        Ok(Session {
+            system_prompt: harness.system_prompt(&env),
+            tools: harness.tools(&env),
+            approver: Arc::new(EventApprover {
+                approvals: approvals.clone(),
+                events: events.clone(),
+            }),
+            approvals,
+            asks: Arc::new(super::Asks::new(
+                events.clone(),
+                face,
+                config.approval_timeout,
+            )),
+            diagnostics_seen: Default::default(),
+            runner: runner.unwrap_or_else(|| {
+                Arc::new(LocalRunner {
+                    max_processes: config.max_processes,
+                })
+            }),
+            id,
+            client,
+            harness,
+            history: Vec::new(),
+            workspace,
+            policy,
+            events,
+            log,
+            env,
+            output_schema,
+            external: None,
+            permissions,
+            total_usage: TokenUsage::default(),
+            context_used: 0,
+            title: None,
+            steer: Default::default(),
+            parent_id: None,
+            details: Default::default(),
+            diff_sent: None,
+            plan_saved: None,
+            checkpoints: (checkpoints && config.undo_turns > 0)
+                .then(|| Arc::new(crate::checkpoint::Lazy::new(&config.home, &cwd))),
+            turns: Vec::new(),
+            config,
+        })
+    }
+
+    pub(super) fn settings(&self) -> SessionSettings {
+        SessionSettings {
+            provider: self.config.provider.id.clone(),
+            model: self.config.model.clone(),
+            harness: self.harness.name().to_string(),
+            permissions: self.permissions,
+            effort: self.config.reasoning_effort,
+            context_window: self.context_window(),
+        }
+    }
+
+    pub(super) fn context_window(&self) -> Option<u64> {
+        self.config
+            .context_window
+            .or(crate::model::catalog::model_info(&self.config.model).context_window)
+    }
+
+    fn announce(&self) {
+        self.events
+            .send(Event::SessionConfigured(SessionConfigured {
+                session_id: self.id.clone(),
+                cwd: self.workspace.cwd().to_path_buf(),
+                roots: self.workspace.roots().to_vec(),
+                settings: self.settings(),
+                skills: self
+                    .env
+                    .skills
+                    .iter()
+                    .map(|s| SkillInfo {
+                        name: s.name.clone(),
+                        description: s.description.clone(),
+                    })
+                    .collect(),
+                title: self.title.clone(),
+            }));
+    }
+
+    fn settings_changed(&self) {
+        self.events.send(Event::SettingsChanged(self.settings()));
+    }
+
+    /// Switches the harness; it takes effect on the next model request and is logged.
+    /// A new harness also sends its start-of-session context (project instructions, the
+    /// skills for its Skill tool), so the model knows what the new tools serve.
+    pub(super) fn set_harness(&mut self, name: &str) -> Result<(), String> {
+        let h = harness::for_wire(name, self.config.provider.wire_api)?;
+        let changed = h.name() != self.harness.name();
+        self.system_prompt = h.system_prompt(&self.env);
+        self.harness = h;
+        self.refresh_tools();
+        self.log_line(&LogLine::Harness {
+            harness: name.to_string(),
+        });
+        if changed {
+            for item in self.harness.initial_context(&self.env) {
+                self.push_history(item);
+            }
+        }
+        self.settings_changed();
+        Ok(())
+    }
+
+    /// Adds tools from outside the harness (MCP); they follow the harness's own tools.
+    pub(super) fn set_external_tools(&mut self, tools: Arc<dyn ExternalTools>) {
+        self.external = Some(tools);
+        self.refresh_tools();
+    }
+
+    fn refresh_tools(&mut self) {
+        self.tools = tool_table(&self.harness, &self.env, self.external.as_ref());
+    }
+
+    /// Changes what runs without asking (the user's choice: it also ends plan mode);
+    /// remembered "always allow" answers stay. The harness tells the model with its next
+    /// reminder.
+    pub(super) fn set_permissions(&mut self, p: Permissions) {
+        self.plan_saved = None;
+        Arc::make_mut(&mut self.env).plan_mode = false;
+        self.apply_permissions(p);
+    }
+
+    /// Plan mode (a tool asked): read-only until the user approves leaving it, then the
+    /// permissions from before come back.
+    pub(super) fn change_mode(&mut self, change: crate::tools::ModeChange) {
+        use crate::tools::ModeChange;
+        match change {
+            ModeChange::EnterPlan if self.plan_saved.is_none() => {
+                self.plan_saved = Some(self.permissions);
+                Arc::make_mut(&mut self.env).plan_mode = true;
+                let read_only = interpreter_protocol::PermissionMode::ReadOnly
+                    .permissions(self.permissions.approval);
+                self.apply_permissions(read_only);
+            }
+            ModeChange::ExitPlan => {
+                if let Some(p) = self.plan_saved.take() {
+                    Arc::make_mut(&mut self.env).plan_mode = false;
+                    self.apply_permissions(p);
+                }
+            }
+            ModeChange::EnterPlan | ModeChange::StopTurn => {}
+        }
+    }
+
+    fn apply_permissions(&mut self, p: Permissions) {
+        self.permissions = p;
+        self.config.sandbox_mode = p.sandbox;
+        self.config.approval_policy = p.approval;
+        let env = Arc::make_mut(&mut self.env);
+        env.sandbox = p.sandbox;
+        env.approval = p.approval;
+        self.policy = Arc::new(
+            self.policy
+                .with_modes(p.sandbox, p.approval)
+                .with_ask_commands(p.ask_commands),
+        );
+        if self.parent_id.is_none() {
+            self.log_line(&LogLine::Permissions { permissions: p });
+        }
+        self.settings_changed();
+    }
+
+    /// Names the session: logged, kept for replay and announced.
+    pub(super) fn set_title(&mut self, title: &str) -> Result<(), String> {
+        let title = title.trim();
+        if title.is_empty() {
+            return Err("the title must not be empty".into());
+        }
+        self.log_line(&LogLine::Title {
+            title: title.to_string(),
+        });
+        self.title = Some(title.to_string());
+        self.events.send(Event::TitleChanged {
+            title: title.to_string(),
+        });
+        Ok(())
+    }
+
+    pub(super) fn set_effort(&mut self, effort: Option<ReasoningEffort>) {
+        self.config.reasoning_effort = effort;
+        self.settings_changed();
+    }
+
+    pub(super) fn set_model(&mut self, model: &str) {
+        self.config.model = model.to_string();
+        self.log_line(&LogLine::Model {
+            provider: self.config.provider.id.clone(),
+            model: model.to_string(),
+        });
+        self.settings_changed();
+    }
+
+    /// Emits the exact first request body this session would send for `prompt`.
+    pub(super) fn preview_request(&self, prompt: &str) {
+        use crate::tools::truncate::approx_tokens;
+        let mut history = self.history.clone();
+        history.extend(self.pending_reminder());
+        history.push(HistoryItem::User {
+            text: prompt.to_string(),
+            images: vec![],
+            synthetic: false,
+        });
+        let history = self.wire_history(&history);
+        let body = self.client.request_body(&self.model_request(&history));
+        let tools = serde_json::to_string(self.tool_specs()).unwrap_or_default();
+        let initial: usize = self
+            .harness
+            .initial_context(&self.env)
+            .iter()
+            .map(|h| match h {
+                HistoryItem::User { text, .. } => approx_tokens(text),
+                _ => 0,
+            })
+            .sum();
+        self.events.send(Event::RequestPreview {
+            body,
+            prompt_tokens: (approx_tokens(&self.system_prompt) + initial) as u64,
+            tool_tokens: approx_tokens(&tools) as u64,
+        });
+    }
+
+    pub(super) fn model_request<'a>(
+        &'a self,
+        history: &'a [HistoryItem],
+    ) -> crate::model::ModelRequest<'a> {
+        crate::model::ModelRequest {
+            model: &self.config.model,
+            system: &self.system_prompt,
+            history,
+            tools: self.tool_specs(),
+            prompt_cache_key: &self.id,
+            max_output_tokens: self.config.max_output_tokens,
+            reasoning_effort: self.config.reasoning_effort.map(ReasoningEffort::as_str),
+            output_schema: self.output_schema.as_ref(),
+        }
+    }
+
+    /// The tool schemas the request carries: none for a harness that speaks in text actions.
+    fn tool_specs(&self) -> &[crate::model::ToolSpec] {
+        if self.harness.text_actions().is_some() {
+            return &[];
+        }
+        self.tools.spec_slice()
+    }
+
+    /// `history` as the harness's requests show it: as stored, or rendered by a text-action
+    /// harness (calls as text, results as observations).
+    pub(super) fn wire_history<'a>(
+        &self,
+        history: &'a [HistoryItem],
+    ) -> std::borrow::Cow<'a, [HistoryItem]> {
+        match self.harness.text_actions() {
+            Some(t) => t
+                .render_history(&self.env, history, self.tools.spec_slice())
+                .into(),
+            None => history.into(),
+        }
+    }
+
+    /// Appends to the session log. In a turn, a failed write is reported once, by the
+    /// turn's end, which fails; between turns it is a warning.
+    pub(super) fn log_line(&mut self, line: &LogLine) {
+        let Some(log) = &mut self.log else {
+            return;
+        };
+        match log.append(line) {
+            Err(e) if log.in_turn() => tracing::debug!("{e:#}"),
+            Err(e) => {
+                tracing::error!("{e:#}");
+                self.events.send(Event::Warning {
+                    message: format!("could not write the session log: {e:#}"),
+                });
+            }
+            Ok(()) => {}
+        }
+    }
+
+    pub(super) fn push_history(&mut self, mut item: HistoryItem) {
+        crate::model::redact_history_item(&mut item);
+        if self.parent_id.is_none() {
+            self.log_line(&LogLine::Item { item: item.clone() });
+        }
+        self.history.push(item);
+    }
+
+    /// The reminder to send now, if it differs from the last one in history.
+    pub(super) fn pending_reminder(&self) -> Option<HistoryItem> {
+        let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+        let reminder = self.harness.reminder(&self.env, &today)?;
+        let prefix = self.harness.reminder_prefix();
+        let last = self.history.iter().rev().find_map(|h| match h {
+            HistoryItem::User {
+                text,
+                synthetic: true,
+                ..
+            } if text.starts_with(prefix) => Some(text.as_str()),
+            _ => None,
+        });
+        (last != Some(reminder.as_str())).then(|| HistoryItem::User {
+            text: reminder,
+            images: vec![],
+            synthetic: true,
+        })
+    }
+}
+
+/// The harness's tools followed by the external ones, named the harness's way and kept
+/// unique and valid after every naming rule.
+pub(super) fn tool_table(
+    harness: &Arc<dyn Harness>,
+    env: &PromptEnv,
+    external: Option<&Arc<dyn ExternalTools>>,
+) -> ToolTable {
+    let tools = harness.tools(env);
+    let Some(ext) = external else {
+        return tools;
+    };
+    let rename = |n: &str| harness.external_tool_name(n);
+    let entries = crate::tools::external_entries(ext.clone(), &rename, tools.all_names());
+    tools.extended(entries)
+}
+
+/// The session's harness: the one its log names (resume), else the configured one, else
+/// the default for the model and provider. A logged harness that does not fit the wire is
+/// replaced by the default, with a warning; a configured one is an error.
+fn pick_harness(
+    config: &Config,
+    logged: Option<String>,
+    events: &EventSink,
+) -> anyhow::Result<Arc<dyn Harness>> {
+    let wire = config.provider.wire_api;
+    if let Some(name) = logged {
+        match harness::for_wire(&name, wire) {
+            Ok(h) => return Ok(h),
+            Err(e) => events.send(Event::Warning {
+                message: format!("{e}; the session continues with the default harness"),
+            }),
+        }
+    }
+    let name = match &config.harness {
+        Some(h) => h.clone(),
+        None => harness::default_for(&config.provider, &config.model).to_string(),
+    };
+    harness::for_wire(&name, wire).map_err(|e| anyhow!("{e} (provider `{}`)", config.provider.id))
+}
+
+/// The facts the prompt is built from: AGENTS.md, skills, the environment.
+/// What the session reads unasked is confined like the file tools' paths.
+fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> PromptEnv {
+    let mut reads = crate::workspace::startup::StartupReads::new(workspace.roots());
+    let agents = agents_md::load(
+        &mut reads,
+        &config.home,
+        workspace.cwd(),
+        config.project_doc_max_bytes,
+    );
+    let skills = crate::skills::discover(&mut reads, workspace.cwd(), dirs::home_dir().as_deref());
+    for w in &skills.warnings {
+        events.send(Event::Warning { message: w.clone() });
+    }
+    let env = PromptEnv::detect(
+        workspace.cwd().to_path_buf(),
+        workspace.roots().to_vec(),
+        agents,
+        config.sandbox_mode,
+        config.approval_policy,
+        skills.skills,
+        &mut reads,
+    );
+    for message in reads.take_warnings() {
+        events.send(Event::Warning { message });
+    }
+    env
+}
+
+/// A store error as the session's: a busy log is [`SessionError::Busy`].
+fn store_error(e: anyhow::Error) -> SessionError {
+    match e.downcast() {
+        Ok(busy) => SessionError::Busy(busy),
+        Err(e) => SessionError::Other(e),
+    }
+}
+
+fn open_log(
+    config: &Config,
+    id: &str,
+    workspace: &Workspace,
+    extra_roots: &[std::path::PathBuf],
+    harness: &str,
+    persist: bool,
+) -> Result<Option<SessionLog>, SessionError> {
+    if !persist {
+        return Ok(None);
+    }
+    let store = SessionStore::new(&config.home);
+    if store.exists(id) {
+        return Ok(Some(store.reopen(id).map_err(store_error)?));
+    }
+    Ok(Some(store.create(&SessionMeta {
+        id: id.to_string(),
+        cwd: workspace.cwd().to_path_buf(),
+        created_at: chrono::Utc::now().to_rfc3339(),
+        provider: config.provider.id.clone(),
+        model: config.model.clone(),
+        harness: harness.to_string(),
+        additional_directories: extra_roots.to_vec(),
+    })?))
+}

@@ -1,0 +1,228 @@
+//! Subagents: a fresh context for a self-contained task. A subagent is a session of its own
+//! (its own id, history, tool table and event sink) linked to its parent by the parent's id;
+//! it shares the parent's workspace, model client, sandbox and approvals. Nothing of the
+//! parent is swapped or borrowed, so a subagent that panics or is cancelled leaves the
+//! parent exactly as it was. Only its final message comes back, as the tool's result.
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use interpreter_protocol::{Event, Permissions, SubagentState, TokenUsage, TurnEndReason};
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+use super::EventSink;
+use super::session::Session;
+use crate::config::{ApprovalPolicy, Config, SandboxMode};
+use crate::harness::{Harness, PromptEnv};
+use crate::model::{HistoryItem, ModelClient};
+use crate::sandbox::Policy;
+use crate::tools::table::ToolTable;
+use crate::tools::{Approver, CommandRunner, SubagentTask, Subagents, ToolOutcome};
+use crate::workspace::Workspace;
+
+/// What a subagent inherits, taken from the parent when a tool call starts.
+pub(super) struct SubagentRunner {
+    parent_id: String,
+    /// The parent's call that starts subagents, and how it names them (kind, task).
+    call_id: String,
+    name: String,
+    task: String,
+    config: Config,
+    client: ModelClient,
+    harness: Arc<dyn Harness>,
+    env: Arc<PromptEnv>,
+    system_prompt: String,
+    tools: ToolTable,
+    workspace: Arc<Workspace>,
+    policy: Arc<Policy>,
+    approver: Arc<dyn Approver>,
+    approvals: Arc<super::task::Approvals>,
+    asks: Arc<super::Asks>,
+    runner: Arc<dyn CommandRunner>,
+    events: EventSink,
+    permissions: Permissions,
+    /// Tokens the subagents of this call used, for the parent's totals.
+    usage: Mutex<TokenUsage>,
+}
+
+impl SubagentRunner {
+    /// For the call `call_id` with arguments `args` (`subagent_type` and `description`
+    /// name the subagent in every harness that has one).
+    pub(super) fn new(parent: &Session, call_id: &str, args: &serde_json::Value) -> SubagentRunner {
+        let text = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| args.get(*k).and_then(|v| v.as_str()))
+                .unwrap_or("")
+                .to_string()
+        };
+        SubagentRunner {
+            parent_id: parent.id.clone(),
+            call_id: call_id.to_string(),
+            name: text(&["subagent_type", "subagent_name", "agent_type"]),
+            task: text(&["description", "task"]),
+            config: parent.config.clone(),
+            client: parent.client.clone(),
+            harness: parent.harness.clone(),
+            env: parent.env.clone(),
+            system_prompt: parent.system_prompt.clone(),
+            tools: parent.tools.for_subagent(),
+            workspace: parent.workspace.clone(),
+            policy: parent.policy.clone(),
+            approver: parent.approver.clone(),
+            approvals: parent.approvals.clone(),
+            asks: parent.asks.clone(),
+            runner: parent.runner.clone(),
+            events: parent.events.clone(),
+            permissions: parent.permissions,
+            usage: Mutex::new(TokenUsage::default()),
+        }
+    }
+
+    pub(super) fn usage(&self) -> TokenUsage {
+        *self.usage.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The child session: its own history and sink; read-only subagents get a read-only
+    /// policy that never asks.
+    fn child(&self, task: &SubagentTask) -> Session {
+        let parent = self.events.clone();
+        let id = uuid::Uuid::now_v7().to_string();
+        let me = id.clone();
+        // The user sees the subagent's tool calls, marked as its own, not its chatter.
+        let events = EventSink::from_fn(move |e| match e {
+            Event::ToolCallBegin(mut b) => {
+                b.subagent = Some(me.clone());
+                parent.send(Event::ToolCallBegin(b));
+            }
+            Event::AgentMessageDelta { .. }
+            | Event::AgentMessage { .. }
+            | Event::ReasoningDelta { .. }
+            | Event::Reasoning { .. }
+            | Event::TurnStarted { .. }
+            | Event::TokenCount(_)
+            | Event::TurnEnded(_) => {}
+            other => parent.send(other),
+        });
+        let policy = if task.read_only {
+            Arc::new(
+                self.policy
+                    .with_modes(SandboxMode::ReadOnly, ApprovalPolicy::Never),
+            )
+        } else {
+            self.policy.clone()
+        };
+        let mut history = self.harness.initial_context(&self.env);
+        history.push(HistoryItem::User {
+            text: task.prompt.clone(),
+            images: vec![],
+            synthetic: false,
+        });
+        Session {
+            id,
+            config: self.config.clone(),
+            client: self.client.clone(),
+            harness: self.harness.clone(),
+            system_prompt: self.system_prompt.clone(),
+            tools: self.tools.clone(),
+            history,
+            workspace: self.workspace.clone(),
+            policy,
+            approver: self.approver.clone(),
+            approvals: self.approvals.clone(),
+            asks: self.asks.clone(),
+            diagnostics_seen: Default::default(),
+            runner: self.runner.clone(),
+            events,
+            log: None,
+            env: self.env.clone(),
+            output_schema: None,
+            external: None,
+            permissions: self.permissions,
+            total_usage: TokenUsage::default(),
+            context_used: 0,
+            title: None,
+            steer: Default::default(),
+            parent_id: Some(self.parent_id.clone()),
+            details: HashMap::new(),
+            diff_sent: None,
+            plan_saved: None,
+            checkpoints: None,
+            turns: Vec::new(),
+        }
+    }
+}
+
+impl Subagents for SubagentRunner {
+    fn run<'a>(
+        &'a self,
+        task: SubagentTask,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let mut child = self.child(&task);
+            self.events.send(Event::SubagentStarted(
+                interpreter_protocol::SubagentStarted {
+                    call_id: self.call_id.clone(),
+                    session_id: child.id.clone(),
+                    name: self.name.clone(),
+                    task: self.task.clone(),
+                    prompt: task.prompt.clone(),
+                },
+            ));
+            let ran = AssertUnwindSafe(child.turn_loop(cancel))
+                .catch_unwind()
+                .await;
+            let ended = |state, summary: &str| {
+                self.events
+                    .send(Event::SubagentEnded(interpreter_protocol::SubagentEnded {
+                        call_id: self.call_id.clone(),
+                        session_id: child.id.clone(),
+                        state,
+                        summary: summary.to_string(),
+                    }))
+            };
+            if let Ok(mut u) = self.usage.lock() {
+                u.add(&child.total_usage);
+            }
+            let Ok(reason) = ran else {
+                tracing::error!("subagent of {} panicked", self.parent_id);
+                let outcome = ToolOutcome::error("The subagent failed with an internal error.");
+                ended(SubagentState::Failed, &outcome.user_output);
+                return outcome;
+            };
+            let answer = child.history.iter().rev().find_map(|h| match h {
+                HistoryItem::Assistant { text, .. } if !text.trim().is_empty() => {
+                    Some(text.clone())
+                }
+                _ => None,
+            });
+            let state = match &reason {
+                TurnEndReason::Cancelled => SubagentState::Cancelled,
+                _ if answer.is_none() => SubagentState::Failed,
+                TurnEndReason::Failed { .. } => SubagentState::Failed,
+                _ => SubagentState::Completed,
+            };
+            let outcome = outcome(reason, answer);
+            ended(state, &outcome.user_output);
+            outcome
+        })
+    }
+}
+
+fn outcome(reason: TurnEndReason, answer: Option<String>) -> ToolOutcome {
+    match (reason, answer) {
+        (TurnEndReason::Completed, Some(a)) => ToolOutcome::ok(a),
+        (TurnEndReason::Cancelled, _) => ToolOutcome::error("The subagent was cancelled."),
+        (TurnEndReason::Failed { message }, _) => {
+            ToolOutcome::error(format!("The subagent failed: {message}"))
+        }
+        (other, Some(a)) => {
+            ToolOutcome::ok(format!("{a}\n\n(The subagent stopped early: {other:?}.)"))
+        }
+        (other, None) => {
+            ToolOutcome::error(format!("The subagent ended without an answer ({other:?})."))
+        }
+    }
+}

@@ -1,0 +1,665 @@
+//! One turn: user input in, model requests and tool calls until the model answers.
+
+use futures::FutureExt;
+use interpreter_protocol::{
+    Event, InputItem, TokenCount, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus, TurnEndReason,
+    TurnEnded,
+};
+use serde_json::Value;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+use super::session::Session;
+use super::subagent::SubagentRunner;
+use super::task::TurnKind;
+use crate::harness::{TextActions, TextReply};
+use crate::model::{
+    FinishReason, HistoryItem, ModelError, ModelResponse, StreamDelta, ToolCall, catalog,
+};
+use crate::store::LogLine;
+use crate::tools::{CallDescription, ToolContext, ToolOutcome};
+
+/// A tool call whose arguments were checked: `Err` holds the model's error text.
+type CheckedCall = (ToolCall, Result<(), String>);
+
+/// What the turn does after a response.
+enum Next {
+    /// Run these calls, then ask the model again.
+    Run(Vec<CheckedCall>),
+    /// The turn is over.
+    End(TurnEndReason),
+    /// A correction was sent (the reply had no valid action): ask again, unless `limit`
+    /// corrections in a row were sent already.
+    Again { limit: usize },
+}
+
+impl Session {
+    /// Runs a turn to its end and reports it. Always returns how it ended; never panics on
+    /// bad model output.
+    pub(super) async fn run_turn(
+        &mut self,
+        turn_id: String,
+        kind: TurnKind,
+        cancel: CancellationToken,
+    ) -> TurnEnded {
+        self.events.send(Event::TurnStarted {
+            turn_id: turn_id.clone(),
+        });
+        // A log this session may not write (another process has it) refuses the turn before
+        // anything of it is recorded.
+        if let Some(Err(e)) = self.log.as_mut().map(|log| log.begin_turn()) {
+            let ended = TurnEnded {
+                turn_id,
+                reason: TurnEndReason::Failed {
+                    message: format!("{e:#}"),
+                },
+            };
+            self.events.send(Event::TurnEnded(ended.clone()));
+            return ended;
+        }
+        let reason = match kind {
+            TurnKind::User(items) => {
+                let history_start = self.history.len();
+                let before = self.checkpoint().await;
+                self.begin_user_turn(items);
+                let reason = self.turn_loop(&cancel).await;
+                if reason == TurnEndReason::Completed {
+                    self.diagnostics_at_turn_end(&cancel).await;
+                }
+                let after = self.checkpoint().await;
+                self.mark_turn(&turn_id, history_start, before, after);
+                reason
+            }
+            TurnKind::Compact => match self.compact(&cancel).await {
+                Ok(_) => TurnEndReason::Completed,
+                Err(_) if cancel.is_cancelled() => TurnEndReason::Cancelled,
+                Err(message) => TurnEndReason::Failed { message },
+            },
+        };
+        self.finish_turn(turn_id, reason)
+    }
+
+    /// Logs the turn's end, makes the log durable and tells the front end. A log that
+    /// could not be made durable (a record of the turn not written, or the fsync failed)
+    /// turns the turn into a failure, reported once.
+    fn finish_turn(&mut self, turn_id: String, reason: TurnEndReason) -> TurnEnded {
+        self.log_line(&LogLine::TurnEnd {
+            turn_id: turn_id.clone(),
+            reason: format!("{reason:?}"),
+        });
+        let reason = match self.log.as_mut().map(|log| log.end_turn()) {
+            Some(Err(e)) => TurnEndReason::Failed {
+                message: format!("the session log could not be saved: {e:#}"),
+            },
+            _ => reason,
+        };
+        self.send_diff();
+        let ended = TurnEnded { turn_id, reason };
+        self.events.send(Event::TurnEnded(ended.clone()));
+        ended
+    }
+
+    /// Sends the session's diff when it changed in this turn.
+    fn send_diff(&mut self) {
+        if self.workspace.changes().is_empty() {
+            return;
+        }
+        let diff = self.workspace.unified_diff();
+        if self.diff_sent.as_deref() != Some(diff.as_str()) {
+            self.events.send(Event::Diff {
+                unified_diff: diff.clone(),
+            });
+            self.diff_sent = Some(diff);
+        }
+    }
+
+    /// The harness's reminder and the user's message (skills expanded) go into history.
+    fn begin_user_turn(&mut self, items: Vec<InputItem>) {
+        let (text, images) = self.user_message(items);
+        if self.title.is_none() && !text.trim().is_empty() {
+            let title: String = text
+                .trim()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(80)
+                .collect();
+            self.log_line(&LogLine::Title {
+                title: title.clone(),
+            });
+            self.events.send(Event::TitleChanged {
+                title: title.clone(),
+            });
+            self.title = Some(title);
+        }
+        // The reminder rides in its own item before the user's message, as Codex sends its
+        // environment context: the user's message is what the user typed, and the last user
+        // item of the request is the prompt.
+        if let Some(item) = self.pending_reminder() {
+            self.push_history(item);
+        }
+        self.push_history(HistoryItem::User {
+            text,
+            images,
+            synthetic: false,
+        });
+    }
+
+    /// Input items as one message's text and images.
+    fn user_message(&self, items: Vec<InputItem>) -> (String, Vec<String>) {
+        let mut text = String::new();
+        let mut images = Vec::new();
+        for item in items {
+            let piece = match item {
+                InputItem::Text { text } => text,
+                InputItem::Image { url } => {
+                    images.push(url);
+                    continue;
+                }
+                InputItem::LocalImage { path } => {
+                    let path = self.workspace.cwd().join(path);
+                    match crate::model::image_data_url(&path) {
+                        Ok(url) => images.push(url),
+                        Err(e) => self.events.send(Event::Warning {
+                            message: format!("image {e}; not attached"),
+                        }),
+                    }
+                    continue;
+                }
+                InputItem::Skill { name, args } => {
+                    match self.env.skills.iter().find(|s| s.name == name) {
+                        Some(skill) => crate::skills::invocation(skill, &args),
+                        None => {
+                            self.events.send(Event::Warning {
+                                message: format!("no skill named `{name}`; sent as text"),
+                            });
+                            format!("/{name} {args}").trim_end().to_string()
+                        }
+                    }
+                }
+            };
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&piece);
+        }
+        (text, images)
+    }
+
+    /// Input the user added while the turn ran joins the history before the next request.
+    fn take_steer(&mut self) {
+        let items = std::mem::take(&mut *self.steer.lock().unwrap_or_else(|e| e.into_inner()));
+        if items.is_empty() {
+            return;
+        }
+        let (text, images) = self.user_message(items);
+        self.push_history(HistoryItem::User {
+            text,
+            images,
+            synthetic: false,
+        });
+    }
+
+    fn steer_pending(&self) -> bool {
+        !self
+            .steer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+    }
+
+    pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
+        let mut corrections = 0;
+        for _ in 0..self.config.max_turn_requests {
+            if cancel.is_cancelled() {
+                return TurnEndReason::Cancelled;
+            }
+            self.take_steer();
+            self.compact_if_needed(cancel).await;
+            let resp = match self.request(cancel).await {
+                Ok(r) => r,
+                Err(reason) => return reason,
+            };
+            let calls = match self.record_response(resp) {
+                Next::Run(calls) => calls,
+                // Input steered in while the model answered gets its own request in this turn.
+                Next::End(TurnEndReason::Completed) if self.steer_pending() => continue,
+                Next::End(reason) => return reason,
+                Next::Again { limit } => {
+                    corrections += 1;
+                    if corrections >= limit {
+                        return TurnEndReason::Failed {
+                            message: format!(
+                                "the model replied {corrections} times in a row without a valid action"
+                            ),
+                        };
+                    }
+                    continue;
+                }
+            };
+            corrections = 0;
+            self.run_calls(calls, cancel).await;
+            if cancel.is_cancelled() {
+                return TurnEndReason::Cancelled;
+            }
+        }
+        TurnEndReason::MaxTurnRequests
+    }
+
+    /// One model request, streamed to the front end as deltas.
+    async fn request(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, TurnEndReason> {
+        let message_id = uuid::Uuid::now_v7().to_string();
+        let events = self.events.clone();
+        let mid = message_id.clone();
+        let mut on_delta = move |d: StreamDelta| {
+            events.send(match d {
+                StreamDelta::Text(delta) => Event::AgentMessageDelta {
+                    message_id: mid.clone(),
+                    delta,
+                },
+                StreamDelta::Reasoning(delta) => Event::ReasoningDelta {
+                    message_id: mid.clone(),
+                    delta,
+                },
+            })
+        };
+        let events = self.events.clone();
+        let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
+        let mut on_wait = super::compact::wait_notice(&self.events, &self.config);
+        let result = {
+            let history = self.wire_history(&self.history);
+            let req = self.model_request(&history);
+            self.client
+                .stream(&req, &mut on_delta, &mut on_retry, &mut on_wait, cancel)
+                .await
+        };
+        let resp = match result {
+            Ok(r) => r,
+            Err(ModelError::Cancelled) => return Err(TurnEndReason::Cancelled),
+            Err(e) => {
+                tracing::debug!("model request failed: {e}");
+                return Err(TurnEndReason::Failed {
+                    message: e.to_string(),
+                });
+            }
+        };
+        if let Some(u) = &resp.usage {
+            self.account(u);
+        }
+        if let Some(r) = resp.reasoning.as_ref().filter(|r| !r.trim().is_empty()) {
+            self.events.send(Event::Reasoning {
+                message_id: message_id.clone(),
+                text: r.clone(),
+            });
+        }
+        if !resp.text.is_empty() {
+            self.events.send(Event::AgentMessage {
+                message_id,
+                text: resp.text.clone(),
+            });
+        }
+        Ok(resp)
+    }
+
+    /// Puts the response in history and says what comes next. Arguments are checked first:
+    /// broken JSON never reaches history (it is stored as `{}` and answered with an error).
+    fn record_response(&mut self, resp: ModelResponse) -> Next {
+        let harness = self.harness.clone();
+        if resp.tool_calls.is_empty()
+            && let Some(text_actions) = harness.text_actions()
+        {
+            return self.record_text_reply(text_actions, resp);
+        }
+        let finish = resp.finish_reason;
+        let calls: Vec<CheckedCall> = resp
+            .tool_calls
+            .iter()
+            .map(|raw| match parse_arguments(&raw.arguments) {
+                Ok(v) => (
+                    ToolCall {
+                        id: raw.id.clone(),
+                        name: raw.name.clone(),
+                        arguments: v.to_string(),
+                    },
+                    Ok(()),
+                ),
+                Err(e) => (
+                    ToolCall {
+                        id: raw.id.clone(),
+                        name: raw.name.clone(),
+                        arguments: "{}".into(),
+                    },
+                    Err(format!(
+                        "Error parsing JSON arguments for `{}`: {e}. Send the arguments again as one valid JSON object.",
+                        raw.name
+                    )),
+                ),
+            })
+            .collect();
+        self.push_history(HistoryItem::Assistant {
+            text: resp.text,
+            reasoning: resp.reasoning,
+            signed_reasoning: resp.signed_reasoning,
+            tool_calls: calls.iter().map(|(c, _)| c.clone()).collect(),
+        });
+        if calls.is_empty() {
+            return Next::End(match finish {
+                FinishReason::Length => TurnEndReason::MaxTokens,
+                FinishReason::ContentFilter => TurnEndReason::Refusal,
+                _ => TurnEndReason::Completed,
+            });
+        }
+        Next::Run(calls)
+    }
+
+    /// A reply to a text-action harness: the calls its text names, a correction to send
+    /// back, or the end of the task.
+    fn record_text_reply(&mut self, t: &dyn TextActions, resp: ModelResponse) -> Next {
+        let reply = t.parse_reply(&resp.text, &self.history, self.tools.spec_slice());
+        let tool_calls = match &reply {
+            TextReply::Calls(calls) => calls.clone(),
+            _ => Vec::new(),
+        };
+        self.push_history(HistoryItem::Assistant {
+            text: resp.text,
+            reasoning: resp.reasoning,
+            signed_reasoning: resp.signed_reasoning,
+            tool_calls,
+        });
+        match reply {
+            TextReply::Calls(calls) => Next::Run(calls.into_iter().map(|c| (c, Ok(()))).collect()),
+            TextReply::Correction(text) => {
+                self.push_history(HistoryItem::User {
+                    text,
+                    images: vec![],
+                    synthetic: true,
+                });
+                Next::Again {
+                    limit: t.max_corrections(),
+                }
+            }
+            TextReply::Finish => Next::End(match resp.finish_reason {
+                FinishReason::ContentFilter => TurnEndReason::Refusal,
+                _ => TurnEndReason::Completed,
+            }),
+        }
+    }
+
+    async fn run_calls(&mut self, calls: Vec<CheckedCall>, cancel: &CancellationToken) {
+        for (call, checked) in calls {
+            if cancel.is_cancelled() {
+                self.push_history(HistoryItem::ToolResult {
+                    call_id: call.id.clone(),
+                    output: "The user cancelled the turn before this tool call ran.".into(),
+                    is_error: true,
+                });
+                continue;
+            }
+            let outcome = self.run_call(&call, checked, cancel).await;
+            self.push_history(HistoryItem::ToolResult {
+                call_id: call.id.clone(),
+                output: outcome.model_output.clone(),
+                is_error: outcome.is_error(),
+            });
+        }
+    }
+
+    /// How a call shows up: the tool's own description, or a plain one for unknown tools.
+    pub(super) fn describe_call(&self, name: &str, args: &Value) -> CallDescription {
+        match self.tools.get(name) {
+            Some(t) => t.describe(args, &self.workspace),
+            None => CallDescription {
+                kind: ToolKind::Other,
+                title: name.to_string(),
+                locations: vec![],
+                command: None,
+            },
+        }
+    }
+
+    async fn run_call(
+        &mut self,
+        call: &ToolCall,
+        checked: Result<(), String>,
+        cancel: &CancellationToken,
+    ) -> ToolOutcome {
+        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let d = self.describe_call(&call.name, &args);
+        let (kind, locations) = (d.kind, d.locations.clone());
+        self.events.send(Event::ToolCallBegin(ToolCallBegin {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            kind: d.kind,
+            title: d.title,
+            input: args.clone(),
+            locations: d.locations,
+            command: d.command,
+            subagent: None,
+        }));
+        let tool = self.tools.get(&call.name).cloned();
+        // Only a tool that starts subagents gets a runner (it copies the session's parts).
+        let subagents = (self.parent_id.is_none()
+            && tool.as_ref().is_some_and(|t| t.starts_subagent()))
+        .then(|| Arc::new(SubagentRunner::new(self, &call.id, &args)));
+        if checked.is_ok() && tool.is_some() {
+            self.diagnostics_before(kind, &locations, cancel).await;
+        }
+        let mut outcome = match (checked, tool) {
+            (Err(e), _) => ToolOutcome::error(e),
+            (Ok(()), None) => ToolOutcome::error(format!(
+                "Tool `{}` does not exist. Available tools: {}.",
+                call.name,
+                self.tools.names().join(", ")
+            )),
+            (Ok(()), Some(tool)) => {
+                let ctx =
+                    self.tool_context(cancel.child_token(), call.id.clone(), subagents.clone());
+                // A tool that panics fails its call; the session goes on.
+                AssertUnwindSafe(tool.run(args, &ctx))
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|_| {
+                        tracing::error!(tool = %call.name, "tool panicked");
+                        ToolOutcome::error(format!(
+                            "The tool `{}` failed with an internal error.",
+                            call.name
+                        ))
+                    })
+            }
+        };
+        if let Some(runner) = subagents {
+            self.add_subagent_usage(runner.usage());
+        }
+        if let Some(plan) = &outcome.plan {
+            self.events.send(Event::PlanUpdated(plan.clone()));
+        }
+        if outcome.mode_change == Some(crate::tools::ModeChange::StopTurn) {
+            cancel.cancel();
+        }
+        // A subagent's mode is its own; only the session the user drives changes.
+        if let Some(change) = outcome.mode_change
+            && self.parent_id.is_none()
+        {
+            self.change_mode(change);
+        }
+        self.remember_detail(&call.id, &outcome);
+        self.events.send(Event::ToolCallEnd(ToolCallEnd {
+            call_id: call.id.clone(),
+            status: outcome.status,
+            output: outcome.user_output.clone(),
+            exit_code: outcome.exit_code,
+            changes: outcome.changes.clone(),
+        }));
+        if outcome.status == ToolStatus::Failed {
+            tracing::debug!(tool = %call.name, "tool call failed");
+        }
+        // After the card is done: the editor may take a moment to settle.
+        let found = self.diagnostics_after(&outcome.changes, cancel).await;
+        outcome.model_output.push_str(&found);
+        outcome
+    }
+
+    pub(super) fn tool_context(
+        &self,
+        cancel: CancellationToken,
+        call_id: String,
+        subagents: Option<Arc<SubagentRunner>>,
+    ) -> ToolContext {
+        ToolContext {
+            workspace: self.workspace.clone(),
+            policy: self.policy.clone(),
+            approver: self.approver.clone(),
+            runner: self.runner.clone(),
+            events: self.events.clone(),
+            cancel,
+            call_id,
+            output_token_limit: self.config.tool_output_token_limit,
+            subagents: subagents.map(|s| s as Arc<dyn crate::tools::Subagents>),
+            plan_mode: self.plan_saved.is_some(),
+            asks: self.asks.clone(),
+        }
+    }
+
+    /// Logs what a call changed so a later load can show its diff and plan.
+    fn remember_detail(&mut self, call_id: &str, outcome: &ToolOutcome) {
+        if self.parent_id.is_some() || (outcome.changes.is_empty() && outcome.plan.is_none()) {
+            return;
+        }
+        // Whole-file texts make exact diffs but must not bloat the log.
+        const MAX_TEXT: usize = 256 * 1024;
+        let size: usize = outcome
+            .changes
+            .iter()
+            .map(|c| {
+                c.old_text.as_ref().map_or(0, String::len)
+                    + c.new_text.as_ref().map_or(0, String::len)
+            })
+            .sum();
+        let changes: Vec<_> = if size > MAX_TEXT {
+            outcome
+                .changes
+                .iter()
+                .map(|c| interpreter_protocol::FileChange {
+                    old_text: None,
+                    new_text: None,
+                    ..c.clone()
+                })
+                .collect()
+        } else {
+            outcome.changes.clone()
+        };
+        self.log_line(&LogLine::ToolDetail {
+            call_id: call_id.to_string(),
+            changes: changes.clone(),
+            plan: outcome.plan.clone(),
+        });
+        self.details.insert(
+            call_id.to_string(),
+            crate::store::ToolDetail {
+                changes,
+                plan: outcome.plan.clone(),
+            },
+        );
+    }
+
+    pub(super) fn account(&mut self, u: &interpreter_protocol::TokenUsage) {
+        self.context_used = u.input_tokens + u.output_tokens;
+        self.total_usage.add(u);
+        self.send_token_count(*u);
+    }
+
+    /// A subagent's tokens count for the session (its context does not).
+    fn add_subagent_usage(&mut self, u: interpreter_protocol::TokenUsage) {
+        if u == Default::default() {
+            return;
+        }
+        self.total_usage.add(&u);
+        self.send_token_count(u);
+    }
+
+    fn send_token_count(&self, last: interpreter_protocol::TokenUsage) {
+        let info = catalog::model_info(&self.config.model);
+        let cost = info.price.map(|(input, cached, output)| {
+            let t = &self.total_usage;
+            let uncached = t.input_tokens.saturating_sub(t.cached_input_tokens) as f64;
+            (uncached * input
+                + t.cached_input_tokens as f64 * cached
+                + t.output_tokens as f64 * output)
+                / 1_000_000.0
+        });
+        self.events.send(Event::TokenCount(TokenCount {
+            last,
+            total: self.total_usage,
+            context_used: self.context_used,
+            context_window: self.context_window(),
+            cost_usd: cost,
+        }));
+    }
+}
+
+/// Parses tool arguments leniently: empty means `{}`, raw control characters inside strings
+/// are tolerated. Anything that is still not a JSON object is an error for the model.
+fn parse_arguments(raw: &str) -> Result<Value, String> {
+    let trimmed = raw.trim();
+    if trimmed.is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    let parsed = serde_json::from_str::<Value>(trimmed).or_else(|first| {
+        let escaped = escape_control_chars(trimmed);
+        serde_json::from_str::<Value>(&escaped).map_err(|_| first)
+    });
+    match parsed {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        // Some models double-encode: a JSON string holding the object.
+        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            _ => Err("the arguments are a string, not a JSON object".into()),
+        },
+        Ok(other) => Err(format!("expected a JSON object, got {other}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Escapes raw newlines, tabs and other control characters that appear inside JSON strings.
+fn escape_control_chars(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in s.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            } else if (c as u32) < 0x20 {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+                continue;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lenient_arguments() {
+        assert_eq!(parse_arguments("").unwrap(), serde_json::json!({}));
+        assert_eq!(parse_arguments("{\"a\":\"x\ny\"}").unwrap()["a"], "x\ny");
+        assert_eq!(parse_arguments("\"{\\\"a\\\":1}\"").unwrap()["a"], 1);
+        assert!(parse_arguments("{\"a\":").is_err());
+        assert!(parse_arguments("[1]").is_err());
+    }
+}

@@ -1,0 +1,154 @@
+//! Taking turns back: the checkpoints taken around each user turn, and `Op::Undo` /
+//! `Op::Rewind`, which put the files back (never over the user's later edits) and cut the
+//! turns out of the history the model sees. The log keeps the turns and records the undo.
+
+use interpreter_protocol::{Event, Restore, SkippedFile, UndoReport};
+
+use super::session::Session;
+use crate::store::{LogLine, TurnMark};
+
+impl Session {
+    /// The folder's checkpoint now, or None (no checkpoints here, or taking one failed:
+    /// said as a warning). Borrows nothing of the session across the wait.
+    pub(super) fn checkpoint(&self) -> impl Future<Output = Option<String>> + Send + 'static {
+        let cp = self.checkpoints.clone();
+        let events = self.events.clone();
+        async move {
+            let cp = cp?;
+            let taker = cp.clone();
+            match tokio::task::spawn_blocking(move || taker.snapshot()).await {
+                Ok(Ok(tree)) => Some(tree),
+                Ok(Err(e)) => {
+                    tracing::warn!("checkpoint: {e:#}");
+                    if !cp.warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                        events.send(Event::Warning {
+                            message: format!(
+                                "turns of this session cannot be undone: no checkpoint could be taken ({e:#})"
+                            ),
+                        });
+                    }
+                    None
+                }
+                Err(_) => None,
+            }
+        }
+    }
+
+    /// Records a finished user turn: in the log (before its end, so a resumed session can
+    /// undo it) and among the undoable turns.
+    pub(super) fn mark_turn(
+        &mut self,
+        turn_id: &str,
+        history_start: usize,
+        before: Option<String>,
+        after: Option<String>,
+    ) {
+        if self.parent_id.is_some() {
+            return;
+        }
+        let mark = TurnMark {
+            turn_id: turn_id.to_string(),
+            history_start,
+            before,
+            after,
+        };
+        self.log_line(&LogLine::Checkpoint {
+            turn_id: mark.turn_id.clone(),
+            history_start,
+            before: mark.before.clone(),
+            after: mark.after.clone(),
+        });
+        self.turns.push(mark);
+        // Older turns can no longer be taken back (`undo_turns`).
+        if self.turns.len() > self.config.undo_turns {
+            self.turns.remove(0);
+        }
+    }
+
+    /// `Op::Undo`: the last `turns` turns.
+    pub(super) async fn undo(
+        &mut self,
+        turns: u32,
+        restore: Restore,
+    ) -> Result<UndoReport, String> {
+        let n = turns as usize;
+        if n == 0 {
+            return Err("undo needs at least one turn".into());
+        }
+        if n > self.turns.len() {
+            return Err(self.too_far(n));
+        }
+        self.take_back(self.turns.len() - n, restore).await
+    }
+
+    /// `Op::Rewind`: back to just before `turn_id`.
+    pub(super) async fn rewind(
+        &mut self,
+        turn_id: &str,
+        restore: Restore,
+    ) -> Result<UndoReport, String> {
+        let Some(first) = self.turns.iter().position(|t| t.turn_id == turn_id) else {
+            return Err(format!(
+                "turn `{turn_id}` cannot be rewound to: it is not one of this session's last {} turns (a compaction, or the start of the session, is in the way)",
+                self.turns.len()
+            ));
+        };
+        self.take_back(first, restore).await
+    }
+
+    fn too_far(&self, n: usize) -> String {
+        match self.turns.len() {
+            0 => "there is no turn to undo since the session started or was last compacted"
+                .to_string(),
+            k => format!(
+                "only {k} turn(s) can be undone, not {n}: earlier turns are before the session's last compaction or its start"
+            ),
+        }
+    }
+
+    /// Takes back the turns from index `first` on.
+    async fn take_back(&mut self, first: usize, restore: Restore) -> Result<UndoReport, String> {
+        let marks: Vec<TurnMark> = self.turns[first..].to_vec();
+        let mut report = UndoReport {
+            turn_ids: marks.iter().map(|m| m.turn_id.clone()).collect(),
+            ..Default::default()
+        };
+        if matches!(restore, Restore::Code | Restore::Both) {
+            let (Some(before), Some(after)) = (
+                marks.first().and_then(|m| m.before.clone()),
+                marks.last().and_then(|m| m.after.clone()),
+            ) else {
+                return Err("those turns have no checkpoint (git was not available when they ran), so their files cannot be put back".into());
+            };
+            let Some(cp) = self.checkpoints.clone() else {
+                return Err("this session keeps no checkpoints".into());
+            };
+            let done = tokio::task::spawn_blocking(move || cp.restore(&before, &after))
+                .await
+                .map_err(|e| format!("undo failed: {e}"))?
+                .map_err(|e| format!("undo failed: {e:#}"))?;
+            report.restored = done.restored;
+            report.removed = done.removed;
+            report.skipped = done
+                .skipped
+                .into_iter()
+                .map(|(path, reason)| SkippedFile { path, reason })
+                .collect();
+            // What the agent read may no longer be on disk: it reads again.
+            self.workspace.forget_reads();
+        }
+        if matches!(restore, Restore::Conversation | Restore::Both) {
+            self.history.truncate(marks[0].history_start);
+            self.turns.truncate(first);
+            self.log_line(&LogLine::Undo {
+                turn_ids: report.turn_ids.clone(),
+            });
+            if let Some(log) = &mut self.log {
+                let _ = log.sync();
+            }
+            report.conversation = true;
+        }
+        self.events.send(Event::Undone(report.clone()));
+        Ok(report)
+    }
+}

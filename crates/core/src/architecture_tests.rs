@@ -1,0 +1,257 @@
+//! docs/architecture.md's rules, checked on the code: which crate may depend on which
+//! front-end library, the order of the core's modules, and a place on the map for every
+//! module of every crate.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Libraries that belong to one face (or to the command line) and never to the core.
+const FACE_LIBRARIES: &[&str] = &[
+    "agent-client-protocol",
+    "tower-lsp-server",
+    "ratatui",
+    "crossterm",
+    "clap",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn map() -> String {
+    std::fs::read_to_string(root().join("docs/architecture.md")).unwrap()
+}
+
+/// Every crate under `crates/`: its directory name and its manifest.
+fn crates() -> Vec<(String, toml::Table)> {
+    let mut all: Vec<(String, toml::Table)> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .map(|p| {
+            let text = std::fs::read_to_string(p.join("Cargo.toml")).unwrap();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, text.parse().unwrap())
+        })
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all
+}
+
+/// The names in `[dependencies]` and `[target.*.dependencies]` (not dev or build).
+fn normal_dependencies(manifest: &toml::Table) -> BTreeSet<String> {
+    let mut tables = vec![manifest.get("dependencies")];
+    if let Some(targets) = manifest.get("target").and_then(|t| t.as_table()) {
+        tables.extend(targets.values().map(|t| t.get("dependencies")));
+    }
+    tables
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.as_table())
+        .flat_map(|t| t.keys().cloned())
+        .collect()
+}
+
+#[test]
+fn the_core_has_no_face_library_and_each_belongs_to_one_crate() {
+    let crates = crates();
+    assert!(
+        crates.len() >= 8,
+        "{:?}",
+        crates.iter().map(|c| &c.0).collect::<Vec<_>>()
+    );
+    for lib in FACE_LIBRARIES {
+        let users: Vec<&str> = crates
+            .iter()
+            .filter(|(_, m)| normal_dependencies(m).contains(*lib))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert!(
+            !users.contains(&"core"),
+            "interpreter-core depends on {lib}"
+        );
+        assert!(
+            users.len() <= 1,
+            "{lib} is a dependency of {users:?}: one crate at most"
+        );
+    }
+}
+
+/// The core's top-level modules as the map orders them, bottom up.
+fn layers() -> Vec<String> {
+    let map = map();
+    let start = map
+        .find("Bottom up, each uses only those")
+        .expect("the layer list in docs/architecture.md");
+    let rest = &map[start..];
+    let list = rest
+        .split("\n\n")
+        .nth(1)
+        .expect("the list follows its sentence");
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn is_test_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name == "tests.rs" || name.ends_with("_tests.rs") || name == "proptests.rs"
+}
+
+/// The top-level modules a file's non-test code names with `crate::`.
+fn uses(text: &str) -> BTreeSet<String> {
+    let code = match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    let mut out = BTreeSet::new();
+    for (i, _) in code.match_indices("crate::") {
+        let after = &code[i + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            for item in group.split(',') {
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                out.insert(name);
+            }
+        } else {
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            out.insert(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_core_modules_only_use_the_layers_below_them() {
+    let layers = layers();
+    let src = root().join("crates/core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut modules = BTreeSet::new();
+    for file in files {
+        let rel = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let top = rel
+            .split('/')
+            .next()
+            .unwrap()
+            .trim_end_matches(".rs")
+            .to_string();
+        if top == "lib" || is_test_file(&rel) {
+            continue;
+        }
+        modules.insert(top.clone());
+        let text = std::fs::read_to_string(&file).unwrap();
+        for used in uses(&text) {
+            if used != top {
+                edges.entry(top.clone()).or_default().insert(used);
+            }
+        }
+    }
+    let unplaced: Vec<&String> = modules.iter().filter(|m| !layers.contains(m)).collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules of the core missing from the layer list in docs/architecture.md: {unplaced:?}"
+    );
+    let rank = |m: &str| layers.iter().position(|l| l == m);
+    for (from, to) in &edges {
+        for used in to {
+            let Some(used_rank) = rank(used) else {
+                continue; // not a module: `crate::` in a string or a doc comment
+            };
+            assert!(
+                used_rank < rank(from).unwrap(),
+                "`{from}` uses `{used}`, which docs/architecture.md puts above it: {layers:?}"
+            );
+        }
+    }
+}
+
+/// The sections of the map: each `### ` heading with the text under it.
+fn sections(map: &str) -> Vec<(String, String)> {
+    map.split("\n### ")
+        .skip(1)
+        .map(|s| {
+            let (head, body) = s.split_once('\n').unwrap_or((s, ""));
+            (head.to_string(), body.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_module_has_a_place_on_the_map() {
+    let map = map();
+    let sections = sections(&map);
+    let mut missing = Vec::new();
+    for (krate, _) in crates() {
+        let src = root().join("crates").join(&krate).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for file in files {
+            let rel = file
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if matches!(rel.as_str(), "lib.rs" | "main.rs") || is_test_file(&rel) {
+                continue;
+            }
+            // A folder module is named as `folder/`; a file as `name.rs`.
+            let name = match rel.strip_suffix("/mod.rs") {
+                Some(dir) => format!("{}/", dir.rsplit('/').next().unwrap()),
+                None => rel.rsplit('/').next().unwrap().to_string(),
+            };
+            let top = rel.split('/').next().unwrap();
+            // The section of the module's crate, or of its top-level module in the core.
+            let owner = if krate == "core" {
+                let top = if top.ends_with(".rs") {
+                    top.to_string()
+                } else {
+                    format!("{top}/")
+                };
+                format!("crates/core/src/{top}")
+            } else {
+                format!("crates/{krate}/")
+            };
+            let named = sections.iter().any(|(head, body)| {
+                head.contains(&owner)
+                    && (rel.split('/').count() == 1 && krate == "core"
+                        || head.contains(&format!("`{owner}{name}`"))
+                        || [format!("`{name}"), format!("/{name}")]
+                            .iter()
+                            .any(|n| body.contains(n.as_str()) || head.contains(n.as_str())))
+            });
+            if !named {
+                missing.push(format!("crates/{krate}/src/{rel}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "modules docs/architecture.md does not name in their crate's (or core module's) section: {missing:#?}"
+    );
+}

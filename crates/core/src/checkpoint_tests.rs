@@ -1,0 +1,243 @@
+use super::*;
+use mock_llm::e2e::git;
+use proptest::prelude::*;
+
+fn write(root: &Path, rel: &str, bytes: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, bytes).unwrap();
+}
+
+fn read(root: &Path, rel: &str) -> Option<Vec<u8>> {
+    std::fs::read(root.join(rel)).ok()
+}
+
+#[cfg(unix)]
+fn mode(root: &Path, rel: &str) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(root.join(rel))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[cfg(unix)]
+fn chmod(root: &Path, rel: &str, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(root.join(rel), std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// A turn's changes, then the user's, then undo: the turn's are gone, the user's stay.
+fn turn_then_undo(root: &Path, home: &Path) {
+    write(root, "crlf.txt", b"one\r\ntwo\r\n");
+    write(root, "unrelated.txt", b"mine\n");
+    write(root, "doomed.txt", b"delete me\n");
+    write(root, "also-agents.txt", b"before\n");
+    #[cfg(unix)]
+    {
+        write(root, "run.sh", b"#!/bin/sh\necho hi\n");
+        chmod(root, "run.sh", 0o755);
+        std::os::unix::fs::symlink("crlf.txt", root.join("link")).unwrap();
+    }
+    let mut cp = Checkpoints::open(home, root).unwrap();
+    let before = cp.snapshot().unwrap();
+    // The turn: a patch, a new file, a command that creates, deletes and changes a mode.
+    write(root, "crlf.txt", b"one\r\nTWO\r\n");
+    write(root, "added.txt", b"new\n");
+    write(root, "made-by-command.txt", b"out\n");
+    std::fs::remove_file(root.join("doomed.txt")).unwrap();
+    write(root, "also-agents.txt", b"agent\n");
+    #[cfg(unix)]
+    {
+        chmod(root, "run.sh", 0o644);
+        std::fs::remove_file(root.join("link")).unwrap();
+        std::os::unix::fs::symlink("added.txt", root.join("link")).unwrap();
+    }
+    let after = cp.snapshot().unwrap();
+    // The user, after the turn: an unrelated file and one of the agent's.
+    write(root, "unrelated.txt", b"mine, edited\n");
+    write(root, "also-agents.txt", b"the user's\n");
+    let report = cp.restore(&before, &after).unwrap();
+    assert_eq!(read(root, "crlf.txt").unwrap(), b"one\r\ntwo\r\n");
+    assert_eq!(read(root, "doomed.txt").unwrap(), b"delete me\n");
+    assert_eq!(read(root, "added.txt"), None);
+    assert_eq!(read(root, "made-by-command.txt"), None);
+    assert_eq!(read(root, "unrelated.txt").unwrap(), b"mine, edited\n");
+    assert_eq!(read(root, "also-agents.txt").unwrap(), b"the user's\n");
+    assert_eq!(
+        report.skipped,
+        [(
+            "also-agents.txt".to_string(),
+            "changed after the turn; kept".to_string()
+        )]
+    );
+    assert!(
+        report.removed.contains(&"added.txt".to_string()),
+        "{report:?}"
+    );
+    assert!(
+        report.restored.contains(&"doomed.txt".to_string()),
+        "{report:?}"
+    );
+    #[cfg(unix)]
+    {
+        assert_eq!(mode(root, "run.sh"), 0o755);
+        assert_eq!(
+            std::fs::read_link(root.join("link")).unwrap(),
+            PathBuf::from("crlf.txt")
+        );
+    }
+}
+
+#[test]
+fn undo_restores_the_turn_and_keeps_the_users_edits_outside_git() {
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    turn_then_undo(root.path(), home.path());
+}
+
+#[test]
+fn undo_in_a_repository_leaves_its_index_head_and_refs_alone() {
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let r = root.path();
+    git(r, &["init", "-q"]);
+    write(r, "tracked.txt", b"v1\n");
+    write(r, ".gitignore", b"target/\n");
+    git(r, &["add", "."]);
+    git(r, &["commit", "-qm", "first"]);
+    write(r, "tracked.txt", b"v2 staged\n");
+    git(r, &["add", "tracked.txt"]);
+    write(r, "target/big.o", b"ignored build output\n");
+    let head = git(r, &["rev-parse", "HEAD"]);
+    let index = std::fs::read(r.join(".git/index")).unwrap();
+    let refs = git(r, &["for-each-ref"]);
+    let objects_before = git(r, &["count-objects"]);
+    turn_then_undo(r, home.path());
+    assert_eq!(git(r, &["rev-parse", "HEAD"]), head);
+    assert_eq!(std::fs::read(r.join(".git/index")).unwrap(), index);
+    assert_eq!(git(r, &["for-each-ref"]), refs);
+    assert_eq!(git(r, &["count-objects"]), objects_before);
+    assert_eq!(
+        git(r, &["diff", "--cached", "--name-only"]),
+        "tracked.txt\n"
+    );
+    assert_eq!(read(r, "target/big.o").unwrap(), b"ignored build output\n");
+}
+
+/// A folder the turn wrote into, replaced by a link out of the workspace before the undo:
+/// nothing is written or removed through it.
+#[cfg(unix)]
+#[test]
+fn undo_never_writes_through_a_link_out_of_the_workspace() {
+    let root = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let r = root.path();
+    write(r, "dir/kept.txt", b"before\n");
+    write(outside.path(), "kept.txt", b"outside\n");
+    write(outside.path(), "made.txt", b"outside too\n");
+    let mut cp = Checkpoints::open(home.path(), r).unwrap();
+    let before = cp.snapshot().unwrap();
+    write(r, "dir/kept.txt", b"agent\n");
+    write(r, "dir/made.txt", b"agent\n");
+    let after = cp.snapshot().unwrap();
+    std::fs::rename(r.join("dir"), r.join("moved")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), r.join("dir")).unwrap();
+    let report = cp.restore(&before, &after).unwrap();
+    assert_eq!(read(outside.path(), "kept.txt").unwrap(), b"outside\n");
+    assert_eq!(read(outside.path(), "made.txt").unwrap(), b"outside too\n");
+    assert!(
+        report.restored.is_empty() && report.removed.is_empty(),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn a_file_over_the_limit_is_named_and_left_out() {
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let big = std::fs::File::create(root.path().join("big.bin")).unwrap();
+    big.set_len(MAX_FILE_BYTES + 1).unwrap();
+    write(root.path(), "small.txt", b"x");
+    let mut cp = Checkpoints::open(home.path(), root.path()).unwrap();
+    cp.snapshot().unwrap();
+    assert_eq!(cp.skipped, ["big.bin"]);
+}
+
+#[derive(Debug, Clone)]
+enum Change {
+    Write(usize, Vec<u8>),
+    Delete(usize),
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        (0..5usize, proptest::collection::vec(any::<u8>(), 0..12))
+            .prop_map(|(f, b)| Change::Write(f, b)),
+        (0..5usize).prop_map(Change::Delete),
+    ]
+}
+
+fn apply(root: &Path, c: &Change) -> usize {
+    match c {
+        Change::Write(f, bytes) => {
+            write(root, &format!("f{f}"), bytes);
+            *f
+        }
+        Change::Delete(f) => {
+            let _ = std::fs::remove_file(root.join(format!("f{f}")));
+            *f
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Whatever the agent and then the user did, undo never loses a byte the user wrote, and
+    /// every file only the agent touched is back as it was.
+    #[test]
+    fn undo_never_loses_a_users_byte(
+        start in proptest::collection::vec(proptest::option::of(proptest::collection::vec(any::<u8>(), 0..12)), 5),
+        agent in proptest::collection::vec(change(), 0..8),
+        user in proptest::collection::vec(change(), 0..4),
+    ) {
+        let root = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let r = root.path();
+        for (i, bytes) in start.iter().enumerate() {
+            if let Some(b) = bytes {
+                write(r, &format!("f{i}"), b);
+            }
+        }
+        let mut cp = Checkpoints::open(home.path(), r).unwrap();
+        let before = cp.snapshot().unwrap();
+        let initial: Vec<Option<Vec<u8>>> = (0..5).map(|i| read(r, &format!("f{i}"))).collect();
+        let mut agents = std::collections::BTreeSet::new();
+        for c in &agent {
+            agents.insert(apply(r, c));
+        }
+        let after = cp.snapshot().unwrap();
+        let agents_result: Vec<Option<Vec<u8>>> = (0..5).map(|i| read(r, &format!("f{i}"))).collect();
+        // The user writes within the clock tick of the agent's writes: still seen. A change
+        // that leaves a file as the agent left it is no edit.
+        for c in &user {
+            apply(r, c);
+        }
+        let users: std::collections::BTreeMap<usize, Option<Vec<u8>>> = (0..5)
+            .map(|i| (i, read(r, &format!("f{i}"))))
+            .filter(|(i, now)| *now != agents_result[*i])
+            .collect();
+        cp.restore(&before, &after).unwrap();
+        for (i, was) in initial.iter().enumerate() {
+            let now = read(r, &format!("f{i}"));
+            if let Some(theirs) = users.get(&i) {
+                prop_assert_eq!(&now, theirs, "f{} was the user's", i);
+            } else if agents.contains(&i) {
+                prop_assert_eq!(&now, was, "f{} was only the agent's", i);
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! `[mcp_servers.<name>]` in config.toml, as Codex spells it, and how those servers merge with
+//! the ones a front end names (ACP `mcpServers`). Pure: no I/O.
+//!
+//! ```toml
+//! [mcp_servers.docs]
+//! command = "npx"
+//! args = ["-y", "docs-mcp"]
+//! env = { DOCS_TOKEN = "…" }
+//! cwd = "/srv/docs"             # default: the session's working directory
+//! startup_timeout_sec = 20      # default 10
+//! tool_timeout_sec = 120        # default 60
+//!
+//! [mcp_servers.tracker]
+//! url = "https://tracker.example/mcp"   # streamable HTTP
+//! bearer_token_env_var = "TRACKER_TOKEN"
+//! http_headers = { "X-Team" = "core" }
+//! enabled = false               # keep the entry, do not start it
+//! ```
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Codex's default for `startup_timeout_sec`.
+pub(crate) const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+/// Codex's default for `tool_timeout_sec`.
+pub(crate) const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One `[mcp_servers.<name>]` table. Unknown keys are accepted (Codex has more).
+#[derive(Debug, Default, Clone, Deserialize)]
+pub(crate) struct McpServerToml {
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+    pub url: Option<String>,
+    #[serde(default)]
+    pub http_headers: BTreeMap<String, String>,
+    /// The variable holding a bearer token for `url`.
+    pub bearer_token_env_var: Option<String>,
+    pub enabled: Option<bool>,
+    pub startup_timeout_sec: Option<f64>,
+    pub tool_timeout_sec: Option<f64>,
+}
+
+/// The enabled servers of config.toml, in name order. `env` reads variables
+/// (`bearer_token_env_var`). An entry that is neither a command nor a URL, or both, is an
+/// error naming it.
+pub(crate) fn from_toml(
+    servers: &BTreeMap<String, McpServerToml>,
+    env: impl Fn(&str) -> Option<String>,
+) -> anyhow::Result<Vec<McpServerConfig>> {
+    let mut out = Vec::new();
+    for (name, s) in servers {
+        if s.enabled == Some(false) {
+            continue;
+        }
+        let key = format!("mcp_servers.{name}");
+        let transport = match (&s.command, &s.url) {
+            (Some(command), None) => McpTransport::Stdio {
+                command: PathBuf::from(command),
+                args: s.args.clone(),
+                env: s.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                cwd: s.cwd.clone(),
+            },
+            (None, Some(url)) => {
+                let mut headers: Vec<(String, String)> = s
+                    .http_headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                if let Some(var) = &s.bearer_token_env_var {
+                    let token = env(var).filter(|t| !t.trim().is_empty()).ok_or_else(|| {
+                        anyhow::anyhow!("{key}.bearer_token_env_var: the variable {var} is not set")
+                    })?;
+                    crate::secrets::register(token.trim());
+                    headers.push(("Authorization".into(), format!("Bearer {}", token.trim())));
+                }
+                McpTransport::Http {
+                    url: url.clone(),
+                    headers,
+                }
+            }
+            (Some(_), Some(_)) => {
+                anyhow::bail!(
+                    "{key}: give either `command` (stdio) or `url` (streamable HTTP), not both"
+                )
+            }
+            (None, None) => {
+                anyhow::bail!("{key}: give `command` (stdio) or `url` (streamable HTTP)")
+            }
+        };
+        out.push(McpServerConfig {
+            name: name.clone(),
+            transport,
+            startup_timeout: Some(
+                seconds(&key, "startup_timeout_sec", s.startup_timeout_sec)?
+                    .unwrap_or(DEFAULT_STARTUP_TIMEOUT),
+            ),
+            tool_timeout: Some(
+                seconds(&key, "tool_timeout_sec", s.tool_timeout_sec)?
+                    .unwrap_or(DEFAULT_TOOL_TIMEOUT),
+            ),
+        });
+    }
+    Ok(out)
+}
+
+fn seconds(key: &str, field: &str, v: Option<f64>) -> anyhow::Result<Option<Duration>> {
+    match v {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => anyhow::bail!("{key}.{field} = {s}: expected a positive number of seconds"),
+    }
+}
+
+/// The servers a session connects: config.toml's, then the front end's. A front-end server
+/// replaces a configured one of the same name (the client knows the session at hand), and a
+/// stdio server from config.toml without a `cwd` starts in the session's working directory.
+pub(crate) fn merge(
+    configured: &[McpServerConfig],
+    from_client: Vec<McpServerConfig>,
+    session_cwd: &std::path::Path,
+) -> Vec<McpServerConfig> {
+    let mut out: Vec<McpServerConfig> = configured
+        .iter()
+        .filter(|c| !from_client.iter().any(|f| f.name == c.name))
+        .cloned()
+        .map(|mut c| {
+            if let McpTransport::Stdio {
+                cwd: cwd @ None, ..
+            } = &mut c.transport
+            {
+                *cwd = Some(session_cwd.to_path_buf());
+            }
+            c
+        })
+        .collect();
+    out.extend(from_client);
+    out
+}
+
+/// One MCP server to connect, as the front end names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServerConfig {
+    /// The user's name for it; the prefix of its tools' names.
+    pub name: String,
+    pub transport: McpTransport,
+    /// Start, handshake and tool list within this (default `mcp::CONNECT_TIMEOUT`).
+    pub startup_timeout: Option<Duration>,
+    /// One tool call within this; None: no limit but cancellation.
+    pub tool_timeout: Option<Duration>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpTransport {
+    /// A child process speaking MCP on stdin/stdout. `env` is added to the agent's own
+    /// environment; `cwd` defaults to the agent's.
+    Stdio {
+        command: PathBuf,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint, with extra request headers (e.g. `Authorization`).
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn parse(text: &str) -> anyhow::Result<Vec<McpServerConfig>> {
+        #[derive(Deserialize)]
+        struct T {
+            mcp_servers: BTreeMap<String, McpServerToml>,
+        }
+        let t: T = toml::from_str(text)?;
+        from_toml(&t.mcp_servers, |v| {
+            (v == "TOKEN_VAR").then(|| "tok-123".to_string())
+        })
+    }
+
+    #[test]
+    fn codex_keys_parse() {
+        let got = parse(
+            r#"
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "docs"]
+env = { A = "1" }
+cwd = "/srv"
+startup_timeout_sec = 2.5
+tool_timeout_sec = 90
+
+[mcp_servers.web]
+url = "http://127.0.0.1:9/mcp"
+bearer_token_env_var = "TOKEN_VAR"
+http_headers = { X-Team = "core" }
+
+[mcp_servers.off]
+command = "nope"
+enabled = false
+"#,
+        )
+        .unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].name, "docs");
+        assert_eq!(
+            got[0].transport,
+            McpTransport::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "docs".into()],
+                env: vec![("A".into(), "1".into())],
+                cwd: Some("/srv".into()),
+            }
+        );
+        assert_eq!(got[0].startup_timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(got[0].tool_timeout, Some(Duration::from_secs(90)));
+        assert_eq!(
+            got[1].transport,
+            McpTransport::Http {
+                url: "http://127.0.0.1:9/mcp".into(),
+                headers: vec![
+                    ("X-Team".into(), "core".into()),
+                    ("Authorization".into(), "Bearer tok-123".into())
+                ],
+            }
+        );
+        assert_eq!(got[1].startup_timeout, Some(DEFAULT_STARTUP_TIMEOUT));
+        assert_eq!(got[1].tool_timeout, Some(DEFAULT_TOOL_TIMEOUT));
+    }
+
+    #[test]
+    fn bad_entries_name_the_server() {
+        for (text, want) in [
+            (
+                "[mcp_servers.x]\nargs = []\n",
+                "mcp_servers.x: give `command`",
+            ),
+            (
+                "[mcp_servers.x]\ncommand = \"a\"\nurl = \"http://h\"\n",
+                "not both",
+            ),
+            (
+                "[mcp_servers.x]\ncommand = \"a\"\ntool_timeout_sec = -1\n",
+                "tool_timeout_sec",
+            ),
+            (
+                "[mcp_servers.x]\nurl = \"http://h\"\nbearer_token_env_var = \"UNSET\"\n",
+                "UNSET is not set",
+            ),
+        ] {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn client_servers_win_on_a_name_clash() {
+        let configured =
+            parse("[mcp_servers.a]\ncommand = \"from-config\"\n[mcp_servers.b]\ncommand = \"b\"\n")
+                .unwrap();
+        let client = vec![McpServerConfig {
+            name: "a".into(),
+            transport: McpTransport::Http {
+                url: "http://client".into(),
+                headers: vec![],
+            },
+            startup_timeout: None,
+            tool_timeout: None,
+        }];
+        let merged = merge(&configured, client.clone(), Path::new("/work"));
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[0].name, "b");
+        assert!(
+            matches!(&merged[0].transport, McpTransport::Stdio { cwd: Some(c), .. } if c == Path::new("/work"))
+        );
+        assert_eq!(merged[1], client[0]);
+    }
+}

@@ -1,0 +1,261 @@
+//! Slash commands and skill invocations: the one parser every face uses. A face parses what
+//! the user typed, then turns the command into `Op`s or input items; which commands a face
+//! offers is its own choice (exec takes only `/harness` and `/model` lines).
+
+use interpreter_protocol::{InputItem, SkillInfo};
+
+/// A built-in command: its name and what it does, for completion lists.
+pub struct Builtin {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// What goes after the name, when it takes something.
+    pub input: Option<&'static str>,
+}
+
+/// Every built-in command, in the order lists show them.
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "harness",
+        description: "Switch the harness",
+        input: Some("harness name"),
+    },
+    Builtin {
+        name: "model",
+        description: "Switch the model for the next turn",
+        input: Some("model name"),
+    },
+    Builtin {
+        name: "mode",
+        description: "Switch the permission mode (read-only, auto, full-access)",
+        input: Some("mode"),
+    },
+    Builtin {
+        name: "compact",
+        description: "Summarize the conversation to free context",
+        input: None,
+    },
+    Builtin {
+        name: "undo",
+        description: "Take back the last turn: its file changes and its messages",
+        input: Some("turns"),
+    },
+    Builtin {
+        name: "init",
+        description: "Write an AGENTS.md with instructions for this repository",
+        input: None,
+    },
+    Builtin {
+        name: "review",
+        description: "Review the working-tree diff",
+        input: Some("optional focus"),
+    },
+    Builtin {
+        name: "status",
+        description: "Show the session's model, mode, harness and token use",
+        input: None,
+    },
+    Builtin {
+        name: "new",
+        description: "Start a new session",
+        input: None,
+    },
+    Builtin {
+        name: "resume",
+        description: "Continue an earlier session of this folder",
+        input: Some("session id"),
+    },
+    Builtin {
+        name: "quit",
+        description: "Leave",
+        input: None,
+    },
+];
+
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command<'a> {
+    /// `/harness [name]`: switch, or say which is in use when no name is given.
+    Harness(&'a str),
+    /// `/model [name]`.
+    Model(&'a str),
+    /// `/mode [read-only|auto|full-access]`.
+    Mode(&'a str),
+    Compact,
+    /// `/undo [turns]`: the text after the name (a number of turns, or empty for one).
+    Undo(&'a str),
+    /// `/init [focus]`: a turn with the AGENTS.md prompt.
+    Init(&'a str),
+    /// `/review [focus]`: a turn with the review prompt.
+    Review(&'a str),
+    Status,
+    New,
+    Resume(&'a str),
+    Quit,
+    /// `/<skill> args`.
+    Skill {
+        name: &'a str,
+        args: &'a str,
+    },
+}
+
+/// `/name args` at the start of `text`: the name (letters, digits, `-`, `_`, `:` and `.`)
+/// and the rest, trimmed. `/usr/bin is broken` is no command: its name holds a `/`.
+pub fn split(text: &str) -> Option<(&str, &str)> {
+    let rest = text.trim_start().strip_prefix('/')?;
+    let (name, args) = match rest.find(char::is_whitespace) {
+        Some(i) => (&rest[..i], rest[i..].trim()),
+        None => (rest.trim_end(), ""),
+    };
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'));
+    valid.then_some((name, args))
+}
+
+/// The command `text` is, given the session's skills; None for plain text. A skill named
+/// like a built-in stays reachable by the model, not by `/`.
+pub fn parse<'a>(text: &'a str, skills: &[SkillInfo]) -> Option<Command<'a>> {
+    let (name, args) = split(text)?;
+    Some(match name {
+        "harness" => Command::Harness(args),
+        "model" => Command::Model(args),
+        "mode" => Command::Mode(args),
+        "compact" => Command::Compact,
+        "undo" => Command::Undo(args),
+        "init" => Command::Init(args),
+        "review" => Command::Review(args),
+        "status" => Command::Status,
+        "new" => Command::New,
+        "resume" => Command::Resume(args),
+        "quit" | "exit" => Command::Quit,
+        _ if skills.iter().any(|s| s.name == name) => Command::Skill { name, args },
+        _ => return None,
+    })
+}
+
+/// The number of turns `/undo` was given: 1 when empty; an error for anything but a
+/// positive number.
+pub fn undo_turns(arg: &str) -> Result<u32, String> {
+    if arg.trim().is_empty() {
+        return Ok(1);
+    }
+    match arg.trim().parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "/undo takes a number of turns, not `{}`",
+            arg.trim()
+        )),
+    }
+}
+
+/// What an undo did, in words: the turns, then the files restored, removed and kept.
+pub fn undo_text(r: &interpreter_protocol::UndoReport) -> String {
+    let turns = match r.turn_ids.len() {
+        1 => "the last turn".to_string(),
+        n => format!("the last {n} turns"),
+    };
+    let mut s = if r.conversation {
+        format!("Undid {turns}.")
+    } else {
+        format!("Put back the files of {turns}; the conversation keeps them.")
+    };
+    if r.restored.is_empty() && r.removed.is_empty() && r.skipped.is_empty() {
+        s.push_str(" No file had changed.");
+    }
+    for p in &r.restored {
+        s.push_str(&format!("\n- restored `{p}`"));
+    }
+    for p in &r.removed {
+        s.push_str(&format!("\n- removed `{p}` (the turn created it)"));
+    }
+    for k in &r.skipped {
+        s.push_str(&format!("\n- kept `{}`: {}", k.path, k.reason));
+    }
+    s
+}
+
+/// `text` as input, for faces without built-in commands (exec): a skill invocation when it
+/// starts with `/<skill>`, whatever the skill is named, else the text as is.
+pub fn input_for(text: &str, skills: &[SkillInfo]) -> InputItem {
+    match split(text) {
+        Some((name, args)) if skills.iter().any(|s| s.name == name) => InputItem::Skill {
+            name: name.to_string(),
+            args: args.to_string(),
+        },
+        _ => InputItem::Text {
+            text: text.to_string(),
+        },
+    }
+}
+
+const INIT_PROMPT: &str = "\
+Create or update AGENTS.md at the root of this repository: concise instructions for coding \
+agents working here. Explore first (build files, test setup, layout, conventions, CI). Cover: \
+how to build, run the tests (a single test too) and lint; the code layout in a few lines; \
+conventions a newcomer would get wrong. Keep it under 60 lines, no generic advice. Write the \
+file with apply_patch.";
+
+const REVIEW_PROMPT: &str = "\
+Review the uncommitted changes in this repository (run `git status` and `git diff HEAD`; \
+include untracked files). Report concrete findings only: bugs, missing error handling, \
+broken tests, security problems, and unclear code, each as `path:line: finding` with a \
+one-line fix. Say plainly if you find nothing worth changing. Do not edit files.";
+
+/// The prompt `/init` and `/review` run, with the user's focus when given.
+pub fn prompt_for(command: &Command<'_>) -> Option<String> {
+    let (prompt, focus) = match command {
+        Command::Init(f) => (INIT_PROMPT, *f),
+        Command::Review(f) => (REVIEW_PROMPT, *f),
+        _ => return None,
+    };
+    Some(if focus.is_empty() {
+        prompt.to_string()
+    } else {
+        format!("{prompt}\n\nFocus: {focus}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skills() -> Vec<SkillInfo> {
+        vec![SkillInfo {
+            name: "deploy".into(),
+            description: "d".into(),
+        }]
+    }
+
+    #[test]
+    fn commands_skills_and_plain_text() {
+        let s = skills();
+        assert_eq!(
+            parse("/harness kimi-code", &s),
+            Some(Command::Harness("kimi-code"))
+        );
+        assert_eq!(parse("  /model  k3 \n", &s), Some(Command::Model("k3")));
+        assert_eq!(parse("/compact", &s), Some(Command::Compact));
+        assert_eq!(
+            parse("/deploy staging now", &s),
+            Some(Command::Skill {
+                name: "deploy",
+                args: "staging now"
+            })
+        );
+        assert_eq!(parse("/usr/bin is broken", &s), None);
+        assert_eq!(parse("/nope x", &s), None);
+        assert_eq!(parse("fix /harness", &s), None);
+        assert_eq!(
+            input_for("/deploy x", &s),
+            InputItem::Skill {
+                name: "deploy".into(),
+                args: "x".into()
+            }
+        );
+        assert_eq!(
+            prompt_for(&Command::Review("tests")).unwrap(),
+            format!("{REVIEW_PROMPT}\n\nFocus: tests")
+        );
+    }
+}

@@ -1,0 +1,307 @@
+//! Built-in providers and what we know about their models.
+
+use super::provider::{AuthScheme, WireApi};
+
+pub(crate) const DEFAULT_PROVIDER: &str = "kimi";
+
+pub struct ProviderInfo {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub base_url: &'static str,
+    pub env_key: Option<&'static str>,
+    pub wire_api: WireApi,
+    /// How the key is sent (Bearer unless the provider documents `x-api-key`).
+    pub auth: AuthScheme,
+    pub default_model: &'static str,
+    pub models: &'static [&'static str],
+}
+
+pub(crate) const PROVIDERS: &[ProviderInfo] = &[
+    ProviderInfo {
+        id: "kimi",
+        name: "Moonshot AI (Kimi platform)",
+        base_url: "https://api.moonshot.ai/v1",
+        env_key: Some("MOONSHOT_API_KEY"),
+        wire_api: WireApi::Chat,
+        auth: AuthScheme::Bearer,
+        default_model: "kimi-k3",
+        models: &["kimi-k3", "kimi-k2.7-code", "kimi-k2.6", "kimi-k2-thinking"],
+    },
+    ProviderInfo {
+        id: "kimi-code",
+        name: "Kimi Code",
+        base_url: "https://api.kimi.com/coding/v1",
+        env_key: Some("KIMI_API_KEY"),
+        wire_api: WireApi::Chat,
+        auth: AuthScheme::Bearer,
+        default_model: "k3",
+        models: &["k3", "k3-256k"],
+    },
+    ProviderInfo {
+        id: "deepseek",
+        name: "DeepSeek",
+        base_url: "https://api.deepseek.com/v1",
+        env_key: Some("DEEPSEEK_API_KEY"),
+        wire_api: WireApi::Chat,
+        auth: AuthScheme::Bearer,
+        default_model: "deepseek-chat",
+        models: &["deepseek-chat", "deepseek-reasoner"],
+    },
+    ProviderInfo {
+        id: "zai",
+        name: "Z.ai (GLM)",
+        base_url: "https://api.z.ai/api/paas/v4",
+        env_key: Some("ZAI_API_KEY"),
+        wire_api: WireApi::Chat,
+        auth: AuthScheme::Bearer,
+        default_model: "glm-4.7",
+        models: &["glm-4.7", "glm-4.6"],
+    },
+    ProviderInfo {
+        id: "qwen",
+        name: "Qwen (DashScope compatible mode)",
+        base_url: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+        env_key: Some("DASHSCOPE_API_KEY"),
+        wire_api: WireApi::Chat,
+        auth: AuthScheme::Bearer,
+        default_model: "qwen3-coder-plus",
+        models: &["qwen3-coder-plus", "qwen3-coder-flash"],
+    },
+    ProviderInfo {
+        id: "openrouter",
+        name: "OpenRouter",
+        base_url: "https://openrouter.ai/api/v1",
+        env_key: Some("OPENROUTER_API_KEY"),
+        wire_api: WireApi::Chat,
+        auth: AuthScheme::Bearer,
+        default_model: "moonshotai/kimi-k3",
+        models: &["moonshotai/kimi-k3"],
+    },
+    ProviderInfo {
+        id: "openai",
+        name: "OpenAI",
+        base_url: "https://api.openai.com/v1",
+        env_key: Some("OPENAI_API_KEY"),
+        wire_api: WireApi::Responses,
+        auth: AuthScheme::Bearer,
+        default_model: "gpt-5.4-mini",
+        models: &["gpt-5.4-mini", "gpt-5.4"],
+    },
+    // Anthropic Messages endpoints. The base URLs, key variables and models come from each
+    // provider's own guide to its Anthropic-compatible API (named per entry); the key goes in
+    // `x-api-key` where the guide sets ANTHROPIC_API_KEY, as Bearer where it sets
+    // ANTHROPIC_AUTH_TOKEN.
+    // Anthropic's API reference (Messages).
+    ProviderInfo {
+        id: "anthropic",
+        name: "Anthropic",
+        base_url: "https://api.anthropic.com/v1",
+        env_key: Some("ANTHROPIC_API_KEY"),
+        wire_api: WireApi::Messages,
+        auth: AuthScheme::XApiKey,
+        default_model: "claude-sonnet-4-6",
+        models: &["claude-sonnet-4-6", "claude-opus-4-6", "claude-haiku-4-5"],
+    },
+    // Kimi API platform docs, "Anthropic-compatible API" (Claude Code setup).
+    ProviderInfo {
+        id: "kimi-anthropic",
+        name: "Moonshot AI (Kimi platform, Anthropic API)",
+        base_url: "https://api.moonshot.ai/anthropic/v1",
+        env_key: Some("MOONSHOT_API_KEY"),
+        wire_api: WireApi::Messages,
+        auth: AuthScheme::Bearer,
+        default_model: "kimi-k3",
+        models: &["kimi-k3", "kimi-k2.7-code", "kimi-k2.6"],
+    },
+    // DeepSeek API docs, "Anthropic API" guide.
+    ProviderInfo {
+        id: "deepseek-anthropic",
+        name: "DeepSeek (Anthropic API)",
+        base_url: "https://api.deepseek.com/anthropic/v1",
+        env_key: Some("DEEPSEEK_API_KEY"),
+        wire_api: WireApi::Messages,
+        auth: AuthScheme::XApiKey,
+        default_model: "deepseek-v4-pro",
+        models: &["deepseek-v4-pro", "deepseek-flash"],
+    },
+    // Z.ai developer docs, Claude Code with the GLM Coding Plan.
+    ProviderInfo {
+        id: "zai-anthropic",
+        name: "Z.ai (GLM, Anthropic API)",
+        base_url: "https://api.z.ai/api/anthropic/v1",
+        env_key: Some("ZAI_API_KEY"),
+        wire_api: WireApi::Messages,
+        auth: AuthScheme::Bearer,
+        default_model: "glm-4.7",
+        models: &["glm-4.7", "glm-4.6"],
+    },
+    // MiniMax platform docs, "Anthropic API compatible" (text).
+    ProviderInfo {
+        id: "minimax",
+        name: "MiniMax (Anthropic API)",
+        base_url: "https://api.minimax.io/anthropic/v1",
+        env_key: Some("MINIMAX_API_KEY"),
+        wire_api: WireApi::Messages,
+        auth: AuthScheme::XApiKey,
+        default_model: "MiniMax-M3",
+        models: &["MiniMax-M3", "MiniMax-M2.7"],
+    },
+    // Alibaba Cloud Model Studio docs, "Claude Code" (international edition).
+    ProviderInfo {
+        id: "qwen-anthropic",
+        name: "Qwen (DashScope, Anthropic API)",
+        base_url: "https://dashscope-intl.aliyuncs.com/apps/anthropic/v1",
+        env_key: Some("DASHSCOPE_API_KEY"),
+        wire_api: WireApi::Messages,
+        auth: AuthScheme::XApiKey,
+        default_model: "qwen3-coder-plus",
+        models: &["qwen3-coder-plus", "qwen3-max"],
+    },
+    ProviderInfo {
+        id: "ollama",
+        name: "Ollama (local)",
+        base_url: "http://localhost:11434/v1",
+        env_key: None,
+        wire_api: WireApi::Chat,
+        auth: AuthScheme::Bearer,
+        default_model: "qwen3-coder:30b",
+        models: &[],
+    },
+    ProviderInfo {
+        id: "llamacpp",
+        name: "llama.cpp server (local)",
+        base_url: "http://localhost:8080/v1",
+        env_key: None,
+        wire_api: WireApi::Chat,
+        auth: AuthScheme::Bearer,
+        default_model: "default",
+        models: &[],
+    },
+];
+
+pub fn provider(id: &str) -> Option<&'static ProviderInfo> {
+    PROVIDERS.iter().find(|p| p.id == id)
+}
+
+/// Facts about a model family that change how we talk to it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelInfo {
+    pub context_window: Option<u64>,
+    /// USD per 1M tokens: input (uncached), cached input, output.
+    pub price: Option<(f64, f64, f64)>,
+    /// Kimi rules: fixed sampling, `thinking`, reasoning echoed on tool-call messages.
+    pub kimi: bool,
+    /// The provider rejects assistant tool-call messages without `reasoning_content`.
+    pub echo_reasoning: bool,
+    /// A Claude model (routing; Anthropic's thinking rules).
+    pub claude: bool,
+    /// On the Messages wire the model takes Anthropic's `thinking` budget. Kimi K3 always
+    /// reasons and takes none; Qwen's coder models do not think.
+    pub thinking_budget: bool,
+}
+
+pub fn model_info(model: &str) -> ModelInfo {
+    let m = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    let kimi = m.starts_with("kimi") || m == "k3" || m.starts_with("k3-") || m.starts_with("k2p");
+    let k3 = m.contains("k3");
+    let deepseek = m.starts_with("deepseek");
+    let claude = m.contains("claude");
+    ModelInfo {
+        context_window: if k3 {
+            Some(if m.ends_with("256k") {
+                262_144
+            } else {
+                1_048_576
+            })
+        } else if kimi {
+            Some(262_144)
+        } else if deepseek {
+            Some(131_072)
+        } else if claude {
+            Some(200_000)
+        } else {
+            None
+        },
+        price: if k3 { Some((3.0, 0.30, 15.0)) } else { None },
+        kimi,
+        echo_reasoning: kimi || deepseek || m.starts_with("glm") || m.starts_with("qwen"),
+        claude,
+        thinking_budget: !kimi && !m.starts_with("qwen3-coder"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn k3_facts() {
+        let k = model_info("kimi-k3");
+        assert!(k.kimi && k.echo_reasoning);
+        assert_eq!(k.context_window, Some(1_048_576));
+        assert_eq!(
+            model_info("moonshotai/kimi-k3").price,
+            Some((3.0, 0.30, 15.0))
+        );
+        assert!(model_info("k3").kimi);
+        assert!(!model_info("gpt-5.4").kimi);
+    }
+
+    #[test]
+    fn anthropic_compatible_endpoints() {
+        for (id, url, key, auth) in [
+            (
+                "anthropic",
+                "https://api.anthropic.com/v1",
+                "ANTHROPIC_API_KEY",
+                AuthScheme::XApiKey,
+            ),
+            (
+                "kimi-anthropic",
+                "https://api.moonshot.ai/anthropic/v1",
+                "MOONSHOT_API_KEY",
+                AuthScheme::Bearer,
+            ),
+            (
+                "deepseek-anthropic",
+                "https://api.deepseek.com/anthropic/v1",
+                "DEEPSEEK_API_KEY",
+                AuthScheme::XApiKey,
+            ),
+            (
+                "zai-anthropic",
+                "https://api.z.ai/api/anthropic/v1",
+                "ZAI_API_KEY",
+                AuthScheme::Bearer,
+            ),
+            (
+                "minimax",
+                "https://api.minimax.io/anthropic/v1",
+                "MINIMAX_API_KEY",
+                AuthScheme::XApiKey,
+            ),
+            (
+                "qwen-anthropic",
+                "https://dashscope-intl.aliyuncs.com/apps/anthropic/v1",
+                "DASHSCOPE_API_KEY",
+                AuthScheme::XApiKey,
+            ),
+        ] {
+            let p = provider(id).unwrap();
+            assert_eq!(
+                (p.base_url, p.env_key, p.auth),
+                (url, Some(key), auth),
+                "{id}"
+            );
+            assert_eq!(p.wire_api, WireApi::Messages, "{id}");
+            assert!(p.models.contains(&p.default_model), "{id}");
+        }
+        assert!(model_info("claude-sonnet-4-6").claude);
+        assert!(model_info("claude-sonnet-4-6").thinking_budget);
+        assert!(!model_info("qwen3-coder-plus").thinking_budget);
+    }
+}

@@ -1,0 +1,24 @@
+//! Provider clients. The only module that knows HTTP wire formats (Chat Completions,
+//! Responses, Anthropic Messages).
+
+pub mod catalog;
+pub mod chat;
+pub(crate) mod client;
+mod image;
+pub(crate) mod kimi_schema;
+pub(crate) mod limits;
+pub(crate) mod messages;
+pub mod provider;
+mod redact;
+pub mod responses;
+pub mod sse;
+pub(crate) mod types;
+mod wire;
+
+pub(crate) use client::ModelClient;
+pub use image::image_data_url;
+pub(crate) use redact::redact_history_item;
+pub use types::{
+    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall,
+    SignedReasoning, StreamDelta, ToolCall, ToolSpec,
+};

@@ -1,0 +1,54 @@
+//! The sandbox: the approval policy (sandbox mode × approval policy → allow, ask or deny, per
+//! intent) and the process sandbox that holds shell commands to the mode.
+//!
+//! Linux confines commands with Landlock, macOS with Seatbelt (`sandbox-exec`); Windows has no
+//! process sandbox yet and follows the no-sandbox rules.
+//!
+//! | mode | shell commands (Landlock, Seatbelt) | without a sandbox |
+//! |---|---|---|
+//! | `read-only` | read everywhere, write nothing but `/dev/null`-like devices, no network | only known read-only commands run; others ask (`never`: refused) |
+//! | `workspace-write` | write under the workspace roots, `writable_roots`, `/tmp`, `$TMPDIR`, `/dev/shm`; network only with `network_access` | commands ask (`never`: they run unconfined) |
+//! | `danger-full-access` | unconfined | unconfined |
+//!
+//! Dangerous commands (`rm -rf` outside the workspace, force pushes, `curl | sh`) ask in every
+//! mode and are refused under `never`. See docs/architecture.md.
+
+pub(crate) mod command;
+mod confinement;
+#[cfg(target_os = "linux")]
+mod landlock;
+mod policy;
+/// Pure, so its golden tests run on every platform; used by commands on macOS only.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod seatbelt;
+
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) use confinement::Support;
+pub(crate) use confinement::{Confinement, Prepared};
+pub use policy::{Intent, Policy, Verdict, remember_key};
+
+/// What a new session must tell the user about its protection: a missing or partial process
+/// sandbox, a config file others can read while it holds a key. Each is also logged, once
+/// per process.
+pub(crate) fn session_warnings(policy: &Policy, home: &std::path::Path) -> Vec<String> {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static LOGGED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let warnings: Vec<String> = policy
+        .sandbox_warning()
+        .into_iter()
+        .chain(crate::config::config_permission_warning(home))
+        .collect();
+    let mut logged = LOGGED.lock().unwrap_or_else(|e| e.into_inner());
+    let logged = logged.get_or_insert_with(HashSet::new);
+    for w in &warnings {
+        if logged.insert(w.clone()) {
+            tracing::warn!("{w}");
+        }
+    }
+    warnings
+}
+
+#[cfg(test)]
+#[cfg(target_os = "linux")]
+mod landlock_tests;

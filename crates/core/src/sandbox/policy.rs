@@ -1,0 +1,326 @@
+//! The approval policy: which tool calls run, which ask, which are refused.
+//!
+//! Decisions combine the sandbox mode with the approval policy, as in Codex, and with what the
+//! process sandbox can really enforce on this machine ([`Support`]): a shell command that will
+//! run confined by Landlock needs no approval in `workspace-write`, one that would run with the
+//! user's full rights does. "Always allow" answers are remembered per session, keyed by command
+//! prefix or path; they never cover a dangerous command.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::command::Analysis;
+use super::confinement::{Confinement, Support};
+use crate::config::{ApprovalPolicy, SandboxMode};
+
+/// What a tool call is about to do.
+#[derive(Debug, Clone)]
+pub enum Intent {
+    Write {
+        paths: Vec<PathBuf>,
+    },
+    /// A process that runs outside the process sandbox, with the user's rights: an MCP tool,
+    /// or a command in the editor's terminal.
+    Exec {
+        command: String,
+    },
+    /// A shell command started by the session's own runner, which confines it with the
+    /// sandbox when [`Policy::confines_commands`] says it can (otherwise it is an `Exec`).
+    Shell {
+        command: String,
+    },
+}
+
+impl Intent {
+    /// The command line of `Exec` and `Shell` intents.
+    pub(crate) fn command(&self) -> Option<&str> {
+        match self {
+            Intent::Exec { command } | Intent::Shell { command } => Some(command),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    /// `dangerous`: the rules found danger, so the policy asks every time ("always allow"
+    /// would not be remembered).
+    Ask {
+        reason: String,
+        dangerous: bool,
+    },
+    Deny {
+        reason: String,
+    },
+}
+
+#[derive(Debug)]
+pub struct Policy {
+    pub sandbox: SandboxMode,
+    pub approval: ApprovalPolicy,
+    /// What the kernel can enforce for child processes.
+    support: Support,
+    /// `[sandbox_workspace_write] network_access`.
+    network_access: bool,
+    /// `[sandbox_workspace_write] writable_roots` (relative ones are under the cwd).
+    writable_roots: Vec<PathBuf>,
+    /// Commands ask even when the sandbox confines them (ACP `auto` mode: only edits inside
+    /// the workspace run without asking).
+    ask_commands: bool,
+    remembered: Mutex<HashSet<String>>,
+}
+
+impl Policy {
+    /// A policy for this machine: the process sandbox is probed once per process.
+    pub fn new(sandbox: SandboxMode, approval: ApprovalPolicy) -> Self {
+        Policy {
+            sandbox,
+            approval,
+            support: Support::detect(),
+            network_access: false,
+            writable_roots: Vec::new(),
+            ask_commands: false,
+            remembered: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The `[sandbox_workspace_write]` options.
+    pub(crate) fn with_workspace_write(
+        mut self,
+        network_access: bool,
+        writable_roots: Vec<PathBuf>,
+    ) -> Self {
+        self.network_access = network_access;
+        self.writable_roots = writable_roots;
+        self
+    }
+
+    /// Commands ask (unless known read-only or remembered) whatever the sandbox confines.
+    pub(crate) fn with_ask_commands(mut self, ask: bool) -> Self {
+        self.ask_commands = ask;
+        self
+    }
+
+    /// Decides as if the machine offered `support`.
+    #[cfg(test)]
+    pub(crate) fn with_support(mut self, support: Support) -> Self {
+        self.support = support;
+        self
+    }
+
+    #[cfg(test)]
+    pub(crate) fn support(&self) -> Support {
+        self.support
+    }
+
+    /// Shell commands from the session's runner run confined by the process sandbox.
+    pub(crate) fn confines_commands(&self) -> bool {
+        self.sandbox != SandboxMode::DangerFullAccess && self.support.confines_files()
+    }
+
+    /// What a confined command may do, given the workspace roots (cwd first). None when
+    /// commands run unconfined (danger-full-access, or no Landlock).
+    pub(crate) fn confinement(&self, roots: &[PathBuf]) -> Option<Confinement> {
+        if !self.confines_commands() {
+            return None;
+        }
+        Some(match self.sandbox {
+            SandboxMode::ReadOnly => Confinement::read_only(),
+            _ => {
+                let cwd = roots
+                    .first()
+                    .map(PathBuf::as_path)
+                    .unwrap_or(Path::new("/"));
+                let extra: Vec<PathBuf> = self
+                    .writable_roots
+                    .iter()
+                    .map(|r| {
+                        if r.is_absolute() {
+                            r.clone()
+                        } else {
+                            cwd.join(r)
+                        }
+                    })
+                    .collect();
+                Confinement::workspace_write(roots, &extra, self.network_access)
+            }
+        })
+    }
+
+    /// What the user must know about the protection this session really has, or None when
+    /// the mode is fully enforced. Said once at session start.
+    pub(crate) fn sandbox_warning(&self) -> Option<String> {
+        let mode = self.sandbox.as_str();
+        if self.sandbox == SandboxMode::DangerFullAccess {
+            return None;
+        }
+        if !self.support.confines_files() {
+            let fallback = match (self.sandbox, self.approval) {
+                (_, ApprovalPolicy::Untrusted) | (_, ApprovalPolicy::OnRequest) => {
+                    "every command that is not known to be read-only asks for approval first"
+                }
+                (SandboxMode::ReadOnly, ApprovalPolicy::Never) => {
+                    "only commands known to be read-only run; the others are refused"
+                }
+                (_, ApprovalPolicy::Never) => {
+                    "with approval policy `never`, commands run unconfined: they can write anywhere you can and use the network"
+                }
+            };
+            return Some(format!(
+                "No process sandbox: {}. Shell commands run with your full user rights, so in {mode} mode {fallback}.",
+                self.support.describe()
+            ));
+        }
+        let mut missing = Vec::new();
+        if !self.support.confines_truncate() {
+            missing.push("truncating existing files outside the writable folders");
+        }
+        let wants_network_off = self.sandbox == SandboxMode::ReadOnly || !self.network_access;
+        if wants_network_off && !self.support.confines_network() {
+            missing.push("network access (TCP connect and bind)");
+        }
+        if missing.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "The process sandbox is partial: {} cannot restrict {} for shell commands in {mode} mode.",
+            self.support.describe(),
+            missing.join(" or ")
+        ))
+    }
+
+    pub fn decide(&self, intent: &Intent) -> Verdict {
+        let command = match intent {
+            Intent::Write { .. } => {
+                if self.is_remembered(intent) {
+                    return Verdict::Allow;
+                }
+                return self.decide_write();
+            }
+            Intent::Exec { command } | Intent::Shell { command } => command,
+        };
+        let analysis = super::command::analyze(command);
+        // Dangerous commands ask (or are refused) whatever was remembered and whatever the
+        // sandbox: a confined `rm -rf` still deletes the workspace.
+        if let Some(reason) = analysis.danger {
+            return match self.approval {
+                ApprovalPolicy::Never => Verdict::Deny {
+                    reason: format!("{reason} (approval policy `never` cannot ask)"),
+                },
+                _ => Verdict::Ask {
+                    reason,
+                    dangerous: true,
+                },
+            };
+        }
+        let remembered = self.lock().contains(&command_key(command, &analysis));
+        if remembered || analysis.read_only {
+            return Verdict::Allow;
+        }
+        let confined = matches!(intent, Intent::Shell { .. }) && self.confines_commands();
+        let ask = || Verdict::Ask {
+            reason: "run this command?".into(),
+            dangerous: false,
+        };
+        if self.ask_commands && self.approval != ApprovalPolicy::Never {
+            return ask();
+        }
+        match (self.sandbox, self.approval) {
+            (_, ApprovalPolicy::Untrusted) => ask(),
+            (SandboxMode::DangerFullAccess, _) => Verdict::Allow,
+            // The kernel holds the command to the mode: nothing to ask.
+            _ if confined => Verdict::Allow,
+            (SandboxMode::ReadOnly, ApprovalPolicy::Never) => Verdict::Deny {
+                reason: "the sandbox is read-only and commands cannot be confined here: only read-only commands may run"
+                    .into(),
+            },
+            // Unconfined, a command could write anywhere: ask.
+            (_, ApprovalPolicy::OnRequest) => ask(),
+            // workspace-write + never without confinement: runs with the user's rights, as
+            // said in the session's warning.
+            (SandboxMode::WorkspaceWrite, ApprovalPolicy::Never) => Verdict::Allow,
+        }
+    }
+
+    fn decide_write(&self) -> Verdict {
+        match (self.sandbox, self.approval) {
+            (SandboxMode::ReadOnly, ApprovalPolicy::Never) => Verdict::Deny {
+                reason: "the sandbox is read-only: file changes are not allowed".into(),
+            },
+            (SandboxMode::ReadOnly, _) => Verdict::Ask {
+                reason: "the session is read-only; allow this edit?".into(),
+                dangerous: false,
+            },
+            (_, ApprovalPolicy::Untrusted) => Verdict::Ask {
+                reason: "edits need approval under the untrusted policy".into(),
+                dangerous: false,
+            },
+            _ => Verdict::Allow,
+        }
+    }
+
+    /// The same remembered answers and options under other modes (a mode switch keeps
+    /// "always allow").
+    pub(crate) fn with_modes(&self, sandbox: SandboxMode, approval: ApprovalPolicy) -> Policy {
+        Policy {
+            sandbox,
+            approval,
+            support: self.support,
+            network_access: self.network_access,
+            writable_roots: self.writable_roots.clone(),
+            ask_commands: self.ask_commands,
+            remembered: Mutex::new(self.lock().clone()),
+        }
+    }
+
+    /// Records an "always allow" answer.
+    pub(crate) fn remember(&self, intent: &Intent) {
+        if let Some(k) = remember_key(intent) {
+            self.lock().insert(k);
+        }
+    }
+
+    fn is_remembered(&self, intent: &Intent) -> bool {
+        remember_key(intent).is_some_and(|k| self.lock().contains(&k))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.remembered.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The key an "always allow" answer is stored under: for one plain command, its wrappers,
+/// program and first argument as parsed (`cargo test` covers `cargo test -p x`; `timeout 60
+/// make all` covers `timeout 60 make all -j2` but not `timeout 60 rm x`); for anything else
+/// the whole line (so allowing `make && ls` never allows `make && rm …`); the paths of a write.
+pub fn remember_key(intent: &Intent) -> Option<String> {
+    match intent {
+        Intent::Write { paths } => Some(format!(
+            "write:{}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        )),
+        Intent::Exec { command } | Intent::Shell { command } => {
+            Some(command_key(command, &super::command::analyze(command)))
+        }
+    }
+}
+
+fn command_key(command: &str, analysis: &Analysis) -> String {
+    match &analysis.key_words {
+        Some(words) => format!("exec:{}", words.join(" ")),
+        None => format!(
+            "exec=`{}`",
+            command.split_whitespace().collect::<Vec<_>>().join(" ")
+        ),
+    }
+}
+
+#[cfg(test)]
+#[path = "policy_tests.rs"]
+mod tests;

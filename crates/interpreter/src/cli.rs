@@ -1,0 +1,515 @@
+//! Command-line parsing, subcommand dispatch and logging setup. Logs go to stderr (or
+//! `INTERPRETER_LOG_FILE`), never to stdout.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+use interpreter_core::config::Overrides;
+use interpreter_exec::{ExecOptions, Resume, Undo};
+use interpreter_tui::{Start, TuiOptions};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "interpreter",
+    version,
+    about = "A coding agent for low-cost models: an interactive terminal session, ACP for editors, LSP code actions, and Codex-compatible exec for CI"
+)]
+pub(crate) struct Cli {
+    /// Options of the interactive session (no subcommand).
+    #[command(flatten)]
+    pub tui: TuiArgs,
+    /// A first prompt for the interactive session.
+    pub prompt: Option<String>,
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+/// Options of the interactive terminal session (`interpreter`, `interpreter resume`).
+#[derive(Debug, Clone, Args, Default)]
+pub(crate) struct TuiArgs {
+    /// Override a config key: `-c key=value` (value parsed as TOML). Repeatable; later wins.
+    // Ids of their own: a subcommand's global `config`/`profile` would otherwise overwrite
+    // these with its values, and the ones given before the subcommand would be lost.
+    #[arg(
+        id = "tui_config",
+        short = 'c',
+        long = "config",
+        value_name = "KEY=VALUE"
+    )]
+    pub config: Vec<String>,
+    /// Select a `[profiles.<name>]` table from config.toml.
+    #[arg(id = "tui_profile", short = 'p', long = "profile")]
+    pub profile: Option<String>,
+    #[arg(short = 'm', long)]
+    pub(crate) model: Option<String>,
+    /// native, kimi-code or minimal.
+    #[arg(long)]
+    pub harness: Option<String>,
+    /// read-only, workspace-write or danger-full-access (the starting mode).
+    #[arg(short = 's', long, value_name = "MODE")]
+    pub sandbox: Option<String>,
+    /// Working directory for the session.
+    #[arg(short = 'C', long = "cd")]
+    pub cd: Option<PathBuf>,
+    /// auto, always or never (NO_COLOR is honoured with auto).
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub color: String,
+}
+
+impl TuiArgs {
+    /// These options with `later`'s on top (`interpreter -c a resume -c b`).
+    pub(crate) fn merged(mut self, later: TuiArgs) -> TuiArgs {
+        self.config.extend(later.config);
+        self.profile = later.profile.or(self.profile);
+        self.model = later.model.or(self.model);
+        self.harness = later.harness.or(self.harness);
+        self.sandbox = later.sandbox.or(self.sandbox);
+        self.cd = later.cd.or(self.cd);
+        if later.color != "auto" {
+            self.color = later.color;
+        }
+        self
+    }
+
+    /// What the terminal face is given.
+    fn into_options(self) -> TuiOptions {
+        TuiOptions {
+            overrides: Overrides {
+                config: self.config,
+                profile: self.profile,
+                model: self.model,
+                harness: self.harness,
+                sandbox_mode: self.sandbox,
+                ..Default::default()
+            },
+            cd: self.cd,
+            color: self.color,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Continue an interactive session of this folder: a picker, `--last`, or an id.
+    Resume {
+        #[command(flatten)]
+        tui: TuiArgs,
+        /// The session id.
+        session_id: Option<String>,
+        /// The newest session started in this folder.
+        #[arg(long, conflicts_with = "session_id")]
+        last: bool,
+    },
+    /// Run one task non-interactively (Codex `exec` compatible: --json emits JSONL events).
+    Exec(Box<ExecArgs>),
+    /// Serve the Agent Client Protocol on stdio (Zed's agent panel and other ACP clients).
+    Acp {
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Serve the Codex app-server protocol (JSON-RPC over JSON lines) for the Python Codex SDK.
+    AppServer(AppServerArgs),
+    /// Serve the Language Server Protocol on stdio: AI code actions for any LSP editor.
+    Lsp(LspArgs),
+    /// Store a provider's API key in config.toml (mode 0600).
+    Login {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Provider id (default: the configured provider).
+        #[arg(long)]
+        provider: Option<String>,
+        /// Read the key from stdin instead of prompting.
+        #[arg(long)]
+        with_api_key: bool,
+    },
+    /// Inspect what the agent would send.
+    Debug {
+        #[command(subcommand)]
+        what: DebugCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum DebugCommand {
+    /// Print the exact first request body for a prompt (default "hello").
+    Prompt {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[arg(long)]
+        harness: Option<String>,
+        #[arg(long, short = 'C')]
+        cd: Option<PathBuf>,
+        prompt: Option<String>,
+    },
+}
+
+/// `interpreter lsp`: provider, model and harness also come from the client's
+/// `initializationOptions` and `workspace/didChangeConfiguration` (docs/lsp.md).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LspArgs {
+    /// The options every subcommand takes.
+    #[command(flatten)]
+    pub(crate) common: CommonArgs,
+    /// Talk LSP over stdin/stdout (the only transport; vscode-languageclient passes it).
+    #[arg(long)]
+    stdio: bool,
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, Clone, Args, Default)]
+pub(crate) struct CommonArgs {
+    /// Override a config key: `-c key=value` (value parsed as TOML). Repeatable; later wins.
+    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE", global = true)]
+    pub(crate) config: Vec<String>,
+    /// Select a `[profiles.<name>]` table from config.toml.
+    #[arg(short = 'p', long, global = true)]
+    pub(crate) profile: Option<String>,
+}
+
+impl CommonArgs {
+    /// What these flags put on top of the config files.
+    pub(crate) fn overrides(self) -> Overrides {
+        Overrides {
+            config: self.config,
+            profile: self.profile,
+            ..Default::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(
+    args_conflicts_with_subcommands = false,
+    subcommand_precedence_over_arg = true
+)]
+pub(crate) struct ExecArgs {
+    #[command(flatten)]
+    pub(crate) common: CommonArgs,
+    /// Print events as JSON Lines on stdout (Codex `--experimental-json`).
+    #[arg(long = "json", alias = "experimental-json", global = true)]
+    pub json: bool,
+    #[arg(short = 'm', long, global = true)]
+    pub(crate) model: Option<String>,
+    /// Provider id (same as `-c model_provider=…`).
+    #[arg(long, global = true)]
+    pub provider: Option<String>,
+    /// A harness: native, claude-code, claude-code-bare, zcode, kimi-code or minimal.
+    #[arg(long, global = true)]
+    pub harness: Option<String>,
+    #[arg(short = 's', long, value_name = "MODE", global = true)]
+    pub(crate) sandbox: Option<String>,
+    /// Working directory for the session.
+    #[arg(short = 'C', long = "cd", global = true)]
+    pub cd: Option<PathBuf>,
+    /// Another directory the tools may read and write. Repeatable.
+    #[arg(long = "add-dir", global = true)]
+    pub add_dir: Vec<PathBuf>,
+    #[arg(long, global = true)]
+    pub(crate) skip_git_repo_check: bool,
+    /// A JSON Schema file the final answer must follow.
+    #[arg(long, global = true)]
+    pub output_schema: Option<PathBuf>,
+    /// Attach an image (repeatable, or comma separated).
+    #[arg(short = 'i', long = "image", value_delimiter = ',', global = true)]
+    pub images: Vec<PathBuf>,
+    /// Accepted for Codex SDK compatibility.
+    #[arg(long, hide = true, global = true)]
+    pub thread_source: Option<String>,
+    /// Accepted for Codex SDK compatibility.
+    #[arg(long, hide = true, global = true)]
+    pub cyber_access_program: Option<String>,
+    /// Write the final message to this file.
+    #[arg(short = 'o', long, global = true)]
+    pub output_last_message: Option<PathBuf>,
+    /// Print a `git apply`-able diff of every change the run made (on stdout in human mode).
+    #[arg(long, global = true)]
+    pub diff: bool,
+    /// Do not store the session.
+    #[arg(long, global = true)]
+    pub ephemeral: bool,
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    pub(crate) color: String,
+    /// Run without sandbox or approvals.
+    #[arg(
+        long = "dangerously-bypass-approvals-and-sandbox",
+        alias = "yolo",
+        global = true
+    )]
+    pub yolo: bool,
+    #[arg(long, hide = true, global = true)]
+    pub(crate) full_auto: bool,
+    /// The task. Read from stdin when absent (or `-`).
+    pub prompt: Option<String>,
+    #[command(subcommand)]
+    pub(crate) resume: Option<ExecSub>,
+}
+
+impl ExecArgs {
+    /// What the exec face is given.
+    fn into_options(self) -> ExecOptions {
+        ExecOptions {
+            overrides: self.common.overrides(),
+            json: self.json,
+            model: self.model,
+            provider: self.provider,
+            harness: self.harness,
+            sandbox: self.sandbox,
+            cd: self.cd,
+            add_dir: self.add_dir,
+            skip_git_repo_check: self.skip_git_repo_check,
+            output_schema: self.output_schema,
+            images: self.images,
+            output_last_message: self.output_last_message,
+            diff: self.diff,
+            ephemeral: self.ephemeral,
+            color: self.color,
+            yolo: self.yolo,
+            prompt: self.prompt,
+            resume: match &self.resume {
+                Some(ExecSub::Resume {
+                    session_id,
+                    prompt,
+                    last,
+                }) => Some(Resume {
+                    session_id: session_id.clone(),
+                    prompt: prompt.clone(),
+                    last: *last,
+                }),
+                _ => None,
+            },
+            undo: match self.resume {
+                Some(ExecSub::Undo {
+                    session_id,
+                    last,
+                    turns,
+                }) => Some(Undo {
+                    session_id,
+                    last,
+                    turns,
+                }),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// `interpreter app-server`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct AppServerArgs {
+    #[command(flatten)]
+    pub(crate) common: CommonArgs,
+    /// Where to serve; only `stdio://` (JSON lines on stdin and stdout).
+    #[arg(long, value_name = "URL", default_value = "stdio://")]
+    pub listen: String,
+}
+
+impl Command {
+    /// `-c`/`--profile` given before the subcommand (as the Codex SDK passes them) join the
+    /// subcommand's own, first: `interpreter -c a exec -c b` gives exec `a` then `b`.
+    fn join_common(&mut self, top: &TuiArgs) {
+        let common = match self {
+            Command::Exec(a) => &mut a.common,
+            Command::Acp { common } | Command::Login { common, .. } => common,
+            Command::AppServer(a) => &mut a.common,
+            Command::Lsp(a) => &mut a.common,
+            Command::Debug {
+                what: DebugCommand::Prompt { common, .. },
+            } => common,
+            // The terminal's own options merge in `main`.
+            Command::Resume { .. } => return,
+        };
+        let later = std::mem::take(&mut common.config);
+        common.config = top.config.iter().cloned().chain(later).collect();
+        if common.profile.is_none() {
+            common.profile = top.profile.clone();
+        }
+    }
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub(crate) enum ExecSub {
+    /// Continue a stored session.
+    Resume {
+        /// The session (thread) id.
+        session_id: Option<String>,
+        prompt: Option<String>,
+        /// Resume the newest session started in this directory.
+        #[arg(long)]
+        last: bool,
+    },
+    /// Take back a stored session's last turn(s): files and conversation.
+    Undo {
+        /// The session (thread) id.
+        session_id: Option<String>,
+        /// The newest session started in this directory.
+        #[arg(long, conflicts_with = "session_id")]
+        last: bool,
+        /// How many turns.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        turns: u32,
+    },
+}
+
+/// `terminal_ui`: stderr is the terminal the UI draws on, so logs go to
+/// `INTERPRETER_LOG_FILE` only (session warnings reach the UI as events).
+pub(crate) fn init_logging(terminal_ui: bool) {
+    use tracing_subscriber::EnvFilter;
+    if terminal_ui && std::env::var_os("INTERPRETER_LOG_FILE").is_none() {
+        return;
+    }
+    let filter =
+        EnvFilter::try_from_env("INTERPRETER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
+    // Every line goes through secret redaction; a new log file is readable by its owner only.
+    use interpreter_core::secrets::Redacting;
+    if let Some(path) = std::env::var_os("INTERPRETER_LOG_FILE")
+        && let Ok(file) = interpreter_core::platform::create_mode(
+            std::fs::OpenOptions::new().create(true).append(true),
+            0o600,
+        )
+        .open(&path)
+    {
+        builder
+            .with_ansi(false)
+            .with_writer(Redacting(std::sync::Mutex::new(file)))
+            .init();
+        return;
+    }
+    use std::io::IsTerminal;
+    builder
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(Redacting(std::io::stderr))
+        .init();
+}
+
+/// Parses the command line, runs the chosen face, and returns the process exit code.
+pub(crate) fn main() -> i32 {
+    let mut cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    if let Some(command) = cli.command.as_mut() {
+        command.join_common(&cli.tui);
+    }
+    init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
+    // Named in the lock files of the sessions this process writes.
+    interpreter_core::sessions::set_face(match &cli.command {
+        None | Some(Command::Resume { .. }) => "terminal",
+        Some(Command::Exec(_)) => "exec",
+        Some(Command::Acp { .. }) => "acp",
+        Some(Command::AppServer(_)) => "app-server",
+        Some(Command::Lsp(_)) => "lsp",
+        Some(_) => "interpreter",
+    });
+    // `exec` drives one session while its front end waits on the main thread: one worker
+    // is enough, and a thread fewer to start is time off every CI run.
+    let workers = if matches!(cli.command, Some(Command::Exec(_))) {
+        1
+    } else {
+        2
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("Error: could not start the async runtime: {e}");
+            return 1;
+        }
+    };
+    rt.block_on(async move {
+        let Some(command) = cli.command else {
+            return interpreter_tui::run(cli.tui.into_options(), cli.prompt, Start::New).await;
+        };
+        match command {
+            Command::Resume {
+                tui,
+                session_id,
+                last,
+            } => {
+                let start = match (session_id, last) {
+                    (Some(id), _) => Start::Resume(id),
+                    (None, true) => Start::Last,
+                    (None, false) => Start::Pick,
+                };
+                interpreter_tui::run(cli.tui.merged(tui).into_options(), None, start).await
+            }
+            Command::Exec(args) => interpreter_exec::run(args.into_options()).await,
+            Command::Acp { common } => interpreter_acp::serve(common.overrides()).await,
+            Command::AppServer(args) => {
+                interpreter_app_server::serve(args.common.overrides(), &args.listen).await
+            }
+            Command::Lsp(args) => interpreter_lsp::run(args.common.overrides()).await,
+            Command::Login {
+                common,
+                provider,
+                with_api_key,
+            } => crate::login::run(common, provider, with_api_key),
+            Command::Debug {
+                what:
+                    DebugCommand::Prompt {
+                        common,
+                        harness,
+                        cd,
+                        prompt,
+                    },
+            } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &[&str]) -> Vec<std::ffi::OsString> {
+        line.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn options_before_the_subcommand_join_those_after_it() {
+        let mut cli = Cli::try_parse_from(args(&[
+            "interpreter",
+            "--config",
+            "a=1",
+            "-cb=2",
+            "app-server",
+            "-c",
+            "c=3",
+            "--listen",
+            "stdio://",
+        ]))
+        .unwrap();
+        let command = cli.command.as_mut().unwrap();
+        command.join_common(&cli.tui);
+        let Command::AppServer(a) = command else {
+            panic!("not app-server: {command:?}")
+        };
+        assert_eq!(a.common.config, ["a=1", "b=2", "c=3"]);
+        let mut cli = Cli::try_parse_from(args(&[
+            "interpreter",
+            "-p",
+            "work",
+            "exec",
+            "--json",
+            "resume",
+            "ID",
+            "go",
+        ]))
+        .unwrap();
+        let command = cli.command.as_mut().unwrap();
+        command.join_common(&cli.tui);
+        let Command::Exec(e) = command else {
+            panic!("not exec: {command:?}")
+        };
+        assert_eq!(e.common.profile.as_deref(), Some("work"));
+    }
+}

@@ -1,0 +1,698 @@
+//! Types that cross the boundary between the agent core and its front ends.
+//!
+//! A front end drives a session with [`Op`]s and observes it through [`Event`]s; nothing
+//! else crosses. Front ends (ACP, LSP, exec, the terminal, the app-server) translate their
+//! own wire formats to and from these. Nothing here does I/O, and nothing here knows a front
+//! end's protocol.
+
+#![warn(missing_docs)]
+
+mod settings;
+
+mod asks;
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+pub use asks::{
+    Diagnostic, DiagnosticMap, DiagnosticSeverity, DiagnosticsRequest, Position, Question,
+    QuestionAnswer, QuestionOption, QuestionRequest, Range,
+};
+
+pub use settings::{
+    ApprovalPolicy, PermissionMode, Permissions, ReasoningEffort, SandboxMode, UnknownValue,
+};
+
+/// Everything a front end can ask of a session. A session takes them in order; while a turn
+/// runs, [`Op::Interrupt`], [`Op::Approval`] and [`Op::Steer`] act at once and the others
+/// wait for the turn to end; [`Op::Answer`] and [`Op::Diagnostics`] act at once too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Op {
+    /// Starts a turn with this input. Its `TurnStarted`/`TurnEnded` carry the submission id.
+    UserInput {
+        /// The user's message: text, images, skill invocations.
+        items: Vec<InputItem>,
+    },
+    /// Adds input to the running turn; it reaches the model with the next request. Without
+    /// a running turn it starts one, like [`Op::UserInput`].
+    Steer {
+        /// What the user added.
+        items: Vec<InputItem>,
+    },
+    /// Cancels the running turn: commands are killed and the model stream stops.
+    Interrupt,
+    /// Answers an [`Event::ApprovalRequested`].
+    Approval {
+        /// The call the request was about.
+        call_id: String,
+        /// The answer.
+        decision: ApprovalDecision,
+    },
+    /// Answers an [`Event::QuestionAsked`].
+    Answer {
+        /// The call that asked.
+        call_id: String,
+        /// The user's answer.
+        answer: QuestionAnswer,
+    },
+    /// Answers an [`Event::DiagnosticsRequested`].
+    Diagnostics {
+        /// As in the request.
+        request_id: String,
+        /// The files' diagnostics; `None` when the front end could not get them.
+        diagnostics: Option<DiagnosticMap>,
+    },
+    /// Changes what the agent may do without asking, from the next tool call on.
+    SetPermissions(Permissions),
+    /// Switches the model from the next request on.
+    SetModel {
+        /// The provider's model name.
+        model: String,
+    },
+    /// Switches the harness (prompt and tools) from the next request on.
+    SetHarness {
+        /// A harness name, as `interpreter debug prompt --harness` takes it.
+        harness: String,
+    },
+    /// Changes the reasoning effort; `None` is the provider's default.
+    SetEffort {
+        /// The new effort.
+        effort: Option<ReasoningEffort>,
+    },
+    /// Summarises the conversation to free context; runs as a turn of its own.
+    Compact,
+    /// Asks for the stored conversation as one [`Event::Transcript`].
+    Replay,
+    /// Names the session (replaces its title); logged and announced as
+    /// [`Event::TitleChanged`].
+    SetTitle {
+        /// The new title; surrounding whitespace is dropped, empty is refused.
+        title: String,
+    },
+    /// Sets the JSON Schema the final answer must follow, from the next turn on; `None`
+    /// lifts it. A face that wants it for one turn sends it before that turn and `None`
+    /// after it (ops run in order).
+    SetOutputSchema {
+        /// The schema, or `None`.
+        schema: Option<serde_json::Value>,
+    },
+    /// Asks for the exact body of the next model request, were `prompt` sent, as an
+    /// [`Event::RequestPreview`]. Nothing is sent.
+    PreviewRequest {
+        /// The user message to preview with.
+        prompt: String,
+    },
+    /// Takes back the last `turns` turns: the files they changed go back to how they were
+    /// before (a file changed since is kept and reported), and the turns leave the history
+    /// the model sees (the session log keeps them, marked undone). Answered with
+    /// [`Event::Undone`].
+    Undo {
+        /// How many turns, from the last one back; at least 1.
+        turns: u32,
+        /// What goes back: both unless said (the app-server's `thread/rollback` is the
+        /// conversation only).
+        #[serde(default = "Restore::both")]
+        restore: Restore,
+    },
+    /// Goes back to just before the turn `turn_id`: its files, its conversation, or both.
+    Rewind {
+        /// A turn of this session, as `TurnStarted` named it.
+        turn_id: String,
+        /// What goes back.
+        restore: Restore,
+    },
+    /// Ends the session: a running turn is cancelled, then the session stops.
+    Shutdown,
+}
+
+/// The settings a session runs with now; sent at start and after every change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSettings {
+    /// The provider id (`kimi`, `openai`, a `[model_providers.<id>]` key).
+    pub provider: String,
+    /// The model name sent to the provider.
+    pub model: String,
+    /// The harness in use.
+    pub harness: String,
+    /// What runs without asking.
+    pub permissions: Permissions,
+    /// The reasoning effort; `None` is the provider's default.
+    pub effort: Option<ReasoningEffort>,
+    /// The model's context window in tokens, where known.
+    pub context_window: Option<u64>,
+}
+
+/// A skill the session offers, for slash-command lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillInfo {
+    /// The name the user types after `/`.
+    pub name: String,
+    /// What it does, from its front matter.
+    pub description: String,
+}
+
+/// Everything a front end can observe about a running session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The session is ready; sent once when it is created or resumed.
+    SessionConfigured(SessionConfigured),
+    /// A setting changed (model, harness, permissions, effort); carries all of them.
+    SettingsChanged(SessionSettings),
+    /// The session got its title (from the first user message).
+    TitleChanged {
+        /// The title.
+        title: String,
+    },
+    /// A turn started; `turn_id` is the id of the submission that started it.
+    TurnStarted {
+        /// The submission's id.
+        turn_id: String,
+    },
+    /// A piece of the assistant's visible answer, as it streams.
+    AgentMessageDelta {
+        /// Shared by every piece of one model response.
+        message_id: String,
+        /// The new text.
+        delta: String,
+    },
+    /// The assistant's whole message for one model response (after its deltas).
+    AgentMessage {
+        /// As in the deltas.
+        message_id: String,
+        /// The whole text.
+        text: String,
+    },
+    /// A piece of the model's reasoning, as it streams.
+    ReasoningDelta {
+        /// Shared by every piece of one model response.
+        message_id: String,
+        /// The new text.
+        delta: String,
+    },
+    /// The whole reasoning text of one model response.
+    Reasoning {
+        /// As in the deltas.
+        message_id: String,
+        /// The whole text.
+        text: String,
+    },
+    /// A tool call was received and is about to be checked and run.
+    ToolCallBegin(ToolCallBegin),
+    /// The call passed its approval check and is running now.
+    ToolCallRunning {
+        /// The call.
+        call_id: String,
+    },
+    /// Streaming output of a running tool (command output chunks).
+    ToolCallOutputDelta {
+        /// The call.
+        call_id: String,
+        /// The new output.
+        chunk: String,
+    },
+    /// A tool call ended.
+    ToolCallEnd(ToolCallEnd),
+    /// The session must ask whether a tool call may run; answer with [`Op::Approval`].
+    ApprovalRequested(ApprovalRequest),
+    /// A tool call asks the user questions; answer with [`Op::Answer`]. Sent only to front
+    /// ends that said they can ask (`FaceAbilities`); the call's `ToolCallEnd` closes it
+    /// (answered, timed out or cancelled).
+    QuestionAsked(QuestionRequest),
+    /// The session wants the editor's diagnostics for some files; answer with
+    /// [`Op::Diagnostics`]. Sent only to front ends that offer them.
+    DiagnosticsRequested(DiagnosticsRequest),
+    /// A subagent started for a tool call: its own calls carry its session id in
+    /// `ToolCallBegin::subagent` until the matching [`Event::SubagentEnded`].
+    SubagentStarted(SubagentStarted),
+    /// A subagent finished (its parent call's `ToolCallEnd` follows).
+    SubagentEnded(SubagentEnded),
+    /// The model set or changed its plan.
+    PlanUpdated(Plan),
+    /// Token use after a model response.
+    TokenCount(TokenCount),
+    /// A non-fatal problem the user should see (a retry, a skipped file, a config warning).
+    Warning {
+        /// What happened, for a person.
+        message: String,
+    },
+    /// An op could not be carried out (an unknown harness, say); the session goes on.
+    Error {
+        /// What was wrong, for a person.
+        message: String,
+    },
+    /// The agent is waiting for the model: no answer yet, or nothing visible in the stream,
+    /// for a few seconds (K3 can think for minutes before its first token). Sent after 5 s
+    /// and then every 10 s while that lasts; front ends show it as progress, not as an
+    /// answer. The next delta, a retry warning or the turn's end supersedes it.
+    ModelWaiting {
+        /// The provider id.
+        provider: String,
+        /// 1 for the first try of this request, 2 for the first retry, …
+        attempt: u32,
+        /// Since the request started, retries and their back-off included.
+        elapsed_ms: u64,
+    },
+    /// Compaction started (automatic near the context limit, or `/compact`).
+    ContextCompacting {
+        /// Ties the start to its end.
+        compaction_id: String,
+    },
+    /// The history was replaced by a summary plus the user's messages.
+    ContextCompacted {
+        /// As in `ContextCompacting`.
+        compaction_id: String,
+        /// The handoff summary the model wrote.
+        summary: String,
+        /// Approximate tokens before.
+        tokens_before: u64,
+        /// Approximate tokens after.
+        tokens_after: u64,
+    },
+    /// Everything the agent's file tools changed in this session so far, as a `git
+    /// apply`-able patch. Sent when a turn that changed files ends.
+    Diff {
+        /// The patch.
+        unified_diff: String,
+    },
+    /// The stored conversation, answering [`Op::Replay`].
+    Transcript(Vec<TranscriptItem>),
+    /// The body the next model request would have, answering [`Op::PreviewRequest`].
+    RequestPreview {
+        /// The JSON body, exactly as it would be sent.
+        body: serde_json::Value,
+        /// Approximate tokens of the system prompt and initial context.
+        prompt_tokens: u64,
+        /// Approximate tokens of the tool schemas.
+        tool_tokens: u64,
+    },
+    /// A turn ended; always the last event of a turn.
+    TurnEnded(TurnEnded),
+    /// Turns were taken back ([`Op::Undo`], [`Op::Rewind`]).
+    Undone(UndoReport),
+}
+
+/// One entry of a stored conversation, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TranscriptItem {
+    /// A message the user typed (synthetic context is left out).
+    UserMessage {
+        /// The text.
+        text: String,
+        /// Attached images, as data URLs.
+        images: Vec<String>,
+    },
+    /// The model's reasoning for one response.
+    Reasoning {
+        /// The text.
+        text: String,
+    },
+    /// The model's visible answer for one response.
+    AgentMessage {
+        /// The text.
+        text: String,
+    },
+    /// A tool call in its final state, with its stored changes.
+    ToolCall {
+        /// How it began.
+        begin: Box<ToolCallBegin>,
+        /// How it ended.
+        end: Box<ToolCallEnd>,
+    },
+    /// A plan the model set.
+    Plan(Plan),
+}
+
+/// What a session is, once it is ready.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionConfigured {
+    /// The session's id in the store.
+    pub session_id: String,
+    /// The folder the session works in (canonical).
+    pub cwd: PathBuf,
+    /// The workspace roots, cwd first.
+    pub roots: Vec<PathBuf>,
+    /// The settings it starts with.
+    pub settings: SessionSettings,
+    /// The skills it offers.
+    pub skills: Vec<SkillInfo>,
+    /// Its title, when resumed.
+    pub title: Option<String>,
+}
+
+/// What kind of thing a tool does, so front ends can pick an icon and a review flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    /// Reads files.
+    Read,
+    /// Changes files.
+    Edit,
+    /// Deletes files.
+    Delete,
+    /// Moves files.
+    Move,
+    /// Searches files.
+    Search,
+    /// Runs a command.
+    Execute,
+    /// Plans or delegates: no effect outside the session.
+    Think,
+    /// Anything else (MCP tools).
+    Other,
+}
+
+/// A tool call, as received from the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallBegin {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The tool's name as the model called it.
+    pub tool: String,
+    /// What the tool does.
+    pub kind: ToolKind,
+    /// A short human title, e.g. "Read src/main.rs" or the command line.
+    pub title: String,
+    /// The arguments as the model sent them (parsed).
+    pub input: serde_json::Value,
+    /// Absolute paths the call touches.
+    pub locations: Vec<PathBuf>,
+    /// The command line, for execute tools.
+    pub command: Option<String>,
+    /// The subagent session that made this call (see [`Event::SubagentStarted`]); `None` for
+    /// the session's own calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<String>,
+}
+
+/// A subagent started for a tool call of its parent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubagentStarted {
+    /// The parent's tool call that started it.
+    pub call_id: String,
+    /// The subagent's own session id (its tool calls carry it).
+    pub session_id: String,
+    /// What kind of subagent (`Explore`, `general-purpose`), as the call named it.
+    pub name: String,
+    /// The call's short description of the task.
+    pub task: String,
+    /// The whole prompt it was given.
+    pub prompt: String,
+}
+
+/// How a subagent ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubagentState {
+    /// It answered.
+    Completed,
+    /// It failed or ended without an answer.
+    Failed,
+    /// The turn was cancelled.
+    Cancelled,
+}
+
+/// A subagent finished.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubagentEnded {
+    /// As in [`SubagentStarted`].
+    pub call_id: String,
+    /// As in [`SubagentStarted`].
+    pub session_id: String,
+    /// How it ended.
+    pub state: SubagentState,
+    /// Its final message, or why it has none.
+    pub summary: String,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// It ran and succeeded.
+    Completed,
+    /// It ran and failed, or its arguments were wrong.
+    Failed,
+    /// Refused by the user or the approval policy.
+    Declined,
+}
+
+/// The end of a tool call, with what it did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallEnd {
+    /// The call.
+    pub call_id: String,
+    /// How it ended.
+    pub status: ToolStatus,
+    /// What the user sees (full output, not the model's truncated copy).
+    pub output: String,
+    /// A command's exit code.
+    pub exit_code: Option<i32>,
+    /// File changes the call made, with full before/after text for review.
+    pub changes: Vec<FileChange>,
+}
+
+/// What happened to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChangeKind {
+    /// Created.
+    Add,
+    /// Removed.
+    Delete,
+    /// Changed in place (or moved, with `move_path`).
+    Update,
+}
+
+/// One file a tool call changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileChange {
+    /// The file (absolute).
+    pub path: PathBuf,
+    /// What happened to it.
+    pub kind: FileChangeKind,
+    /// Set when the file moved; `path` is the old location.
+    pub move_path: Option<PathBuf>,
+    /// None for an added file.
+    pub old_text: Option<String>,
+    /// None for a deleted file.
+    pub new_text: Option<String>,
+}
+
+/// The model's plan for the task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Why the plan is what it is, when the model says.
+    pub explanation: Option<String>,
+    /// The steps, in order.
+    pub items: Vec<PlanItem>,
+}
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanItem {
+    /// What the step is.
+    pub step: String,
+    /// How far it is.
+    pub status: PlanStatus,
+}
+
+/// How far a plan step is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on.
+    InProgress,
+    /// Done.
+    Completed,
+}
+
+/// Tokens of one request, or summed over many.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// All prompt tokens, cached ones included.
+    pub input_tokens: u64,
+    /// Prompt tokens the provider served from its cache.
+    pub cached_input_tokens: u64,
+    /// Generated tokens, reasoning included.
+    pub output_tokens: u64,
+    /// Generated tokens spent on reasoning.
+    pub reasoning_output_tokens: u64,
+}
+
+impl TokenUsage {
+    /// Adds `other` to these counts.
+    pub fn add(&mut self, other: &TokenUsage) {
+        self.input_tokens += other.input_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.reasoning_output_tokens += other.reasoning_output_tokens;
+    }
+}
+
+/// Token use and cost after a model response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenCount {
+    /// The last model request's usage.
+    pub last: TokenUsage,
+    /// Cumulative over the session.
+    pub total: TokenUsage,
+    /// Tokens the conversation occupies now (the last request's prompt plus its output).
+    pub context_used: u64,
+    /// The model's context window, where known.
+    pub context_window: Option<u64>,
+    /// Cumulative cost in USD where the provider's price is known.
+    pub cost_usd: Option<f64>,
+}
+
+/// What [`Op::Rewind`] takes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Restore {
+    /// The files only; the conversation keeps the turns.
+    Code,
+    /// The conversation only; the files stay as they are (the app-server's `thread/rollback`).
+    Conversation,
+    /// Both.
+    Both,
+}
+
+impl Restore {
+    fn both() -> Restore {
+        Restore::Both
+    }
+}
+
+/// What an undo or rewind did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndoReport {
+    /// The turns taken back, oldest first.
+    pub turn_ids: Vec<String>,
+    /// Whether the conversation went back (the turns left the history).
+    pub conversation: bool,
+    /// Files put back as they were (paths relative to the session's folder).
+    pub restored: Vec<String>,
+    /// Files removed: the turns created them.
+    pub removed: Vec<String>,
+    /// Files left alone, with why (changed after the turn, too large, …).
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// A file an undo left alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    /// Relative to the session's folder.
+    pub path: String,
+    /// Why, in words for the user.
+    pub reason: String,
+}
+
+/// The end of a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnEnded {
+    /// As in `TurnStarted`.
+    pub turn_id: String,
+    /// Why it ended.
+    pub reason: TurnEndReason,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum TurnEndReason {
+    /// The model gave its final answer.
+    Completed,
+    /// The user cancelled it.
+    Cancelled,
+    /// The model hit `max_turn_requests` model requests in this turn.
+    MaxTurnRequests,
+    /// The model's output was cut at its token limit.
+    MaxTokens,
+    /// The provider refused (content filter).
+    Refusal,
+    /// The provider failed, or the session could not keep its log.
+    Failed {
+        /// The provider's or the session's error text.
+        message: String,
+    },
+}
+
+/// User input to a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum InputItem {
+    /// Text the user wrote.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image as a data URL or a local path.
+    Image {
+        /// `data:` URL or path.
+        url: String,
+    },
+    /// An image file on the user's machine; the session reads it and sends it as a data
+    /// URL (png, jpeg, gif, webp; at most 20 MiB).
+    LocalImage {
+        /// The file (absolute, or relative to the session's cwd).
+        path: PathBuf,
+    },
+    /// Runs one of the session's skills (`/<name> args`).
+    Skill {
+        /// The skill's name.
+        name: String,
+        /// What the user wrote after the name.
+        args: String,
+    },
+}
+
+/// A request from the core to whoever drives it: may this tool call run?
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    /// The call.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// What it does.
+    pub kind: ToolKind,
+    /// The call's title.
+    pub title: String,
+    /// Why the policy asks.
+    pub reason: String,
+    /// The command line, for commands.
+    pub command: Option<String>,
+    /// The file changes, for edits.
+    pub changes: Vec<FileChange>,
+    /// The key "always allow" remembers: a command prefix or a path. Empty when nothing
+    /// would be remembered.
+    pub remember_key: String,
+    /// The rules found the command dangerous (`reason` says why): the policy asks about it
+    /// every time, so "always allow" is not offered.
+    #[serde(default)]
+    pub dangerous: bool,
+}
+
+impl ApprovalRequest {
+    /// Whether an "always allow" answer would be remembered, so a front end may offer it.
+    pub fn offers_always(&self) -> bool {
+        !self.dangerous && !self.remember_key.trim().is_empty()
+    }
+}
+
+/// An answer to an [`ApprovalRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run it this once.
+    AllowOnce,
+    /// Run it, and calls with the same `remember_key` for the rest of the session.
+    AllowAlways,
+    /// Do not run it.
+    Reject,
+    /// The turn was cancelled while asking.
+    Cancelled,
+}
