@@ -961,8 +961,9 @@ fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
         s.contains("Ask anything")
     });
     t.line("patch the files");
-    t.wait_for("the answer", Duration::from_secs(10), |s| {
-        s.contains("Patched.")
+    // The turn ends (its checkpoint taken) after the answer shows: the user edits after that.
+    t.wait_for("the end of the turn", Duration::from_secs(10), |s| {
+        s.contains("Patched.") && !s.contains("Working")
     });
     assert_eq!(repo.read("added.txt"), "new\n");
     repo.write("also.txt", "the user's\n");

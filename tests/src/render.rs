@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::script::{Reply, ScriptEvent, StreamErrorSpec, ToolCallSpec};
+use crate::script::{MessageSpec, Reply, ScriptEvent, StreamErrorSpec, ToolCallSpec};
 
 /// One step of a streamed body.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,6 +163,7 @@ impl Usage {
                     t.len()
                 }
                 ScriptEvent::ToolCall(t) => t.arguments.len(),
+                ScriptEvent::Message(m) => m.whole().len(),
                 _ => 0,
             })
             .sum();
@@ -247,6 +248,11 @@ pub fn chat_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                     out.push(sse_data(&chunk(json!({"content": piece}), Value::Null)));
                 }
             }
+            ScriptEvent::Message(m) => {
+                for piece in m.pieces() {
+                    out.push(sse_data(&chunk(json!({"content": piece}), Value::Null)));
+                }
+            }
             ScriptEvent::ToolCall(tc) => {
                 let piece = |frag: &str| {
                     let call = json!({"index": tool_index, "function": {"arguments": frag}});
@@ -314,6 +320,7 @@ pub fn chat_json(reply: &Reply, info: &RequestInfo) -> Value {
     for event in &reply.events {
         match event {
             ScriptEvent::Text(t) => content.push_str(t),
+            ScriptEvent::Message(m) => content.push_str(&m.whole()),
             ScriptEvent::Reasoning(t) => reasoning.push_str(t),
             ScriptEvent::ToolCall(tc) => tool_calls.push(json!({
                 "id": tc.id, "type": "function",
@@ -354,6 +361,7 @@ enum OpenItem {
         id: String,
         index: usize,
         text: String,
+        phase: Option<String>,
     },
 }
 
@@ -389,11 +397,20 @@ impl ResponsesWriter {
                 json!({"type": "reasoning", "id": id,
                        "summary": [{"type": "summary_text", "text": text}]}),
             ),
-            OpenItem::Message { id, index, text } => (
+            OpenItem::Message {
+                id,
                 index,
-                json!({"type": "message", "role": "assistant", "id": id, "status": "completed",
-                       "content": [{"type": "output_text", "text": text, "annotations": []}]}),
-            ),
+                text,
+                phase,
+            } => {
+                let mut item = json!({"type": "message", "role": "assistant", "id": id,
+                       "status": "completed",
+                       "content": [{"type": "output_text", "text": text, "annotations": []}]});
+                if let Some(phase) = phase {
+                    item["phase"] = json!(phase);
+                }
+                (index, item)
+            }
         };
         self.event(
             "response.output_item.done",
@@ -432,30 +449,54 @@ impl ResponsesWriter {
         }
     }
 
+    /// Opens a message item, closing what was open.
+    fn open_message(&mut self, phase: Option<String>) {
+        self.close();
+        let index = self.next_index();
+        let id = format!("msg_mock_{}_{index}", self.seq);
+        let mut item = json!({"type": "message", "id": id, "role": "assistant",
+                              "status": "in_progress", "content": []});
+        if let Some(phase) = &phase {
+            item["phase"] = json!(phase);
+        }
+        self.event(
+            "response.output_item.added",
+            json!({"output_index": index, "item": item}),
+        );
+        self.open = Some(OpenItem::Message {
+            id,
+            index,
+            text: String::new(),
+            phase,
+        });
+    }
+
+    /// A message of its own, in its deltas, closed at once.
+    fn message(&mut self, spec: &MessageSpec) {
+        self.open_message(spec.phase.clone());
+        self.text_deltas(&spec.whole(), spec.pieces());
+        self.close();
+    }
+
     fn text(&mut self, text: &str) {
         if !matches!(self.open, Some(OpenItem::Message { .. })) {
-            self.close();
-            let index = self.next_index();
-            let id = format!("msg_mock_{}_{index}", self.seq);
-            self.event(
-                "response.output_item.added",
-                json!({"output_index": index, "item": {"type": "message", "id": id, "role": "assistant",
-                       "status": "in_progress", "content": []}}),
-            );
-            self.open = Some(OpenItem::Message {
-                id,
-                index,
-                text: String::new(),
-            });
+            self.open_message(None);
         }
+        self.text_deltas(text, split_text(text));
+    }
+
+    /// `text` into the open message, sent as `pieces`.
+    fn text_deltas(&mut self, text: &str, pieces: Vec<String>) {
         let (id, index) = match &mut self.open {
-            Some(OpenItem::Message { id, index, text: t }) => {
+            Some(OpenItem::Message {
+                id, index, text: t, ..
+            }) => {
                 t.push_str(text);
                 (id.clone(), *index)
             }
             _ => unreachable!(),
         };
-        for piece in split_text(text) {
+        for piece in pieces {
             self.event(
                 "response.output_text.delta",
                 json!({"item_id": id, "output_index": index, "content_index": 0, "delta": piece}),
@@ -555,6 +596,7 @@ pub fn responses_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
         match event {
             ScriptEvent::Reasoning(t) => w.reasoning(t),
             ScriptEvent::Text(t) => w.text(t),
+            ScriptEvent::Message(m) => w.message(m),
             ScriptEvent::ToolCall(tc) => w.tool_call(tc),
             ScriptEvent::DelayMs(ms) => w.out.push(Action::Sleep(*ms)),
             ScriptEvent::Raw(raw) => w.out.push(Action::Send(Bytes::from(raw.clone()))),
@@ -603,6 +645,7 @@ pub fn responses_json(reply: &Reply, info: &RequestInfo) -> Value {
         match event {
             ScriptEvent::Reasoning(t) => w.reasoning(t),
             ScriptEvent::Text(t) => w.text(t),
+            ScriptEvent::Message(m) => w.message(m),
             ScriptEvent::ToolCall(tc) => w.tool_call(tc),
             _ => {}
         }

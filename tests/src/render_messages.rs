@@ -91,12 +91,17 @@ pub fn messages_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
                     json!({"index": index, "delta": {"type": "signature_delta", "signature": thinking_signature(t)}}),
                 ));
             }
-            ScriptEvent::Text(t) => {
+            ScriptEvent::Text(_) | ScriptEvent::Message(_) => {
+                let pieces = match e {
+                    ScriptEvent::Message(m) => m.pieces(),
+                    ScriptEvent::Text(t) => split_text(t),
+                    _ => unreachable!(),
+                };
                 out.push(event(
                     "content_block_start",
                     json!({"index": index, "content_block": {"type": "text", "text": ""}}),
                 ));
-                for piece in split_text(t) {
+                for piece in pieces {
                     out.push(event(
                         "content_block_delta",
                         json!({"index": index, "delta": {"type": "text_delta", "text": piece}}),
@@ -178,6 +183,7 @@ pub fn messages_json(reply: &Reply, info: &RequestInfo) -> Value {
                 json!({"type": "thinking", "thinking": t, "signature": thinking_signature(t)}),
             ),
             ScriptEvent::Text(t) => content.push(json!({"type": "text", "text": t})),
+            ScriptEvent::Message(m) => content.push(json!({"type": "text", "text": m.whole()})),
             ScriptEvent::ToolCall(tc) => {
                 let input: Value = serde_json::from_str(&tc.arguments).unwrap_or(json!({}));
                 content.push(

@@ -8,6 +8,7 @@
 //!     {"status": 200, "headers": {}, "delay_ms": 0, "repeat": 1, "hang": false,
 //!      "events": [{"reasoning": "…"}, {"text": "…"},
 //!                 {"tool_call": {"id": "call_1", "name": "shell", "arguments": "{}", "fragments": 3}},
+//!                 {"message": {"deltas": ["ab", "cd"], "phase": "commentary"}},
 //!                 {"delay_ms": 50}, {"raw": "data: …\n\n"},
 //!                 {"stream_error": {"message": "…", "code": "server_error"}}, {"cut": true},
 //!                 {"endless": "text"}],
@@ -116,6 +117,9 @@ fn is_zero(n: &u64) -> bool {
 pub enum ScriptEvent {
     Reasoning(String),
     Text(String),
+    /// An assistant message of its own (a new Responses `message` item, a new Messages text
+    /// block, more content on Chat), sent in exactly the deltas given.
+    Message(MessageSpec),
     ToolCall(ToolCallSpec),
     /// Sleep mid-stream (what was sent before is flushed first).
     DelayMs(u64),
@@ -129,6 +133,38 @@ pub enum ScriptEvent {
     /// Answer text that never ends: this text as one delta after another until the client
     /// hangs up (a provider stuck in a loop). Nothing after it is sent.
     Endless(String),
+}
+
+/// One message: `deltas` as they are sent (or `text`, split on spaces), and its Responses
+/// `phase` (`commentary`, `final_answer`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MessageSpec {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deltas: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+}
+
+impl MessageSpec {
+    /// The deltas it is sent in.
+    pub fn pieces(&self) -> Vec<String> {
+        if self.deltas.is_empty() {
+            crate::render::split_text(&self.text)
+        } else {
+            self.deltas.clone()
+        }
+    }
+
+    /// The whole text.
+    pub fn whole(&self) -> String {
+        if self.deltas.is_empty() {
+            self.text.clone()
+        } else {
+            self.deltas.concat()
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -237,6 +273,24 @@ impl Reply {
 
     pub fn then_text(self, text: impl Into<String>) -> Self {
         self.event(ScriptEvent::Text(text.into()))
+    }
+
+    /// A message of its own with a phase (see [`ScriptEvent::Message`]).
+    pub fn then_message(self, text: impl Into<String>, phase: Option<&str>) -> Self {
+        self.event(ScriptEvent::Message(MessageSpec {
+            text: text.into(),
+            deltas: Vec::new(),
+            phase: phase.map(str::to_string),
+        }))
+    }
+
+    /// A message sent in exactly these deltas.
+    pub fn then_message_deltas(self, deltas: &[&str], phase: Option<&str>) -> Self {
+        self.event(ScriptEvent::Message(MessageSpec {
+            text: String::new(),
+            deltas: deltas.iter().map(|d| d.to_string()).collect(),
+            phase: phase.map(str::to_string),
+        }))
     }
 
     pub fn then_reasoning(self, text: impl Into<String>) -> Self {

@@ -19,7 +19,7 @@ impl Translator {
                 TranscriptItem::Reasoning { text } => self.send(SessionUpdate::AgentThoughtChunk(
                     chunk(&text, Some(&message_id)),
                 )),
-                TranscriptItem::AgentMessage { text } => self.send(
+                TranscriptItem::AgentMessage { text, .. } => self.send(
                     SessionUpdate::AgentMessageChunk(chunk(&text, Some(&message_id))),
                 ),
                 TranscriptItem::ToolCall { begin, end } => {

@@ -41,6 +41,8 @@ pub(super) struct Translator {
     cwd: PathBuf,
     calls: Mutex<HashMap<String, ToolKind>>,
     running: Mutex<std::collections::HashSet<String>>,
+    /// The message whose deltas went out last: its whole text needs no chunk of its own.
+    streaming: Mutex<Option<String>>,
     /// The session, for approval answers (weak: the session's own sink must not keep it).
     pub(super) session: OnceLock<WeakSessionHandle>,
     /// What the events said about the session (for `/status`).
@@ -69,6 +71,7 @@ impl Translator {
             cwd,
             calls: Mutex::new(HashMap::new()),
             running: Mutex::new(Default::default()),
+            streaming: Mutex::new(None),
             session: OnceLock::new(),
             view: Mutex::new(None),
         }
@@ -158,6 +161,29 @@ impl Translator {
         self.send(SessionUpdate::AgentMessageChunk(chunk(text, Some(id))));
     }
 
+    fn message_delta(&self, message_id: String, delta: &str) {
+        self.send(SessionUpdate::AgentMessageChunk(chunk(
+            delta,
+            Some(&message_id),
+        )));
+        *self.streaming.lock().unwrap_or_else(|e| e.into_inner()) = Some(message_id);
+    }
+
+    /// A message the provider sent whole, without deltas, is one chunk.
+    fn message_done(&self, message_id: &str, text: &str) {
+        let streamed = self
+            .streaming
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if streamed.as_deref() != Some(message_id) && !text.is_empty() {
+            self.send(SessionUpdate::AgentMessageChunk(chunk(
+                text,
+                Some(message_id),
+            )));
+        }
+    }
+
     /// Something the user should know that is not the model's answer (a retry, a server that
     /// did not start): a `notice` where the client shows them, else a message of its own.
     pub(super) fn warning(&self, message: &str) {
@@ -245,9 +271,12 @@ impl Translator {
             )),
             Event::Transcript(items) => self.replay(items),
             Event::Error { message } => self.warning(&message),
-            Event::AgentMessageDelta { message_id, delta } => self.send(
-                SessionUpdate::AgentMessageChunk(chunk(&delta, Some(&message_id))),
-            ),
+            Event::AgentMessageDelta { message_id, delta } => {
+                self.message_delta(message_id, &delta)
+            }
+            Event::AgentMessage {
+                message_id, text, ..
+            } => self.message_done(&message_id, &text),
             Event::ReasoningDelta { message_id, delta } => self.send(
                 SessionUpdate::AgentThoughtChunk(chunk(&delta, Some(&message_id))),
             ),

@@ -170,9 +170,14 @@ impl ThreadShared {
             Event::AgentMessageDelta { message_id, delta } => {
                 self.message_delta(turn, &message_id, &delta)
             }
-            Event::AgentMessage { message_id, text } => {
+            Event::AgentMessage {
+                message_id,
+                text,
+                phase,
+            } => {
                 let id = items::message_id(&message_id);
                 if turn.streaming.remove(&id).is_none() {
+                    self.release_held(turn, Some("commentary"));
                     let item = Item::AgentMessage {
                         id: id.clone(),
                         text: String::new(),
@@ -180,8 +185,15 @@ impl ThreadShared {
                     };
                     self.item_started(turn, &item);
                 }
-                // Final or commentary: known once the next thing happens.
-                turn.held_message = Some((id, text));
+                match phase {
+                    // The provider said what it is.
+                    Some(phase) => {
+                        let phase = Some(phase.as_str());
+                        self.item_completed(turn, &Item::AgentMessage { id, text, phase });
+                    }
+                    // Final or commentary: known once the next thing happens.
+                    None => turn.held_message = Some((id, text)),
+                }
             }
             Event::ReasoningDelta { message_id, delta } => {
                 self.reasoning_delta(turn, &message_id, &delta)
@@ -520,6 +532,7 @@ mod tests {
         t.event(Event::AgentMessage {
             message_id: "m1".into(),
             text: "Let me look.".into(),
+            phase: None,
         });
         t.event(Event::ToolCallBegin(ToolCallBegin {
             call_id: "c1".into(),
@@ -586,6 +599,7 @@ mod tests {
         t.event(Event::AgentMessage {
             message_id: "m1".into(),
             text: "Done".into(),
+            phase: None,
         });
         t.event(Event::TurnEnded(TurnEnded {
             turn_id: "u1".into(),

@@ -60,10 +60,11 @@ pub(crate) fn turns_from_transcript(
                 content: vec![text.clone()],
             }
             .to_value(),
-            TranscriptItem::AgentMessage { text } => Item::AgentMessage {
+            TranscriptItem::AgentMessage { text, phase } => Item::AgentMessage {
                 id: format!("{}-item-{index}", turn.id),
                 text: text.clone(),
-                phase: Some("commentary"),
+                // Without the provider's word, `mark_phases` decides.
+                phase: phase.map(|p| p.as_str()),
             }
             .to_value(),
             TranscriptItem::ToolCall { begin, end } => {
@@ -79,21 +80,28 @@ pub(crate) fn turns_from_transcript(
         turn.items.push(value);
     }
     for turn in &mut turns {
-        mark_final_answer(&mut turn.items);
+        mark_phases(&mut turn.items);
     }
     turns
 }
 
-/// The last answer of a turn that no tool call follows is its final answer.
-fn mark_final_answer(items: &mut [Value]) {
-    let Some(last) = items
+/// Answers the provider gave no phase: the last of a turn that no tool call follows is its
+/// final answer, the others commentary (as the live turn decided).
+fn mark_phases(items: &mut [Value]) {
+    let last = items
         .iter()
-        .rposition(|i| i.get("type").and_then(Value::as_str) != Some("reasoning"))
-    else {
-        return;
-    };
-    if items[last].get("type").and_then(Value::as_str) == Some("agentMessage") {
-        items[last]["phase"] = json!("final_answer");
+        .rposition(|i| i.get("type").and_then(Value::as_str) != Some("reasoning"));
+    for (i, item) in items.iter_mut().enumerate() {
+        if item.get("type").and_then(Value::as_str) == Some("agentMessage")
+            && item.get("phase").is_none_or(Value::is_null)
+        {
+            let phase = if Some(i) == last {
+                "final_answer"
+            } else {
+                "commentary"
+            };
+            item["phase"] = json!(phase);
+        }
     }
 }
 
@@ -182,10 +190,12 @@ mod tests {
             },
             TranscriptItem::AgentMessage {
                 text: "let me look".into(),
+                phase: None,
             },
             call,
             TranscriptItem::AgentMessage {
                 text: "done".into(),
+                phase: None,
             },
             TranscriptItem::UserMessage {
                 text: "again".into(),

@@ -308,11 +308,14 @@ pub struct ConfiguredKeys {
 }
 
 /// Streamed text redacted chunk by chunk: a key split across chunks is held back until it is
-/// whole. Text is released up to the last whitespace (keys contain none), so streaming goes
-/// on word by word.
+/// whole. Text is released up to the last whitespace (keys contain none), and in the chunks it
+/// came in: a client sees each delta the provider sent, unmerged, once the word it ends in is
+/// whole. Only a chunk that held a key comes out merged with its neighbours, redacted.
 #[derive(Debug, Default)]
 pub(crate) struct StreamRedactor {
     pending: String,
+    /// Where each chunk in `pending` ends.
+    ends: Vec<usize>,
 }
 
 /// Text without whitespace held back at most; beyond it, all but a tail is released.
@@ -320,25 +323,77 @@ const MAX_HELD: usize = 8 * 1024;
 const HELD_TAIL: usize = 512;
 
 impl StreamRedactor {
-    /// Adds a chunk; returns the redacted text that is safe to release now (maybe empty).
-    pub(crate) fn push(&mut self, chunk: &str) -> String {
+    /// Adds a chunk; returns the redacted chunks that are safe to release now (maybe none).
+    pub(crate) fn push(&mut self, chunk: &str) -> Vec<String> {
+        if chunk.is_empty() {
+            return Vec::new();
+        }
         self.pending.push_str(chunk);
+        self.ends.push(self.pending.len());
         let cut = safe_cut(&self.pending);
         if cut == 0 {
-            return String::new();
+            return Vec::new();
         }
-        let ready: String = self.pending.drain(..cut).collect();
-        redact(&ready).into_owned()
+        if let Some(redacted) = changed(redact(&self.pending[..cut])) {
+            self.drain(cut);
+            return vec![redacted];
+        }
+        // Nothing up to `cut` is a key or can end as one: the whole chunks in it are safe.
+        match self.ends.iter().rev().find(|&&e| e <= cut) {
+            Some(&whole) => self.release(whole),
+            // One long chunk without a break: what `safe_cut` let go of it.
+            None if self.pending.len() > MAX_HELD => {
+                let head = self.pending[..cut].to_string();
+                self.drain(cut);
+                vec![head]
+            }
+            None => Vec::new(),
+        }
     }
 
-    /// Everything still held, redacted.
-    pub(crate) fn finish(&mut self) -> String {
-        let rest = std::mem::take(&mut self.pending);
-        redact(&rest).into_owned()
+    /// Everything still held, redacted: its chunks as they came unless one held a key.
+    pub(crate) fn finish(&mut self) -> Vec<String> {
+        let len = self.pending.len();
+        match changed(redact(&self.pending)) {
+            Some(redacted) => {
+                self.drain(len);
+                vec![redacted]
+            }
+            None => self.release(len),
+        }
+    }
+
+    /// The chunks of `pending` up to `end`, a chunk boundary, taken out as they came.
+    fn release(&mut self, end: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for &e in self.ends.iter().take_while(|&&e| e <= end) {
+            out.push(self.pending[start..e].to_string());
+            start = e;
+        }
+        self.drain(end);
+        out
+    }
+
+    /// Drops the first `n` bytes of `pending` and the chunk ends within them.
+    fn drain(&mut self, n: usize) {
+        self.pending.drain(..n);
+        self.ends.retain(|&e| e > n);
+        for e in &mut self.ends {
+            *e -= n;
+        }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
         self.pending.is_empty()
+    }
+}
+
+/// The redacted text, when redaction changed anything.
+fn changed(text: Cow<'_, str>) -> Option<String> {
+    match text {
+        Cow::Owned(s) => Some(s),
+        Cow::Borrowed(_) => None,
     }
 }
 
@@ -448,9 +503,7 @@ impl EventRedactor {
         if streams[idx].1.is_empty() {
             streams.swap_remove(idx);
         }
-        if !ready.is_empty() {
-            out.push(key.event(ready));
-        }
+        out.extend(ready.into_iter().map(|piece| key.event(piece)));
         out
     }
 }
@@ -462,10 +515,7 @@ fn flush(streams: &mut Vec<(StreamKey, StreamRedactor)>, keep: Option<&StreamKey
         if Some(&*k) == keep {
             return true;
         }
-        let rest = r.finish();
-        if !rest.is_empty() {
-            out.push(k.event(rest));
-        }
+        out.extend(r.finish().into_iter().map(|piece| k.event(piece)));
         false
     });
     out
@@ -489,9 +539,14 @@ fn redact_event(e: Event) -> Event {
         Cow::Borrowed(_) => s,
     };
     match e {
-        Event::AgentMessage { message_id, text } => Event::AgentMessage {
+        Event::AgentMessage {
+            message_id,
+            text,
+            phase,
+        } => Event::AgentMessage {
             message_id,
             text: r(text),
+            phase,
         },
         Event::Reasoning { message_id, text } => Event::Reasoning {
             message_id,
@@ -527,9 +582,10 @@ fn redact_event(e: Event) -> Event {
                             ..*end
                         }),
                     },
-                    TranscriptItem::AgentMessage { text } => {
-                        TranscriptItem::AgentMessage { text: r(text) }
-                    }
+                    TranscriptItem::AgentMessage { text, phase } => TranscriptItem::AgentMessage {
+                        text: r(text),
+                        phase,
+                    },
                     TranscriptItem::Reasoning { text } => {
                         TranscriptItem::Reasoning { text: r(text) }
                     }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::HistoryItem;
+use crate::model::{HistoryItem, Parts as _};
 use interpreter_protocol::ToolStatus;
 
 #[test]
@@ -107,9 +107,9 @@ fn a_key_split_across_chunks_never_leaks() {
             continue;
         }
         let mut r = StreamRedactor::default();
-        let mut out = r.push(&text[..cut]);
-        out.push_str(&r.push(&text[cut..]));
-        out.push_str(&r.finish());
+        let mut out = r.push(&text[..cut]).concat();
+        out.push_str(&r.push(&text[cut..]).concat());
+        out.push_str(&r.finish().concat());
         assert_eq!(
             out, "before [REDACTED] after\nAuthorization: Bearer [REDACTED] done",
             "cut at {cut}"
@@ -118,24 +118,41 @@ fn a_key_split_across_chunks_never_leaks() {
     let mut r = StreamRedactor::default();
     let mut out = String::new();
     for c in text.chars() {
-        let piece = r.push(&c.to_string());
+        let piece = r.push(&c.to_string()).concat();
         assert!(!piece.contains("0123456789"), "{piece}");
         out.push_str(&piece);
     }
-    out.push_str(&r.finish());
+    out.push_str(&r.finish().concat());
     assert!(!out.contains("SPLIT") && !out.contains("tok3n"), "{out}");
 }
 
 #[test]
-fn streaming_releases_words_as_they_complete() {
+fn streaming_releases_the_chunks_as_they_came_once_their_words_complete() {
     let mut r = StreamRedactor::default();
-    assert_eq!(r.push("hello wor"), "hello ");
-    assert_eq!(r.push("ld and"), "world ");
-    assert_eq!(r.finish(), "and");
+    assert!(r.push("hello wor").is_empty());
+    assert_eq!(r.push("ld and"), ["hello wor"]);
+    assert_eq!(r.finish(), ["ld and"]);
+    // Chunks without a break between them are never merged.
+    let mut r = StreamRedactor::default();
+    let mut out = Vec::new();
+    for chunk in ["ab", "cd", "ef", "gh"] {
+        out.extend(r.push(chunk));
+    }
+    out.extend(r.finish());
+    assert_eq!(out, ["ab", "cd", "ef", "gh"]);
+    // A chunk that held a key comes out redacted, merged with what shared its words.
+    register("sk-CHUNK-0123456789abcdef");
+    let mut r = StreamRedactor::default();
+    let mut out = Vec::new();
+    for chunk in ["one ", "sk-CHUNK-01234", "56789abcdef", " two", " three"] {
+        out.extend(r.push(chunk));
+    }
+    out.extend(r.finish());
+    assert_eq!(out, ["one ", "[REDACTED] ", "two", " three"]);
     // A long run without whitespace is not held forever.
     let mut r = StreamRedactor::default();
     let long = "x".repeat(MAX_HELD + 10);
-    assert_eq!(r.push(&long).len(), MAX_HELD + 10 - HELD_TAIL);
+    assert_eq!(r.push(&long).concat().len(), MAX_HELD + 10 - HELD_TAIL);
 }
 
 #[test]
@@ -156,6 +173,7 @@ fn events_are_redacted_and_held_text_keeps_its_order() {
     out.extend(ev.redact(Event::AgentMessage {
         message_id: "m".into(),
         text: "the key is sk-EVENT-0123456789abcdef ok".into(),
+        phase: None,
     }));
     out.extend(ev.redact(Event::ToolCallOutputDelta {
         call_id: "c".into(),
@@ -193,15 +211,13 @@ fn events_are_redacted_and_held_text_keeps_its_order() {
     assert_eq!(
         kinds,
         [
-            "r:thinking ",
-            // The reasoning's held word is released before the message starts.
-            "r:hard",
-            "m:the key is ",
-            "m:[REDACTED] ",
+            // The reasoning's held chunk is released before the message starts.
+            "r:thinking hard",
+            // A chunk that held a key goes out merged with the word it shared, redacted.
+            "m:the key is [REDACTED] ",
             "m:ok",
             "M:the key is [REDACTED] ok",
-            "o:out ",
-            "o:[REDACTED]",
+            "o:out [REDACTED]",
             "E:out [REDACTED]",
             "T",
         ]
@@ -211,23 +227,25 @@ fn events_are_redacted_and_held_text_keeps_its_order() {
 #[test]
 fn history_items_and_log_lines_are_redacted_structurally() {
     register("sk-HIST-0123456789abcdef");
-    let mut item = HistoryItem::Assistant {
-        text: "using sk-HIST-0123456789abcdef".into(),
+    let mut item = HistoryItem::Assistant(crate::model::AssistantReply {
         reasoning: Some("line\nsk-HIST-0123456789abcdef".into()),
-        signed_reasoning: vec![],
-        tool_calls: vec![crate::model::ToolCall {
-            id: "c".into(),
-            name: "shell".into(),
-            arguments: r#"{"command":"echo sk-HIST-0123456789abcdef"}"#.into(),
-        }],
-    };
+        ..crate::model::AssistantReply::new(
+            "using sk-HIST-0123456789abcdef",
+            vec![crate::model::ToolCall {
+                id: "c".into(),
+                name: "shell".into(),
+                arguments: r#"{"command":"echo sk-HIST-0123456789abcdef"}"#.into(),
+            }],
+        )
+    });
     crate::model::redact_history_item(&mut item);
     let text = serde_json::to_string(&item).unwrap();
     assert!(!text.contains("HIST"), "{text}");
-    let HistoryItem::Assistant { tool_calls, .. } = &item else {
+    let HistoryItem::Assistant(reply) = &item else {
         unreachable!()
     };
-    assert_eq!(tool_calls[0].arguments, r#"{"command":"echo [REDACTED]"}"#);
+    let call = reply.calls().next().unwrap();
+    assert_eq!(call.arguments, r#"{"command":"echo [REDACTED]"}"#);
 
     // A key right after an escaped newline (no word boundary in the JSON text).
     let line = serde_json::json!({"output": "a\nsk-proj-zz0123456789abcdefgh"});

@@ -236,6 +236,7 @@ mod tests {
         w.event(&Event::AgentMessage {
             message_id: "m".into(),
             text: evil.into(),
+            phase: None,
         });
         w.event(&Event::ToolCallBegin(ToolCallBegin {
             call_id: "c".into(),
@@ -284,6 +285,7 @@ mod tests {
         plain.event(&Event::AgentMessage {
             message_id: "m".into(),
             text: evil.into(),
+            phase: None,
         });
         let out = String::from_utf8(plain.out).unwrap();
         assert!(!out.contains('\x1b'), "{out:?}");

@@ -170,19 +170,24 @@ pub enum Event {
         /// The submission's id.
         turn_id: String,
     },
-    /// A piece of the assistant's visible answer, as it streams.
+    /// A piece of the assistant's visible answer, as it streams: one per delta the provider
+    /// sent, never merged.
     AgentMessageDelta {
-        /// Shared by every piece of one model response.
+        /// Shared by every piece of one message; a response with two messages has two ids.
         message_id: String,
         /// The new text.
         delta: String,
     },
-    /// The assistant's whole message for one model response (after its deltas).
+    /// One whole message of the assistant (after its deltas). A response may hold several, in
+    /// the order the provider sent them.
     AgentMessage {
         /// As in the deltas.
         message_id: String,
         /// The whole text.
         text: String,
+        /// What the provider said the message is, where its wire says so (Responses).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<MessagePhase>,
     },
     /// A piece of the model's reasoning, as it streams.
     ReasoningDelta {
@@ -293,6 +298,36 @@ pub enum Event {
     Undone(UndoReport),
 }
 
+/// What an assistant message is for, as the Responses wire labels it: words on the way, or the
+/// answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessagePhase {
+    /// Said while working: the model goes on after it.
+    Commentary,
+    /// The answer to the user.
+    FinalAnswer,
+}
+
+impl MessagePhase {
+    /// The wire's name (`commentary`, `final_answer`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessagePhase::Commentary => "commentary",
+            MessagePhase::FinalAnswer => "final_answer",
+        }
+    }
+
+    /// The phase a wire name stands for.
+    pub fn parse(name: &str) -> Option<MessagePhase> {
+        match name {
+            "commentary" => Some(MessagePhase::Commentary),
+            "final_answer" => Some(MessagePhase::FinalAnswer),
+            _ => None,
+        }
+    }
+}
+
 /// One entry of a stored conversation, in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -309,10 +344,13 @@ pub enum TranscriptItem {
         /// The text.
         text: String,
     },
-    /// The model's visible answer for one response.
+    /// One visible message of the model, in the order of its response.
     AgentMessage {
         /// The text.
         text: String,
+        /// Its phase, where the provider gave one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<MessagePhase>,
     },
     /// A tool call in its final state, with its stored changes.
     ToolCall {

@@ -185,7 +185,9 @@ impl App {
                 self.finish_thinking();
                 self.delta(&message_id, &delta);
             }
-            Event::AgentMessage { message_id, text } => self.message_done(&message_id, &text),
+            Event::AgentMessage {
+                message_id, text, ..
+            } => self.message_done(&message_id, &text),
             Event::ReasoningDelta { message_id, delta } => {
                 self.clear_waiting();
                 let t = self.thinking.get_or_insert_with(|| Thinking {
@@ -487,7 +489,7 @@ impl App {
             let cell = match item {
                 TranscriptItem::UserMessage { text, .. } => Cell::User(text),
                 TranscriptItem::Reasoning { text } => Cell::Reasoning { text, secs: None },
-                TranscriptItem::AgentMessage { text } => Cell::Agent {
+                TranscriptItem::AgentMessage { text, .. } => Cell::Agent {
                     markdown: clean(&text),
                     first: true,
                 },

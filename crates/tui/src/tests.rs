@@ -205,6 +205,7 @@ fn streamed_markdown_answer() {
         Event::AgentMessage {
             message_id: "m1".into(),
             text: ANSWER.concat(),
+            phase: None,
         },
         ended("t1", TurnEndReason::Completed),
     ]);
@@ -549,6 +550,7 @@ fn resumed_transcript_is_replayed() {
         },
         TranscriptItem::AgentMessage {
             text: "Hi there.".into(),
+            phase: None,
         },
     ])]);
     let text = t.text();

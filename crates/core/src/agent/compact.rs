@@ -5,7 +5,7 @@ use interpreter_protocol::Event;
 use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
-use crate::model::{HistoryItem, ModelError, ModelRequest};
+use crate::model::{HistoryItem, ModelError, ModelRequest, Parts as _};
 use crate::store::LogLine;
 use crate::tools::truncate::approx_tokens;
 
@@ -72,7 +72,7 @@ impl Session {
         if !self
             .history
             .iter()
-            .any(|h| matches!(h, HistoryItem::Assistant { .. }))
+            .any(|h| matches!(h, HistoryItem::Assistant(_)))
         {
             return;
         }
@@ -119,7 +119,7 @@ impl Session {
         if let Some(u) = &resp.usage {
             self.account(u);
         }
-        let summary = resp.text.trim().to_string();
+        let summary = resp.text().trim().to_string();
         if summary.is_empty() {
             return Err("compaction failed: the model returned an empty summary".into());
         }
@@ -162,16 +162,11 @@ pub(super) fn history_tokens(history: &[HistoryItem]) -> usize {
         .iter()
         .map(|h| match h {
             HistoryItem::User { text, .. } => approx_tokens(text),
-            HistoryItem::Assistant {
-                text,
-                reasoning,
-                tool_calls,
-                ..
-            } => {
-                approx_tokens(text)
-                    + reasoning.as_deref().map(approx_tokens).unwrap_or(0)
-                    + tool_calls
-                        .iter()
+            HistoryItem::Assistant(reply) => {
+                approx_tokens(&reply.text())
+                    + reply.reasoning().map(approx_tokens).unwrap_or(0)
+                    + reply
+                        .calls()
                         .map(|c| approx_tokens(&c.arguments) + 8)
                         .sum::<usize>()
             }
@@ -221,6 +216,7 @@ pub(super) fn wait_notice(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::AssistantReply;
 
     fn user(t: &str, synthetic: bool) -> HistoryItem {
         HistoryItem::User {
@@ -235,12 +231,7 @@ mod tests {
         let h = vec![
             user("ctx", true),
             user(&"a".repeat(400), false),
-            HistoryItem::Assistant {
-                text: "x".into(),
-                reasoning: None,
-                tool_calls: vec![],
-                signed_reasoning: vec![],
-            },
+            HistoryItem::Assistant(AssistantReply::new("x", vec![])),
             user(&"b".repeat(40), false),
             user(&"c".repeat(40), false),
         ];

@@ -16,7 +16,7 @@ use super::EventSink;
 use super::session::Session;
 use crate::config::{ApprovalPolicy, Config, SandboxMode};
 use crate::harness::{Harness, PromptEnv};
-use crate::model::{HistoryItem, ModelClient};
+use crate::model::{HistoryItem, ModelClient, Parts as _};
 use crate::sandbox::Policy;
 use crate::tools::table::ToolTable;
 use crate::tools::{Approver, CommandRunner, SubagentTask, Subagents, ToolOutcome};
@@ -193,8 +193,8 @@ impl Subagents for SubagentRunner {
                 return outcome;
             };
             let answer = child.history.iter().rev().find_map(|h| match h {
-                HistoryItem::Assistant { text, .. } if !text.trim().is_empty() => {
-                    Some(text.clone())
+                HistoryItem::Assistant(reply) => {
+                    Some(reply.text()).filter(|text| !text.trim().is_empty())
                 }
                 _ => None,
             });

@@ -11,7 +11,7 @@ use super::session::Session;
 use super::task::TurnKind;
 use super::{EventSink, SessionOptions, SessionStart};
 use crate::config::{Config, Overrides};
-use crate::model::{HistoryItem, ToolSpec};
+use crate::model::{HistoryItem, Parts as _, ToolSpec};
 use crate::tools::table::Tool;
 use crate::tools::{CallDescription, ToolContext, ToolOutcome};
 use crate::workspace::{DiskBackend, Workspace};
@@ -171,9 +171,7 @@ async fn a_cancelled_subagent_leaves_the_parent_as_it_was_and_it_goes_on() {
     // Every call in the parent's history has its result, so the next request is valid.
     let calls = history
         .iter()
-        .filter(
-            |h| matches!(h, HistoryItem::Assistant { tool_calls, .. } if !tool_calls.is_empty()),
-        )
+        .filter(|h| matches!(h, HistoryItem::Assistant(reply) if reply.has_calls()))
         .count();
     let results = history
         .iter()
@@ -188,7 +186,7 @@ async fn a_cancelled_subagent_leaves_the_parent_as_it_was_and_it_goes_on() {
     assert_eq!(ended.reason, TurnEndReason::Completed);
     assert!(matches!(
         s.history.last(),
-        Some(HistoryItem::Assistant { text, .. }) if text == "Back again."
+        Some(HistoryItem::Assistant(reply)) if reply.text() == "Back again."
     ));
 }
 
@@ -218,7 +216,7 @@ async fn input_steered_in_while_the_model_answers_gets_its_own_request() {
     assert!(last.contains("late steer"), "{last}");
     assert!(matches!(
         s.history.last(),
-        Some(HistoryItem::Assistant { text, .. }) if text == "two"
+        Some(HistoryItem::Assistant(reply)) if reply.text() == "two"
     ));
 }
 

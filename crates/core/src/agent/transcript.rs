@@ -5,7 +5,7 @@ use interpreter_protocol::{Event, ToolCallBegin, ToolCallEnd, ToolStatus, Transc
 use std::collections::HashMap;
 
 use super::session::Session;
-use crate::model::HistoryItem;
+use crate::model::{HistoryItem, Part};
 
 impl Session {
     pub(super) fn replay(&self) {
@@ -36,19 +36,25 @@ impl Session {
                     text: text.clone(),
                     images: images.clone(),
                 }),
-                HistoryItem::Assistant {
-                    text,
-                    reasoning,
-                    tool_calls,
-                    ..
-                } => {
-                    if let Some(r) = reasoning.as_ref().filter(|r| !r.trim().is_empty()) {
-                        out.push(TranscriptItem::Reasoning { text: r.clone() });
+                HistoryItem::Assistant(reply) => {
+                    if let Some(r) = reply.reasoning().filter(|r| !r.trim().is_empty()) {
+                        out.push(TranscriptItem::Reasoning {
+                            text: r.to_string(),
+                        });
                     }
-                    if !text.is_empty() {
-                        out.push(TranscriptItem::AgentMessage { text: text.clone() });
-                    }
-                    for call in tool_calls {
+                    for part in &reply.parts {
+                        let call = match part {
+                            Part::Message(m) => {
+                                if !m.text.is_empty() {
+                                    out.push(TranscriptItem::AgentMessage {
+                                        text: m.text.clone(),
+                                        phase: m.phase,
+                                    });
+                                }
+                                continue;
+                            }
+                            Part::Call(call) => call,
+                        };
                         let args: serde_json::Value = serde_json::from_str(&call.arguments)
                             .unwrap_or(serde_json::Value::Null);
                         let d = self.describe_call(&call.name, &args);

@@ -15,7 +15,8 @@ use super::subagent::SubagentRunner;
 use super::task::TurnKind;
 use crate::harness::{TextActions, TextReply};
 use crate::model::{
-    FinishReason, HistoryItem, ModelError, ModelResponse, StreamDelta, ToolCall, catalog,
+    AssistantReply, FinishReason, HistoryItem, MessagePhase, ModelError, ModelResponse, Part,
+    Parts as _, RawToolCall, StreamDelta, ToolCall, catalog,
 };
 use crate::store::LogLine;
 use crate::tools::{CallDescription, ToolContext, ToolOutcome};
@@ -248,27 +249,15 @@ impl Session {
         TurnEndReason::MaxTurnRequests
     }
 
-    /// One model request, streamed to the front end as deltas.
+    /// One model request, streamed to the front end as deltas: each message of the response
+    /// is its own message (own id, own deltas, own whole text), in the order they came.
     async fn request(
         &mut self,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, TurnEndReason> {
-        let message_id = uuid::Uuid::now_v7().to_string();
+        let mut shown = ShownMessages::new(self.events.clone());
         let events = self.events.clone();
-        let mid = message_id.clone();
-        let mut on_delta = move |d: StreamDelta| {
-            events.send(match d {
-                StreamDelta::Text(delta) => Event::AgentMessageDelta {
-                    message_id: mid.clone(),
-                    delta,
-                },
-                StreamDelta::Reasoning(delta) => Event::ReasoningDelta {
-                    message_id: mid.clone(),
-                    delta,
-                },
-            })
-        };
-        let events = self.events.clone();
+        let mut on_delta = |d: StreamDelta| shown.delta(d);
         let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
         let mut on_wait = super::compact::wait_notice(&self.events, &self.config);
         let result = {
@@ -291,18 +280,7 @@ impl Session {
         if let Some(u) = &resp.usage {
             self.account(u);
         }
-        if let Some(r) = resp.reasoning.as_ref().filter(|r| !r.trim().is_empty()) {
-            self.events.send(Event::Reasoning {
-                message_id: message_id.clone(),
-                text: r.clone(),
-            });
-        }
-        if !resp.text.is_empty() {
-            self.events.send(Event::AgentMessage {
-                message_id,
-                text: resp.text.clone(),
-            });
-        }
+        shown.finish(&resp);
         Ok(resp)
     }
 
@@ -310,43 +288,31 @@ impl Session {
     /// broken JSON never reaches history (it is stored as `{}` and answered with an error).
     fn record_response(&mut self, resp: ModelResponse) -> Next {
         let harness = self.harness.clone();
-        if resp.tool_calls.is_empty()
+        if !resp.has_calls()
             && let Some(text_actions) = harness.text_actions()
         {
             return self.record_text_reply(text_actions, resp);
         }
         let finish = resp.finish_reason;
-        let calls: Vec<CheckedCall> = resp
-            .tool_calls
-            .iter()
-            .map(|raw| match parse_arguments(&raw.arguments) {
-                Ok(v) => (
-                    ToolCall {
-                        id: raw.id.clone(),
-                        name: raw.name.clone(),
-                        arguments: v.to_string(),
-                    },
-                    Ok(()),
-                ),
-                Err(e) => (
-                    ToolCall {
-                        id: raw.id.clone(),
-                        name: raw.name.clone(),
-                        arguments: "{}".into(),
-                    },
-                    Err(format!(
-                        "Error parsing JSON arguments for `{}`: {e}. Send the arguments again as one valid JSON object.",
-                        raw.name
-                    )),
-                ),
+        let mut calls: Vec<CheckedCall> = Vec::new();
+        let parts = resp
+            .parts
+            .into_iter()
+            .map(|part| match part {
+                Part::Message(m) => Part::Message(m),
+                Part::Call(raw) => {
+                    let checked = check_call(raw);
+                    let call = checked.0.clone();
+                    calls.push(checked);
+                    Part::Call(call)
+                }
             })
             .collect();
-        self.push_history(HistoryItem::Assistant {
-            text: resp.text,
+        self.push_history(HistoryItem::Assistant(AssistantReply {
+            parts,
             reasoning: resp.reasoning,
             signed_reasoning: resp.signed_reasoning,
-            tool_calls: calls.iter().map(|(c, _)| c.clone()).collect(),
-        });
+        }));
         if calls.is_empty() {
             return Next::End(match finish {
                 FinishReason::Length => TurnEndReason::MaxTokens,
@@ -360,17 +326,24 @@ impl Session {
     /// A reply to a text-action harness: the calls its text names, a correction to send
     /// back, or the end of the task.
     fn record_text_reply(&mut self, t: &dyn TextActions, resp: ModelResponse) -> Next {
-        let reply = t.parse_reply(&resp.text, &self.history, self.tools.spec_slice());
-        let tool_calls = match &reply {
-            TextReply::Calls(calls) => calls.clone(),
-            _ => Vec::new(),
-        };
-        self.push_history(HistoryItem::Assistant {
-            text: resp.text,
+        let reply = t.parse_reply(&resp.text(), &self.history, self.tools.spec_slice());
+        // The response has no calls of its own; those its text names follow its messages.
+        let mut parts: Vec<Part<ToolCall>> = resp
+            .parts
+            .into_iter()
+            .filter_map(|p| match p {
+                Part::Message(m) => Some(Part::Message(m)),
+                Part::Call(_) => None,
+            })
+            .collect();
+        if let TextReply::Calls(calls) = &reply {
+            parts.extend(calls.iter().cloned().map(Part::Call));
+        }
+        self.push_history(HistoryItem::Assistant(AssistantReply {
+            parts,
             reasoning: resp.reasoning,
             signed_reasoning: resp.signed_reasoning,
-            tool_calls,
-        });
+        }));
         match reply {
             TextReply::Calls(calls) => Next::Run(calls.into_iter().map(|c| (c, Ok(()))).collect()),
             TextReply::Correction(text) => {
@@ -604,6 +577,162 @@ impl Session {
 
 /// Parses tool arguments leniently: empty means `{}`, raw control characters inside strings
 /// are tolerated. Anything that is still not a JSON object is an error for the model.
+/// A call off the wire as history keeps it: broken arguments become `{}` and an error for the
+/// model.
+fn check_call(raw: RawToolCall) -> CheckedCall {
+    match parse_arguments(&raw.arguments) {
+        Ok(v) => (
+            ToolCall {
+                id: raw.id,
+                name: raw.name,
+                arguments: v.to_string(),
+            },
+            Ok(()),
+        ),
+        Err(e) => {
+            let error = format!(
+                "Error parsing JSON arguments for `{}`: {e}. Send the arguments again as one valid JSON object.",
+                raw.name
+            );
+            (
+                ToolCall {
+                    id: raw.id,
+                    name: raw.name,
+                    arguments: "{}".into(),
+                },
+                Err(error),
+            )
+        }
+    }
+}
+
+/// What a face has been shown of one response: each message gets its own id (the first the
+/// response's, the next ones numbered after it) and its deltas as they came. Its whole text
+/// goes out once the next message begins, or when the response ends; the stream's own word
+/// that a message is done is held until then, since an attempt that breaks is retried and the
+/// retry streams that message again. Reasoning that streamed ends when the first message begins.
+struct ShownMessages {
+    events: super::EventSink,
+    response_id: String,
+    /// Reasoning streamed so far, while it is not shown whole.
+    reasoning: Option<String>,
+    reasoning_done: bool,
+    /// Messages whose whole text went out.
+    done: Vec<usize>,
+    /// A message the stream finished, shown whole when the next one begins.
+    held: Option<(usize, String, Option<MessagePhase>)>,
+    /// The message the stream is in.
+    current: usize,
+}
+
+impl ShownMessages {
+    fn new(events: super::EventSink) -> Self {
+        ShownMessages {
+            events,
+            response_id: uuid::Uuid::now_v7().to_string(),
+            reasoning: None,
+            reasoning_done: false,
+            done: Vec::new(),
+            held: None,
+            current: 0,
+        }
+    }
+
+    fn message_id(&self, message: usize) -> String {
+        match message {
+            0 => self.response_id.clone(),
+            n => format!("{}-{n}", self.response_id),
+        }
+    }
+
+    fn delta(&mut self, d: StreamDelta) {
+        match d {
+            StreamDelta::Text { message, text } => {
+                self.enter(message);
+                self.events.send(Event::AgentMessageDelta {
+                    message_id: self.message_id(message),
+                    delta: text,
+                })
+            }
+            StreamDelta::Reasoning(delta) => {
+                self.reasoning
+                    .get_or_insert_with(String::new)
+                    .push_str(&delta);
+                self.events.send(Event::ReasoningDelta {
+                    message_id: self.response_id.clone(),
+                    delta,
+                })
+            }
+            StreamDelta::MessageDone {
+                message,
+                text,
+                phase,
+            } => {
+                self.enter(message);
+                self.held = Some((message, text, phase));
+            }
+        }
+    }
+
+    /// The stream is in `message` now: what came before it is whole. A message that went back
+    /// (a retried attempt) starts over under fresh ids.
+    fn enter(&mut self, message: usize) {
+        self.end_reasoning();
+        if message < self.current || self.done.contains(&message) {
+            self.response_id = uuid::Uuid::now_v7().to_string();
+            self.done.clear();
+            self.held = None;
+        }
+        self.current = message;
+        if self.held.as_ref().is_some_and(|(m, _, _)| *m != message)
+            && let Some((m, text, phase)) = self.held.take()
+        {
+            self.message(m, text, phase);
+        }
+    }
+
+    /// The streamed reasoning, whole, once a message follows it.
+    fn end_reasoning(&mut self) {
+        if let Some(text) = self.reasoning.take() {
+            self.reasoning_done = true;
+            self.show_reasoning(text);
+        }
+    }
+
+    fn show_reasoning(&self, text: String) {
+        if !text.trim().is_empty() {
+            self.events.send(Event::Reasoning {
+                message_id: self.response_id.clone(),
+                text,
+            });
+        }
+    }
+
+    fn message(&mut self, message: usize, text: String, phase: Option<MessagePhase>) {
+        if self.done.contains(&message) {
+            return;
+        }
+        self.done.push(message);
+        self.events.send(Event::AgentMessage {
+            message_id: self.message_id(message),
+            text,
+            phase,
+        });
+    }
+
+    /// The reasoning, and every message not shown whole yet, as the response has them.
+    fn finish(&mut self, resp: &ModelResponse) {
+        if !self.reasoning_done {
+            self.reasoning = None;
+            self.show_reasoning(resp.reasoning.clone().unwrap_or_default());
+        }
+        self.held = None;
+        for (k, m) in resp.messages().enumerate() {
+            self.message(k, m.text.clone(), m.phase);
+        }
+    }
+}
+
 fn parse_arguments(raw: &str) -> Result<Value, String> {
     let trimmed = raw.trim();
     if trimmed.is_empty() {

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::catalog::ModelInfo;
 use super::types::{
-    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall, StreamDelta,
+    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, OutputMessage, Part,
+    Parts as _, RawToolCall, StreamDelta,
 };
 
 /// The history as Chat messages, the system prompt first.
@@ -30,12 +31,11 @@ fn messages(req: &ModelRequest<'_>, info: ModelInfo) -> Vec<Value> {
                     messages.push(json!({"role": "user", "content": parts}));
                 }
             }
-            HistoryItem::Assistant {
-                text,
-                reasoning,
-                tool_calls,
-                ..
-            } => {
+            HistoryItem::Assistant(reply) => {
+                // One message is all this wire can say: the texts joined, then the calls.
+                let text = reply.text();
+                let tool_calls: Vec<_> = reply.calls().collect();
+                let reasoning = &reply.reasoning;
                 // Empty assistant messages are a 400 on Moonshot; they carry nothing anyway.
                 if text.is_empty() && tool_calls.is_empty() {
                     continue;
@@ -206,7 +206,10 @@ impl ChatStream {
             {
                 self.produced += t.len() as u64;
                 self.text.push_str(t);
-                out.push(StreamDelta::Text(t.to_string()));
+                out.push(StreamDelta::Text {
+                    message: 0,
+                    text: t.to_string(),
+                });
             }
             if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
                 for c in calls {
@@ -298,17 +301,19 @@ impl ChatStream {
                 self.partial_state()
             )));
         }
-        let tool_calls: Vec<RawToolCall> = self
+        let tool_calls: Vec<Part<RawToolCall>> = self
             .calls
             .into_iter()
-            .map(|c| RawToolCall {
-                id: if c.id.is_empty() {
-                    format!("call_{}", uuid::Uuid::new_v4().simple())
-                } else {
-                    c.id
-                },
-                name: c.name,
-                arguments: c.arguments,
+            .map(|c| {
+                Part::Call(RawToolCall {
+                    id: if c.id.is_empty() {
+                        format!("call_{}", uuid::Uuid::new_v4().simple())
+                    } else {
+                        c.id
+                    },
+                    name: c.name,
+                    arguments: c.arguments,
+                })
             })
             .collect();
         // Trust the calls over the label: some servers say "stop" with calls present.
@@ -319,11 +324,15 @@ impl ChatStream {
             Some(f) => f,
             None => FinishReason::Stop,
         };
+        let mut parts = Vec::with_capacity(tool_calls.len() + 1);
+        if !self.text.is_empty() {
+            parts.push(Part::Message(OutputMessage::plain(self.text)));
+        }
+        parts.extend(tool_calls);
         Ok(ModelResponse {
-            text: self.text,
+            parts,
             reasoning: (self.saw_reasoning || !self.reasoning.is_empty()).then_some(self.reasoning),
             signed_reasoning: Vec::new(),
-            tool_calls,
             finish_reason,
             usage: self.usage,
         })
@@ -369,7 +378,7 @@ mod tests {
     use super::*;
     use crate::model::catalog::model_info;
     use crate::model::sse::SseDecoder;
-    use crate::model::types::{ToolCall, ToolSpec};
+    use crate::model::types::{AssistantReply, ToolCall, ToolSpec};
 
     fn run(stream: &str) -> (Vec<StreamDelta>, Result<ModelResponse, ModelError>) {
         let mut dec = SseDecoder::new();
@@ -415,7 +424,7 @@ mod tests {
         .concat();
         let (deltas, r) = run(&s);
         let r = r.unwrap();
-        assert_eq!(r.text, "Hello");
+        assert_eq!(r.text(), "Hello");
         assert_eq!(r.reasoning.as_deref(), Some("think hard"));
         assert_eq!(r.finish_reason, FinishReason::Stop);
         assert_eq!(
@@ -444,11 +453,11 @@ mod tests {
         .concat();
         let r = run(&s).1.unwrap();
         assert_eq!(r.finish_reason, FinishReason::ToolCalls);
-        assert_eq!(r.tool_calls.len(), 2);
-        assert_eq!(r.tool_calls[0].id, "functions.read:0");
-        assert_eq!(r.tool_calls[0].arguments, "{\"path\":\"a.txt\"}");
-        assert_eq!(r.tool_calls[1].name, "shell");
-        assert_eq!(r.tool_calls[1].arguments, "{\"command\":\"ls\"}");
+        assert_eq!(r.tool_calls().len(), 2);
+        assert_eq!(r.tool_calls()[0].id, "functions.read:0");
+        assert_eq!(r.tool_calls()[0].arguments, "{\"path\":\"a.txt\"}");
+        assert_eq!(r.tool_calls()[1].name, "shell");
+        assert_eq!(r.tool_calls()[1].arguments, "{\"command\":\"ls\"}");
     }
 
     #[test]
@@ -466,9 +475,9 @@ mod tests {
         ]
         .concat();
         let r = run(&s).1.unwrap();
-        assert_eq!(r.tool_calls.len(), 1);
-        assert_eq!(r.tool_calls[0].arguments, "{\"a\":1}");
-        assert!(r.tool_calls[0].id.starts_with("call_"));
+        assert_eq!(r.tool_calls().len(), 1);
+        assert_eq!(r.tool_calls()[0].arguments, "{\"a\":1}");
+        assert!(r.tool_calls()[0].id.starts_with("call_"));
         // Calls present outrank a "stop" label.
         assert_eq!(r.finish_reason, FinishReason::ToolCalls);
     }
@@ -492,7 +501,7 @@ mod tests {
         ]
         .concat();
         let r = run(&s).1.unwrap();
-        assert_eq!(r.text, "ok");
+        assert_eq!(r.text(), "ok");
     }
 
     #[test]
@@ -540,27 +549,20 @@ mod tests {
                 images: vec![],
                 synthetic: false,
             },
-            HistoryItem::Assistant {
-                text: String::new(),
-                reasoning: None,
-                signed_reasoning: vec![],
-                tool_calls: vec![ToolCall {
+            HistoryItem::Assistant(AssistantReply::new(
+                "",
+                vec![ToolCall {
                     id: "c1".into(),
                     name: "shell".into(),
                     arguments: "{}".into(),
                 }],
-            },
+            )),
             HistoryItem::ToolResult {
                 call_id: "c1".into(),
                 output: "ok".into(),
                 is_error: false,
             },
-            HistoryItem::Assistant {
-                text: String::new(),
-                reasoning: None,
-                tool_calls: vec![],
-                signed_reasoning: vec![],
-            },
+            HistoryItem::Assistant(AssistantReply::default()),
         ];
         let tools = vec![ToolSpec {
             name: "shell".into(),
@@ -593,6 +595,64 @@ mod tests {
         assert_eq!(
             body.to_string(),
             build_body(&req, model_info("kimi-k3"), true).to_string()
+        );
+    }
+    #[test]
+    fn two_messages_and_a_call_are_one_chat_message_and_a_stream_is_one_message() {
+        let reply = AssistantReply {
+            parts: vec![
+                Part::Message(OutputMessage {
+                    id: Some("msg_1".into()),
+                    phase: Some(super::super::MessagePhase::Commentary),
+                    text: "Looking first.".into(),
+                }),
+                Part::Call(ToolCall {
+                    id: "c1".into(),
+                    name: "shell".into(),
+                    arguments: "{}".into(),
+                }),
+                Part::Message(OutputMessage::plain("Then this.")),
+            ],
+            ..Default::default()
+        };
+        let history = [HistoryItem::Assistant(reply)];
+        let req = ModelRequest {
+            model: "m",
+            system: "",
+            history: &history,
+            tools: &[],
+            prompt_cache_key: "k",
+            max_output_tokens: 10,
+            reasoning_effort: None,
+            output_schema: None,
+        };
+        let body = build_body(&req, model_info("gpt-4.1"), false);
+        let msgs = body["messages"].as_array().unwrap();
+        assert_eq!(msgs.len(), 1);
+        assert_eq!(msgs[0]["content"], "Looking first.\n\nThen this.");
+        assert_eq!(msgs[0]["tool_calls"][0]["id"], "c1");
+        // Streamed content is one message, whatever its deltas.
+        let (deltas, r) = run(concat!(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"cd\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n"
+        ));
+        let r = r.unwrap();
+        assert_eq!(r.messages().count(), 1);
+        assert_eq!(r.text(), "abcd");
+        assert_eq!(
+            deltas,
+            [
+                StreamDelta::Text {
+                    message: 0,
+                    text: "ab".into()
+                },
+                StreamDelta::Text {
+                    message: 0,
+                    text: "cd".into()
+                }
+            ]
         );
     }
 }

@@ -123,7 +123,8 @@ mod tests {
             let c = chunk(i);
             fed += c.len();
             let mut sink = |d: StreamDelta| match d {
-                StreamDelta::Text(t) | StreamDelta::Reasoning(t) => shown += t.len(),
+                StreamDelta::Text { text: t, .. } | StreamDelta::Reasoning(t) => shown += t.len(),
+                StreamDelta::MessageDone { .. } => {}
             };
             if let Err(e) = acc.feed(c.as_bytes(), &mut sink) {
                 return (e, fed, shown);

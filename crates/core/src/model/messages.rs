@@ -14,8 +14,8 @@ use serde_json::{Map, Value, json};
 use super::catalog::ModelInfo;
 use super::chat::{error_message, truncate_for_log};
 use super::types::{
-    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall,
-    SignedReasoning, StreamDelta,
+    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, OutputMessage, Part,
+    RawToolCall, SignedReasoning, StreamDelta,
 };
 
 /// The API version every request names.
@@ -127,23 +127,23 @@ fn messages(history: &[HistoryItem]) -> Vec<Message> {
                 }
                 push(&mut out, "user", blocks);
             }
-            HistoryItem::Assistant {
-                text,
-                tool_calls,
-                signed_reasoning,
-                ..
-            } => {
-                let mut blocks: Vec<Value> = signed_reasoning.iter().map(thinking_block).collect();
-                if !text.is_empty() {
-                    blocks.push(json!({"type": "text", "text": text}));
-                }
-                for c in tool_calls {
-                    let input = match serde_json::from_str::<Value>(&c.arguments) {
-                        Ok(v @ Value::Object(_)) => v,
-                        _ => json!({}),
-                    };
-                    blocks.push(json!({"type": "tool_use", "id": tool_id(&c.id),
-                                       "name": c.name, "input": input}));
+            HistoryItem::Assistant(reply) => {
+                let mut blocks: Vec<Value> =
+                    reply.signed_reasoning.iter().map(thinking_block).collect();
+                // Text and calls in the order the model wrote them.
+                for part in &reply.parts {
+                    match part {
+                        Part::Message(m) if m.text.is_empty() => {}
+                        Part::Message(m) => blocks.push(json!({"type": "text", "text": m.text})),
+                        Part::Call(c) => {
+                            let input = match serde_json::from_str::<Value>(&c.arguments) {
+                                Ok(v @ Value::Object(_)) => v,
+                                _ => json!({}),
+                            };
+                            blocks.push(json!({"type": "tool_use", "id": tool_id(&c.id),
+                                               "name": c.name, "input": input}));
+                        }
+                    }
                 }
                 // Reasoning alone (no text, no call) is no message the API takes.
                 if blocks.iter().any(|b| b["type"] != "thinking") {
@@ -232,7 +232,7 @@ fn place_breakpoints(messages: &mut [Message], budget: usize) {
 /// One content block of a streamed message.
 #[derive(Debug)]
 enum Block {
-    Text,
+    Text(String),
     Thinking {
         text: String,
         signature: String,
@@ -252,7 +252,6 @@ enum Block {
 #[derive(Debug, Default)]
 pub(crate) struct MessagesStream {
     provider: String,
-    text: String,
     blocks: Vec<(u64, Block)>,
     stop_reason: Option<String>,
     usage: TokenUsage,
@@ -298,6 +297,7 @@ impl MessagesStream {
             }
             "content_block_start" => return Ok(self.block_start(&v)),
             "content_block_delta" => return Ok(self.block_delta(&v)),
+            "content_block_stop" => return Ok(self.block_stop(&v)),
             "message_delta" => {
                 if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
                     self.stop_reason = Some(r.to_string());
@@ -314,7 +314,7 @@ impl MessagesStream {
                     message: error_message(err),
                 });
             }
-            // `ping`, `content_block_stop` and events this client does not know.
+            // `ping` and events this client does not know.
             _ => {}
         }
         Ok(Vec::new())
@@ -383,14 +383,24 @@ impl MessagesStream {
                 let text = s("text");
                 self.produced += text.len() as u64;
                 if !text.is_empty() {
-                    self.text.push_str(&text);
-                    out.push(StreamDelta::Text(text));
+                    out.push(StreamDelta::Text {
+                        message: self.message_ordinal(self.blocks.len()),
+                        text: text.clone(),
+                    });
                 }
-                Block::Text
+                Block::Text(text)
             }
         };
         self.blocks.push((index, block));
         out
+    }
+
+    /// The place among the response's messages of the text block at `at` in `blocks`.
+    fn message_ordinal(&self, at: usize) -> usize {
+        self.blocks[..at]
+            .iter()
+            .filter(|(_, b)| matches!(b, Block::Text(_)))
+            .count()
     }
 
     fn block_delta(&mut self, v: &Value) -> Vec<StreamDelta> {
@@ -405,13 +415,7 @@ impl MessagesStream {
         };
         let kind = delta.get("type").and_then(Value::as_str).unwrap_or("");
         if kind == "text_delta" {
-            let t = s("text");
-            if t.is_empty() {
-                return Vec::new();
-            }
-            self.produced += t.len() as u64;
-            self.text.push_str(&t);
-            return vec![StreamDelta::Text(t)];
+            return self.text_delta(index, s("text"));
         }
         let Some((_, block)) = self.blocks.iter_mut().rev().find(|(i, _)| *i == index) else {
             tracing::debug!(provider = %self.provider, "delta for unknown block {index}");
@@ -437,6 +441,47 @@ impl MessagesStream {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// A text block that stops is a whole message.
+    fn block_stop(&mut self, v: &Value) -> Vec<StreamDelta> {
+        let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let Some(at) = self.blocks.iter().rposition(|(i, _)| *i == index) else {
+            return Vec::new();
+        };
+        let (_, Block::Text(text)) = &self.blocks[at] else {
+            return Vec::new();
+        };
+        let message = self.message_ordinal(at);
+        vec![StreamDelta::MessageDone {
+            message,
+            text: text.clone(),
+            phase: None,
+        }]
+    }
+
+    /// Text for block `index`; a delta with no open text block opens one.
+    fn text_delta(&mut self, index: u64, t: String) -> Vec<StreamDelta> {
+        if t.is_empty() {
+            return Vec::new();
+        }
+        self.produced += t.len() as u64;
+        let at = match self
+            .blocks
+            .iter()
+            .rposition(|(i, b)| *i == index && matches!(b, Block::Text(_)))
+        {
+            Some(at) => at,
+            None => {
+                self.blocks.push((index, Block::Text(String::new())));
+                self.blocks.len() - 1
+            }
+        };
+        let message = self.message_ordinal(at);
+        if let (_, Block::Text(text)) = &mut self.blocks[at] {
+            text.push_str(&t);
+        }
+        vec![StreamDelta::Text { message, text: t }]
     }
 
     /// Content bytes so far: text, reasoning, signatures and tool calls (see `model::limits`).
@@ -471,10 +516,10 @@ impl MessagesStream {
         }
         let mut reasoning: Option<String> = None;
         let mut signed = Vec::new();
-        let mut tool_calls = Vec::new();
+        let mut parts = Vec::new();
         for (_, block) in self.blocks {
             match block {
-                Block::Text => {}
+                Block::Text(text) => parts.push(Part::Message(OutputMessage::plain(text))),
                 Block::Thinking { text, signature } => {
                     let r = reasoning.get_or_insert_with(String::new);
                     if !r.is_empty() && !text.is_empty() {
@@ -499,7 +544,7 @@ impl MessagesStream {
                     name,
                     json,
                     initial,
-                } => tool_calls.push(RawToolCall {
+                } => parts.push(Part::Call(RawToolCall {
                     id: if id.is_empty() {
                         format!("toolu_{}", uuid::Uuid::new_v4().simple())
                     } else {
@@ -511,20 +556,19 @@ impl MessagesStream {
                     } else {
                         json
                     },
-                }),
+                })),
             }
         }
         let finish_reason = match self.stop_reason.as_deref() {
             Some("max_tokens") => FinishReason::Length,
             Some("refusal") => FinishReason::ContentFilter,
-            _ if !tool_calls.is_empty() => FinishReason::ToolCalls,
+            _ if parts.iter().any(|p| matches!(p, Part::Call(_))) => FinishReason::ToolCalls,
             _ => FinishReason::Stop,
         };
         Ok(ModelResponse {
-            text: self.text,
+            parts,
             reasoning,
             signed_reasoning: signed,
-            tool_calls,
             finish_reason,
             usage: self.saw_usage.then_some(self.usage),
         })

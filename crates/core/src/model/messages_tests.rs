@@ -1,7 +1,7 @@
 use super::*;
 use crate::model::catalog::model_info;
 use crate::model::sse::SseDecoder;
-use crate::model::types::{ToolCall, ToolSpec};
+use crate::model::types::{AssistantReply, Parts as _, ToolCall, ToolSpec};
 
 /// Feeds `stream` in `chunk`-byte pieces through the SSE decoder and the accumulator.
 fn run_chunked(
@@ -111,7 +111,7 @@ fn thinking_signature_text_and_tool_use_survive_any_chunking() {
     for size in [1, 3, 7, 64, s.len()] {
         let (deltas, r) = run_chunked(&s, size);
         let r = r.unwrap();
-        assert_eq!(r.text, "Reading.", "chunk {size}");
+        assert_eq!(r.text(), "Reading.", "chunk {size}");
         assert_eq!(r.reasoning.as_deref(), Some("Read it first."));
         assert_eq!(
             r.signed_reasoning,
@@ -121,9 +121,9 @@ fn thinking_signature_text_and_tool_use_survive_any_chunking() {
                 redacted: false
             }]
         );
-        assert_eq!(r.tool_calls.len(), 1);
-        assert_eq!(r.tool_calls[0].id, "toolu_1");
-        assert_eq!(r.tool_calls[0].arguments, "{\"file_path\": \"a.py\"}");
+        assert_eq!(r.tool_calls().len(), 1);
+        assert_eq!(r.tool_calls()[0].id, "toolu_1");
+        assert_eq!(r.tool_calls()[0].arguments, "{\"file_path\": \"a.py\"}");
         assert_eq!(r.finish_reason, FinishReason::ToolCalls);
         let u = r.usage.unwrap();
         assert_eq!(
@@ -135,7 +135,15 @@ fn thinking_signature_text_and_tool_use_survive_any_chunking() {
             vec![
                 StreamDelta::Reasoning("Read it ".into()),
                 StreamDelta::Reasoning("first.".into()),
-                StreamDelta::Text("Reading.".into())
+                StreamDelta::Text {
+                    message: 0,
+                    text: "Reading.".into()
+                },
+                StreamDelta::MessageDone {
+                    message: 0,
+                    text: "Reading.".into(),
+                    phase: None
+                }
             ]
         );
     }
@@ -157,7 +165,7 @@ fn tool_use_without_deltas_keeps_its_start_input_and_redacted_thinking_is_kept()
     ]
     .concat();
     let r = run_chunked(&s, 5).1.unwrap();
-    assert_eq!(r.tool_calls[0].arguments, "{\"command\":\"ls\"}");
+    assert_eq!(r.tool_calls()[0].arguments, "{\"command\":\"ls\"}");
     assert!(r.signed_reasoning[0].redacted);
     assert_eq!(r.signed_reasoning[0].signature, "opaque");
     assert_eq!(r.reasoning, None);
@@ -259,26 +267,23 @@ fn history() -> Vec<HistoryItem> {
     vec![
         user("fix it"),
         user("<system-reminder>\ndate\n</system-reminder>"),
-        HistoryItem::Assistant {
-            text: String::new(),
+        HistoryItem::Assistant(AssistantReply {
             reasoning: Some("hmm".into()),
-            tool_calls: vec![call("functions.Bash:0", "Bash"), call("toolu_2", "Bash")],
             signed_reasoning: vec![SignedReasoning {
                 text: "hmm".into(),
                 signature: "sig".into(),
                 redacted: false,
             }],
-        },
+            ..AssistantReply::new(
+                "",
+                vec![call("functions.Bash:0", "Bash"), call("toolu_2", "Bash")],
+            )
+        }),
         result("functions.Bash:0", "a.txt", false),
         result("toolu_2", "", true),
         user("also this"),
         // An empty assistant message carries nothing and is left out.
-        HistoryItem::Assistant {
-            text: String::new(),
-            reasoning: None,
-            tool_calls: vec![],
-            signed_reasoning: vec![],
-        },
+        HistoryItem::Assistant(AssistantReply::default()),
         user("and an image"),
     ]
 }
@@ -362,12 +367,7 @@ fn cache_breakpoints_cover_tools_system_and_the_last_two_user_turns() {
     // The next request reads this one's prefix: the breakpoint this request put on its last
     // block is still there on the user message before the new last one.
     let mut next = h.clone();
-    next.push(HistoryItem::Assistant {
-        text: "done".into(),
-        reasoning: None,
-        tool_calls: vec![],
-        signed_reasoning: vec![],
-    });
+    next.push(HistoryItem::Assistant(AssistantReply::new("done", vec![])));
     next.push(user("thanks"));
     let body2 = build_body(&request(&next, &t), model_info("claude-sonnet-4-6"));
     let m2 = body2["messages"].as_array().unwrap();
@@ -429,17 +429,104 @@ fn tool_ids_keep_valid_ones_and_rewrite_others_stably() {
     assert!(!tool_id("").is_empty());
 }
 
+/// Text, a call, text and a call, as one streamed reply.
+fn text_call_text_call() -> String {
+    let text = |index: u64, t: &str| {
+        [
+            ev(
+                "content_block_start",
+                json!({"index": index, "content_block": {"type": "text", "text": ""}}),
+            ),
+            ev(
+                "content_block_delta",
+                json!({"index": index, "delta": {"type": "text_delta", "text": t}}),
+            ),
+            ev("content_block_stop", json!({"index": index})),
+        ]
+        .concat()
+    };
+    let tool = |index: u64, id: &str| {
+        [
+            ev(
+                "content_block_start",
+                json!({"index": index, "content_block": {"type": "tool_use", "id": id,
+                       "name": "Bash", "input": {}}}),
+            ),
+            ev(
+                "content_block_delta",
+                json!({"index": index, "delta": {"type": "input_json_delta",
+                       "partial_json": "{\"command\":\"ls\"}"}}),
+            ),
+            ev("content_block_stop", json!({"index": index})),
+        ]
+        .concat()
+    };
+    [
+        start(10, 0),
+        text(0, "First I list."),
+        tool(1, "toolu_a"),
+        text(2, "Then again."),
+        tool(3, "toolu_b"),
+        stop("tool_use", 9),
+    ]
+    .concat()
+}
+
+#[test]
+fn text_between_two_tool_calls_keeps_its_place_into_history_and_back() {
+    let (deltas, r) = run_chunked(&text_call_text_call(), 5);
+    let r = r.unwrap();
+    let texts: Vec<&str> = r.messages().map(|m| m.text()).collect();
+    assert_eq!(texts, ["First I list.", "Then again."]);
+    let done: Vec<usize> = deltas
+        .iter()
+        .filter_map(|d| match d {
+            StreamDelta::MessageDone { message, .. } => Some(*message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(done, [0, 1]);
+    // Into history and back out in the next request, in the order it came.
+    let mut h = vec![user("go")];
+    h.push(r.into_history());
+    h.push(result("toolu_a", "a", false));
+    h.push(result("toolu_b", "b", false));
+    let t = tools();
+    let body = build_body(&request(&h, &t), model_info("claude-sonnet-4-6"));
+    let blocks: Vec<String> = body["messages"][1]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| match b["type"].as_str().unwrap() {
+            "text" => format!("text:{}", b["text"].as_str().unwrap()),
+            kind => format!("{kind}:{}", b["id"].as_str().unwrap_or("")),
+        })
+        .collect();
+    assert_eq!(
+        blocks,
+        [
+            "text:First I list.",
+            "tool_use:toolu_a",
+            "text:Then again.",
+            "tool_use:toolu_b"
+        ]
+    );
+    // The log keeps that order too.
+    let stored = serde_json::to_string(&h[1]).unwrap();
+    let back: HistoryItem = serde_json::from_str(&stored).unwrap();
+    assert_eq!(back, h[1]);
+}
+
 #[test]
 fn session_logs_without_signed_reasoning_still_load() {
     let old: HistoryItem =
         serde_json::from_str(r#"{"type":"assistant","text":"hi","reasoning":"r"}"#).unwrap();
-    let HistoryItem::Assistant {
-        signed_reasoning, ..
-    } = &old
-    else {
+    let HistoryItem::Assistant(reply) = &old else {
         panic!("{old:?}")
     };
-    assert!(signed_reasoning.is_empty());
+    assert!(reply.signed_reasoning.is_empty());
+    assert_eq!(reply.text(), "hi");
+    assert_eq!(reply.reasoning(), Some("r"));
     // And nothing new is written for items without it.
     assert!(!serde_json::to_string(&old).unwrap().contains("signed"));
 }

@@ -19,6 +19,7 @@ pub(crate) use client::ModelClient;
 pub use image::image_data_url;
 pub(crate) use redact::redact_history_item;
 pub use types::{
-    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall,
-    SignedReasoning, StreamDelta, ToolCall, ToolSpec,
+    AssistantReply, FinishReason, HistoryItem, MessagePhase, ModelError, ModelRequest,
+    ModelResponse, OutputMessage, Part, Parts, RawToolCall, SignedReasoning, StreamDelta, ToolCall,
+    ToolSpec,
 };

@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 
 use super::chat::{error_message, truncate_for_log};
 use super::types::{
-    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, RawToolCall, StreamDelta,
+    FinishReason, HistoryItem, MessagePhase, ModelError, ModelRequest, ModelResponse,
+    OutputMessage, Part, RawToolCall, StreamDelta,
 };
 
 pub(crate) fn build_body(req: &ModelRequest<'_>) -> Value {
@@ -21,16 +22,21 @@ pub(crate) fn build_body(req: &ModelRequest<'_>) -> Value {
                 );
                 input.push(json!({"type": "message", "role": "user", "content": content}));
             }
-            HistoryItem::Assistant {
-                text, tool_calls, ..
-            } => {
-                if !text.is_empty() {
-                    input.push(json!({"type": "message", "role": "assistant",
-                        "content": [{"type": "output_text", "text": text}]}));
-                }
-                for c in tool_calls {
-                    input.push(json!({"type": "function_call", "call_id": c.id,
-                        "name": c.name, "arguments": c.arguments}));
+            HistoryItem::Assistant(reply) => {
+                for part in &reply.parts {
+                    match part {
+                        Part::Message(m) if m.text.is_empty() => {}
+                        Part::Message(m) => {
+                            let mut item = json!({"type": "message", "role": "assistant",
+                                "content": [{"type": "output_text", "text": m.text}]});
+                            if let Some(phase) = m.phase {
+                                item["phase"] = json!(phase.as_str());
+                            }
+                            input.push(item);
+                        }
+                        Part::Call(c) => input.push(json!({"type": "function_call",
+                            "call_id": c.id, "name": c.name, "arguments": c.arguments})),
+                    }
                 }
             }
             HistoryItem::ToolResult {
@@ -72,15 +78,17 @@ pub(crate) fn build_body(req: &ModelRequest<'_>) -> Value {
     body
 }
 
-/// Accumulates a streamed Responses API reply.
+/// Accumulates a streamed Responses API reply: its output items in the order they came.
 #[derive(Debug, Default)]
 pub struct ResponsesStream {
     provider: String,
-    text: String,
-    item_text: String,
+    parts: Vec<Part<RawToolCall>>,
+    /// The provider's item id of each message part, by position in `parts`.
+    message_items: Vec<(usize, String)>,
+    /// Messages whose text came in deltas (their done item repeats it).
+    streamed: Vec<usize>,
     reasoning: String,
     item_reasoning: String,
-    calls: Vec<RawToolCall>,
     usage: Option<TokenUsage>,
     finish: Option<FinishReason>,
     /// Content bytes so far (see `model::limits`).
@@ -114,11 +122,27 @@ impl ResponsesStream {
         let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let mut out = Vec::new();
         match kind {
+            "response.output_item.added" => {
+                let item = v.get("item").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("message") {
+                    let at = self.message_at(item.get("id").and_then(Value::as_str));
+                    self.take_phase(at, item);
+                }
+            }
             "response.output_text.delta" => {
                 let d = s("delta");
                 self.produced += d.len() as u64;
-                self.text.push_str(&d);
-                out.push(StreamDelta::Text(d));
+                let at = self.message_at(v.get("item_id").and_then(Value::as_str));
+                if let Some(Part::Message(m)) = self.parts.get_mut(at) {
+                    m.text.push_str(&d);
+                }
+                if !self.streamed.contains(&at) {
+                    self.streamed.push(at);
+                }
+                out.push(StreamDelta::Text {
+                    message: self.ordinal(at),
+                    text: d,
+                });
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
                 let d = s("delta");
@@ -126,7 +150,9 @@ impl ResponsesStream {
                 self.reasoning.push_str(&d);
                 out.push(StreamDelta::Reasoning(d));
             }
-            "response.output_item.done" => self.item_done(v.get("item").unwrap_or(&Value::Null)),
+            "response.output_item.done" => {
+                out.extend(self.item_done(v.get("item").unwrap_or(&Value::Null)));
+            }
             "response.completed" => {
                 self.finish = Some(FinishReason::Stop);
                 self.take_usage(&v);
@@ -162,32 +188,101 @@ impl ResponsesStream {
         Ok(out)
     }
 
-    fn item_done(&mut self, item: &Value) {
-        let before = self.item_text.len() + self.item_reasoning.len();
-        self.produced += super::limits::ITEM_COST;
-        self.item(item);
-        let after = self.item_text.len() + self.item_reasoning.len();
-        self.produced += (after - before) as u64;
+    /// Where in `parts` the message with the provider's `id` is, opened if new. Without an id
+    /// (gateways that leave it out), the last message while no call came after it.
+    fn message_at(&mut self, id: Option<&str>) -> usize {
+        let id = id.filter(|i| !i.is_empty());
+        let found = match id {
+            Some(id) => self
+                .message_items
+                .iter()
+                .find(|(_, i)| i == id)
+                .map(|(at, _)| *at),
+            None => self
+                .parts
+                .len()
+                .checked_sub(1)
+                .filter(|&at| matches!(self.parts[at], Part::Message(_))),
+        };
+        if let Some(at) = found {
+            return at;
+        }
+        // Deltas without an id, then the item with one: the same message.
+        if let Some(id) = id
+            && let Some(Part::Message(m)) = self.parts.last_mut()
+            && m.id.is_none()
+        {
+            m.id = Some(id.to_string());
+            let at = self.parts.len() - 1;
+            self.message_items.push((at, id.to_string()));
+            return at;
+        }
+        let at = self.parts.len();
+        self.parts.push(Part::Message(OutputMessage {
+            id: id.map(str::to_string),
+            ..Default::default()
+        }));
+        if let Some(id) = id {
+            self.message_items.push((at, id.to_string()));
+        }
+        at
     }
 
-    fn item(&mut self, item: &Value) {
+    /// The message's place among the response's messages.
+    fn ordinal(&self, at: usize) -> usize {
+        self.parts[..at]
+            .iter()
+            .filter(|p| matches!(p, Part::Message(_)))
+            .count()
+    }
+
+    fn take_phase(&mut self, at: usize, item: &Value) {
+        let phase = item
+            .get("phase")
+            .and_then(Value::as_str)
+            .and_then(MessagePhase::parse);
+        if let (Some(phase), Some(Part::Message(m))) = (phase, self.parts.get_mut(at)) {
+            m.phase = Some(phase);
+        }
+    }
+
+    /// A finished output item; a message says it is whole.
+    fn item_done(&mut self, item: &Value) -> Option<StreamDelta> {
+        self.produced += super::limits::ITEM_COST;
         match item.get("type").and_then(Value::as_str) {
-            // The done items repeat what the deltas streamed; they count only without deltas.
-            Some("message") if !self.text.is_empty() => {}
-            Some("reasoning") if !self.reasoning.is_empty() => {}
             Some("message") => {
-                for part in item
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(t) = part.get("text").and_then(Value::as_str) {
-                        self.item_text.push_str(t);
+                let at = self.message_at(item.get("id").and_then(Value::as_str));
+                self.take_phase(at, item);
+                // The done item repeats what the deltas streamed; it counts only without them.
+                if !self.streamed.contains(&at) {
+                    let mut text = String::new();
+                    for part in item
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        if let Some(t) = part.get("text").and_then(Value::as_str) {
+                            text.push_str(t);
+                        }
+                    }
+                    self.produced += text.len() as u64;
+                    if let Some(Part::Message(m)) = self.parts.get_mut(at) {
+                        m.text = text;
                     }
                 }
+                let message = self.ordinal(at);
+                if let Some(Part::Message(m)) = self.parts.get(at) {
+                    return Some(StreamDelta::MessageDone {
+                        message,
+                        text: m.text.clone(),
+                        phase: m.phase,
+                    });
+                }
             }
+            Some("reasoning") if !self.reasoning.is_empty() => {}
             Some("reasoning") => {
+                let before = self.item_reasoning.len();
                 for part in item
                     .get("summary")
                     .and_then(Value::as_array)
@@ -201,6 +296,7 @@ impl ResponsesStream {
                         self.item_reasoning.push_str(t);
                     }
                 }
+                self.produced += (self.item_reasoning.len() - before) as u64;
             }
             Some("function_call") => {
                 let g = |k: &str| {
@@ -215,14 +311,15 @@ impl ResponsesStream {
                 };
                 let (name, arguments) = (g("name"), g("arguments"));
                 self.produced += (id.len() + name.len() + arguments.len()) as u64;
-                self.calls.push(RawToolCall {
+                self.parts.push(Part::Call(RawToolCall {
                     id,
                     name,
                     arguments,
-                });
+                }));
             }
             _ => {}
         }
+        None
     }
 
     fn take_usage(&mut self, v: &Value) {
@@ -244,14 +341,17 @@ impl ResponsesStream {
 
     /// Where the stream was when it broke, for error messages.
     pub fn partial_state(&self) -> String {
-        if self.calls.is_empty() {
+        let names: Vec<&str> = self
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Call(c) => Some(truncate_for_log(&c.name)),
+                Part::Message(_) => None,
+            })
+            .collect();
+        if names.is_empty() {
             "before response.completed".to_string()
         } else {
-            let names: Vec<&str> = self
-                .calls
-                .iter()
-                .map(|c| truncate_for_log(&c.name))
-                .collect();
             format!("after tool calls ({})", names.join(", "))
         }
     }
@@ -264,26 +364,21 @@ impl ResponsesStream {
                 self.partial_state()
             )));
         };
-        let text = if self.text.is_empty() {
-            self.item_text
-        } else {
-            self.text
-        };
         let reasoning = if self.reasoning.is_empty() {
             self.item_reasoning
         } else {
             self.reasoning
         };
-        let finish_reason = if !self.calls.is_empty() && finish == FinishReason::Stop {
+        let has_calls = self.parts.iter().any(|p| matches!(p, Part::Call(_)));
+        let finish_reason = if has_calls && finish == FinishReason::Stop {
             FinishReason::ToolCalls
         } else {
             finish
         };
         Ok(ModelResponse {
-            text,
+            parts: self.parts,
             reasoning: (!reasoning.is_empty()).then_some(reasoning),
             signed_reasoning: Vec::new(),
-            tool_calls: self.calls,
             finish_reason,
             usage: self.usage,
         })
@@ -293,6 +388,7 @@ impl ResponsesStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::types::Parts as _;
 
     fn feed(events: &[(&str, Value)]) -> Result<ModelResponse, ModelError> {
         let mut s = ResponsesStream::new("mock");
@@ -311,10 +407,137 @@ mod tests {
             ("response.completed", json!({"type": "response.completed", "response": {"usage": {"input_tokens": 42, "input_tokens_details": {"cached_tokens": 12}, "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0}}}})),
         ])
         .unwrap();
-        assert_eq!(r.text, "Hi");
-        assert_eq!(r.tool_calls[0].id, "call_1");
+        assert_eq!(r.text(), "Hi");
+        assert_eq!(r.tool_calls()[0].id, "call_1");
         assert_eq!(r.finish_reason, FinishReason::ToolCalls);
         assert_eq!(r.usage.unwrap().cached_input_tokens, 12);
+    }
+
+    fn request(history: &[HistoryItem]) -> ModelRequest<'_> {
+        ModelRequest {
+            model: "m",
+            system: "",
+            history,
+            tools: &[],
+            prompt_cache_key: "k",
+            max_output_tokens: 100,
+            reasoning_effort: None,
+            output_schema: None,
+        }
+    }
+
+    #[test]
+    fn two_messages_keep_their_phases_deltas_and_order_into_history_and_back() {
+        let added = |id: &str, phase: &str| {
+            (
+                "response.output_item.added",
+                json!({"type": "response.output_item.added",
+                "item": {"type": "message", "id": id, "role": "assistant", "phase": phase, "content": []}}),
+            )
+        };
+        let delta = |id: &str, d: &str| {
+            (
+                "response.output_text.delta",
+                json!({"type": "response.output_text.delta", "item_id": id, "delta": d}),
+            )
+        };
+        let done = |id: &str, phase: &str, text: &str| {
+            (
+                "response.output_item.done",
+                json!({"type": "response.output_item.done",
+                "item": {"type": "message", "id": id, "role": "assistant", "phase": phase,
+                         "content": [{"type": "output_text", "text": text}]}}),
+            )
+        };
+        let events = [
+            added("msg_1", "commentary"),
+            delta("msg_1", "Thinking "),
+            delta("msg_1", "out loud first."),
+            done("msg_1", "commentary", "Thinking out loud first."),
+            (
+                "response.output_item.done",
+                json!({"type": "response.output_item.done", "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "shell", "arguments": "{}"}}),
+            ),
+            added("msg_2", "final_answer"),
+            delta("msg_2", "ab"),
+            delta("msg_2", "cd"),
+            delta("msg_2", "ef"),
+            delta("msg_2", "gh"),
+            done("msg_2", "final_answer", "abcdefgh"),
+            (
+                "response.completed",
+                json!({"type": "response.completed", "response": {}}),
+            ),
+        ];
+        let mut s = ResponsesStream::new("mock");
+        let mut deltas = Vec::new();
+        for (name, v) in &events {
+            deltas.extend(s.handle(Some(name), &v.to_string()).unwrap());
+        }
+        let r = s.finish().unwrap();
+        let texts: Vec<(usize, &str)> = deltas
+            .iter()
+            .filter_map(|d| match d {
+                StreamDelta::Text { message, text } => Some((*message, text.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                (0, "Thinking "),
+                (0, "out loud first."),
+                (1, "ab"),
+                (1, "cd"),
+                (1, "ef"),
+                (1, "gh")
+            ]
+        );
+        let messages: Vec<(&str, Option<MessagePhase>)> =
+            r.messages().map(|m| (m.text(), m.phase())).collect();
+        assert_eq!(
+            messages,
+            [
+                ("Thinking out loud first.", Some(MessagePhase::Commentary)),
+                ("abcdefgh", Some(MessagePhase::FinalAnswer))
+            ]
+        );
+        let history = [r.into_history()];
+        let body = build_body(&request(&history));
+        let input: Vec<String> = body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| match i["type"].as_str().unwrap() {
+                "message" => format!("message:{}:{}", i["phase"], i["content"][0]["text"]),
+                kind => kind.to_string(),
+            })
+            .collect();
+        assert_eq!(
+            input,
+            [
+                r#"message:"commentary":"Thinking out loud first.""#,
+                "function_call",
+                r#"message:"final_answer":"abcdefgh""#
+            ]
+        );
+    }
+
+    #[test]
+    fn an_empty_message_is_a_message_and_an_id_on_the_done_item_joins_its_deltas() {
+        let r = feed(&[
+            ("response.output_text.delta", json!({"type": "response.output_text.delta", "delta": "Hi"})),
+            ("response.output_item.done", json!({"type": "response.output_item.done", "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": [{"type": "output_text", "text": "Hi"}]}})),
+            ("response.output_item.done", json!({"type": "response.output_item.done", "item": {"type": "message", "id": "msg_2", "role": "assistant", "phase": "final_answer", "content": [{"type": "output_text", "text": ""}]}})),
+            ("response.completed", json!({"type": "response.completed", "response": {}})),
+        ])
+        .unwrap();
+        let messages: Vec<(&str, Option<MessagePhase>)> =
+            r.messages().map(|m| (m.text(), m.phase())).collect();
+        assert_eq!(
+            messages,
+            [("Hi", None), ("", Some(MessagePhase::FinalAnswer))]
+        );
     }
 
     #[test]
@@ -324,7 +547,7 @@ mod tests {
             ("response.completed", json!({"type": "response.completed", "response": {}})),
         ])
         .unwrap();
-        assert_eq!(r.text, "Hi!");
+        assert_eq!(r.text(), "Hi!");
     }
 
     #[test]

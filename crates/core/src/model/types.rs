@@ -1,6 +1,7 @@
 //! The provider-neutral conversation: what the agent keeps in history and hands to a client.
 //! Each wire module converts these to and from its own JSON.
 
+pub use interpreter_protocol::MessagePhase;
 use interpreter_protocol::TokenUsage;
 use serde::{Deserialize, Serialize};
 
@@ -19,22 +20,8 @@ pub enum HistoryItem {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         synthetic: bool,
     },
-    /// One model reply.
-    Assistant {
-        /// The visible answer; may be empty when the reply only calls tools.
-        #[serde(default)]
-        text: String,
-        /// Plain reasoning text, for wires that send it back.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        reasoning: Option<String>,
-        /// The calls the reply made, in order.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        tool_calls: Vec<ToolCall>,
-        /// The reasoning as the provider signed it (Anthropic Messages), sent back verbatim
-        /// on that wire; the other wires use `reasoning`. Absent in older session logs.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        signed_reasoning: Vec<SignedReasoning>,
-    },
+    /// One model reply: its messages and calls in the order the provider sent them.
+    Assistant(AssistantReply),
     /// A tool's answer to one call.
     ToolResult {
         /// The call it answers.
@@ -45,6 +32,190 @@ pub enum HistoryItem {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+}
+
+/// A model reply as history keeps it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredReply")]
+pub struct AssistantReply {
+    /// Messages and calls, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) parts: Vec<Part<ToolCall>>,
+    /// Plain reasoning text, for wires that send it back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) reasoning: Option<String>,
+    /// The reasoning as the provider signed it (Anthropic Messages), sent back verbatim
+    /// on that wire; the other wires use `reasoning`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) signed_reasoning: Vec<SignedReasoning>,
+}
+
+/// One piece of a reply: a message or a tool call. `C` is a checked [`ToolCall`] in history
+/// and a [`RawToolCall`] in a response fresh off the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part<C> {
+    /// Visible text.
+    Message(OutputMessage),
+    /// A tool call.
+    Call(C),
+}
+
+/// One assistant message of a reply.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OutputMessage {
+    /// The provider's id for it (Responses `msg_…`), sent back with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) id: Option<String>,
+    /// Commentary or final answer, where the wire says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) phase: Option<MessagePhase>,
+    /// The text; may be empty.
+    #[serde(default)]
+    pub(crate) text: String,
+}
+
+impl OutputMessage {
+    /// A message with no id and no phase.
+    pub fn plain(text: impl Into<String>) -> Self {
+        OutputMessage {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The phase, where the wire gave one.
+    pub fn phase(&self) -> Option<MessagePhase> {
+        self.phase
+    }
+}
+
+/// The reply as logs store it: `parts` today, `text` and `tool_calls` in logs written before
+/// replies kept their order (text first, then the calls).
+#[derive(Deserialize)]
+struct StoredReply {
+    #[serde(default)]
+    parts: Vec<Part<ToolCall>>,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    tool_calls: Vec<ToolCall>,
+    #[serde(default)]
+    reasoning: Option<String>,
+    #[serde(default)]
+    signed_reasoning: Vec<SignedReasoning>,
+}
+
+impl From<StoredReply> for AssistantReply {
+    fn from(s: StoredReply) -> Self {
+        let mut parts = s.parts;
+        if parts.is_empty() {
+            if !s.text.is_empty() {
+                parts.push(Part::Message(OutputMessage::plain(s.text)));
+            }
+            parts.extend(s.tool_calls.into_iter().map(Part::Call));
+        }
+        AssistantReply {
+            parts,
+            reasoning: s.reasoning,
+            signed_reasoning: s.signed_reasoning,
+        }
+    }
+}
+
+impl<C> Part<C> {
+    fn message(&self) -> Option<&OutputMessage> {
+        match self {
+            Part::Message(m) => Some(m),
+            Part::Call(_) => None,
+        }
+    }
+
+    fn call(&self) -> Option<&C> {
+        match self {
+            Part::Call(c) => Some(c),
+            Part::Message(_) => None,
+        }
+    }
+}
+
+/// What replies and responses share: their parts, read in order.
+pub trait Parts {
+    /// The kind of call: checked in history, raw in a response.
+    type Call: 'static;
+
+    /// Messages and calls in order.
+    fn parts(&self) -> &[Part<Self::Call>];
+
+    /// The messages, in order.
+    fn messages(&self) -> impl Iterator<Item = &OutputMessage> {
+        self.parts().iter().filter_map(Part::message)
+    }
+
+    /// The calls, in order.
+    fn calls(&self) -> impl Iterator<Item = &Self::Call> {
+        self.parts().iter().filter_map(Part::call)
+    }
+
+    /// All visible text, the messages joined by a blank line (for wires and readers that take
+    /// one text).
+    fn text(&self) -> String {
+        let mut out = String::new();
+        for m in self.messages().filter(|m| !m.text.is_empty()) {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str(&m.text);
+        }
+        out
+    }
+
+    /// The reply has calls.
+    fn has_calls(&self) -> bool {
+        self.calls().next().is_some()
+    }
+}
+
+impl Parts for AssistantReply {
+    type Call = ToolCall;
+
+    fn parts(&self) -> &[Part<ToolCall>] {
+        &self.parts
+    }
+}
+
+impl Parts for ModelResponse {
+    type Call = RawToolCall;
+
+    fn parts(&self) -> &[Part<RawToolCall>] {
+        &self.parts
+    }
+}
+
+impl AssistantReply {
+    /// A reply of one plain message and then `calls` (text-action harnesses, tests).
+    pub fn new(text: impl Into<String>, calls: Vec<ToolCall>) -> Self {
+        let text = text.into();
+        let mut parts = Vec::with_capacity(calls.len() + 1);
+        if !text.is_empty() {
+            parts.push(Part::Message(OutputMessage::plain(text)));
+        }
+        parts.extend(calls.into_iter().map(Part::Call));
+        AssistantReply {
+            parts,
+            ..Default::default()
+        }
+    }
+
+    /// Reasoning text, for wires that send it back.
+    pub fn reasoning(&self) -> Option<&str> {
+        self.reasoning.as_deref()
+    }
 }
 
 /// One reasoning block with the provider's signature. Messages providers require the blocks
@@ -118,22 +289,66 @@ pub struct RawToolCall {
 /// A complete model response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelResponse {
-    pub(crate) text: String,
+    /// Messages and calls, in the order the wire delivered them.
+    pub(crate) parts: Vec<Part<RawToolCall>>,
     pub(crate) reasoning: Option<String>,
     /// Signed reasoning blocks (Messages wire only), to keep in history.
     pub signed_reasoning: Vec<SignedReasoning>,
-    pub(crate) tool_calls: Vec<RawToolCall>,
     pub(crate) finish_reason: FinishReason,
     pub(crate) usage: Option<TokenUsage>,
 }
 
-/// Streamed pieces, handed to the caller as they arrive.
+/// Streamed pieces, handed to the caller as they arrive, one per wire delta.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamDelta {
-    /// Answer text.
-    Text(String),
+    /// Answer text of the response's `message`-th message (0-based, in order).
+    Text {
+        /// Which message of the response it belongs to.
+        message: usize,
+        /// The delta as the provider sent it.
+        text: String,
+    },
     /// Reasoning text.
     Reasoning(String),
+    /// The response's `message`-th message is whole (its wire said so before the response
+    /// ended: Responses `output_item.done`, Messages `content_block_stop`).
+    MessageDone {
+        /// Which message of the response.
+        message: usize,
+        /// Its whole text.
+        text: String,
+        /// Its phase, where the wire gave one.
+        phase: Option<MessagePhase>,
+    },
+}
+
+#[cfg(test)]
+impl ModelResponse {
+    /// The calls, for tests that index them.
+    pub(crate) fn tool_calls(&self) -> Vec<&RawToolCall> {
+        self.calls().collect()
+    }
+
+    /// The response as history keeps it, its calls taken as they came.
+    pub(crate) fn into_history(self) -> HistoryItem {
+        let parts = self
+            .parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Message(m) => Part::Message(m),
+                Part::Call(c) => Part::Call(ToolCall {
+                    id: c.id,
+                    name: c.name,
+                    arguments: c.arguments,
+                }),
+            })
+            .collect();
+        HistoryItem::Assistant(AssistantReply {
+            parts,
+            reasoning: self.reasoning,
+            signed_reasoning: self.signed_reasoning,
+        })
+    }
 }
 
 /// Why a model request failed. Each variant's text names the provider.

@@ -8,7 +8,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use crate::model::HistoryItem;
+use crate::model::{HistoryItem, Parts as _};
 
 mod manage;
 mod writer;
@@ -321,8 +321,8 @@ fn close_dangling_tool_calls(history: &mut Vec<HistoryItem>) {
     }
     let mut missing = Vec::new();
     for item in history.iter() {
-        if let HistoryItem::Assistant { tool_calls, .. } = item {
-            for c in tool_calls {
+        if let HistoryItem::Assistant(reply) = item {
+            for c in reply.calls() {
                 if !answered.contains(&c.id) {
                     missing.push(c.id.clone());
                 }
@@ -341,7 +341,7 @@ fn close_dangling_tool_calls(history: &mut Vec<HistoryItem>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ToolCall;
+    use crate::model::{AssistantReply, ToolCall};
     use std::io::Write;
 
     fn meta(id: &str, cwd: &str) -> SessionMeta {
@@ -369,16 +369,14 @@ mod tests {
         })
         .unwrap();
         log.append(&LogLine::Item {
-            item: HistoryItem::Assistant {
-                text: String::new(),
-                reasoning: None,
-                signed_reasoning: vec![],
-                tool_calls: vec![ToolCall {
+            item: HistoryItem::Assistant(AssistantReply::new(
+                "",
+                vec![ToolCall {
                     id: "c1".into(),
                     name: "shell".into(),
                     arguments: "{}".into(),
                 }],
-            },
+            )),
         })
         .unwrap();
         log.sync().unwrap();

@@ -17,7 +17,7 @@ use super::claude_code as cc;
 use super::session_tools::{PlanModeTool, PlanTool, SkillTool};
 use super::{Harness, PromptEnv};
 use crate::config::WireApi;
-use crate::model::HistoryItem;
+use crate::model::{AssistantReply, HistoryItem};
 use crate::tools::question::{QuestionTool, parse_claude_style, render_claude_style};
 use crate::tools::table::{FnTool, Tool, ToolTable, Wording};
 
@@ -54,12 +54,10 @@ impl Harness for QwenCode {
                 images: vec![],
                 synthetic: true,
             },
-            HistoryItem::Assistant {
-                text: "Got it. Thanks for the context!".into(),
-                reasoning: None,
-                tool_calls: vec![],
-                signed_reasoning: vec![],
-            },
+            HistoryItem::Assistant(AssistantReply::new(
+                "Got it. Thanks for the context!",
+                vec![],
+            )),
         ]
     }
 

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::{CALL_ID_PREFIX, CORRECTION, EMPTY_OUTPUT, prompt};
 use crate::harness::PromptEnv;
-use crate::model::{HistoryItem, ToolCall};
+use crate::model::{AssistantReply, HistoryItem, Parts as _, ToolCall};
 
 /// The text a request carries for a tool result.
 pub(crate) fn observation(output: &str) -> String {
@@ -30,12 +30,10 @@ fn user(text: String, images: Vec<String>) -> HistoryItem {
 }
 
 fn assistant(text: String, reasoning: Option<String>) -> HistoryItem {
-    HistoryItem::Assistant {
-        text,
+    HistoryItem::Assistant(AssistantReply {
         reasoning,
-        tool_calls: vec![],
-        signed_reasoning: vec![],
-    }
+        ..AssistantReply::new(text, vec![])
+    })
 }
 
 fn is_correction(item: Option<&HistoryItem>) -> bool {
@@ -59,7 +57,7 @@ pub(crate) fn render(
         .collect();
     let last_assistant = history
         .iter()
-        .rposition(|h| matches!(h, HistoryItem::Assistant { .. }));
+        .rposition(|h| matches!(h, HistoryItem::Assistant(_)));
     let mut out = Vec::with_capacity(history.len());
     let mut task_sent = false;
     for (i, item) in history.iter().enumerate() {
@@ -79,15 +77,10 @@ pub(crate) fn render(
                 out.push(user(prompt::task(env, text, extra), images.clone()));
             }
             HistoryItem::User { text, images, .. } => out.push(user(text.clone(), images.clone())),
-            HistoryItem::Assistant { .. }
+            HistoryItem::Assistant(_)
                 if is_correction(history.get(i + 1))
                     && last_assistant.is_some_and(|a| a > i + 1) => {}
-            HistoryItem::Assistant {
-                text,
-                reasoning,
-                tool_calls,
-                ..
-            } => push_assistant(&mut out, env, text, reasoning, tool_calls, &results),
+            HistoryItem::Assistant(reply) => push_assistant(&mut out, env, reply, &results),
             HistoryItem::ToolResult {
                 call_id, output, ..
             } if call_id.starts_with(CALL_ID_PREFIX) => {
@@ -103,13 +96,12 @@ pub(crate) fn render(
 fn push_assistant(
     out: &mut Vec<HistoryItem>,
     env: &PromptEnv,
-    text: &str,
-    reasoning: &Option<String>,
-    calls: &[ToolCall],
+    reply: &AssistantReply,
     results: &HashMap<&str, &str>,
 ) {
-    let foreign: Vec<&ToolCall> = calls
-        .iter()
+    let (text, reasoning) = (reply.text(), &reply.reasoning);
+    let foreign: Vec<&ToolCall> = reply
+        .calls()
         .filter(|c| !c.id.starts_with(CALL_ID_PREFIX))
         .collect();
     if foreign.is_empty() {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::config::{ApprovalPolicy, SandboxMode};
+use crate::model::{AssistantReply, Parts as _};
 
 fn env() -> PromptEnv {
     PromptEnv {
@@ -26,12 +27,7 @@ fn user(t: &str) -> HistoryItem {
 }
 
 fn said(t: &str, calls: Vec<ToolCall>) -> HistoryItem {
-    HistoryItem::Assistant {
-        text: t.into(),
-        reasoning: None,
-        tool_calls: calls,
-        signed_reasoning: vec![],
-    }
+    HistoryItem::Assistant(AssistantReply::new(t, calls))
 }
 
 fn result(id: &str, out: &str) -> HistoryItem {
@@ -46,11 +42,9 @@ fn texts(h: &[HistoryItem]) -> Vec<(String, String)> {
     h.iter()
         .map(|i| match i {
             HistoryItem::User { text, .. } => ("user".into(), text.clone()),
-            HistoryItem::Assistant {
-                text, tool_calls, ..
-            } => {
-                assert!(tool_calls.is_empty(), "no calls on swe-agent's wire");
-                ("assistant".into(), text.clone())
+            HistoryItem::Assistant(reply) => {
+                assert!(!reply.has_calls(), "no calls on swe-agent's wire");
+                ("assistant".into(), reply.text())
             }
             HistoryItem::ToolResult { .. } => panic!("results are observations"),
         })
