@@ -192,6 +192,36 @@ const ANSWER: &[&str] = &[
     "    return a + b\n```\n\nAll green.",
 ];
 
+/// Two messages of one response (commentary, then the answer) are two cells.
+#[test]
+fn two_messages_of_one_response_are_two_cells() {
+    let mut t = Term::new(80, 24);
+    t.app.send_message("answer me");
+    let message = |id: &str, text: &str| {
+        [
+            Event::AgentMessageDelta {
+                message_id: id.into(),
+                delta: text.into(),
+            },
+            Event::AgentMessage {
+                message_id: id.into(),
+                text: text.into(),
+                phase: None,
+            },
+        ]
+    };
+    t.feed([turn("t1")]);
+    t.feed(message("r1", "Looking first."));
+    t.feed(message("r1-1", "All done."));
+    t.feed([ended("t1", TurnEndReason::Completed)]);
+    let text = t.text();
+    assert!(
+        text.contains("• Looking first.") && text.contains("• All done."),
+        "{text}"
+    );
+    assert!(!text.contains("Looking first.All done."), "{text}");
+}
+
 #[test]
 fn streamed_markdown_answer() {
     let mut t = Term::new(80, 24);
