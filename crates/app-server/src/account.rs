@@ -1,5 +1,6 @@
-//! `account/*` (the API-key login), `model/list` from the provider catalog, and the seed's
-//! `interpreter/harness/list` and `interpreter/harness/set`.
+//! `account/*` (the API-key login, and `chatgptAuthTokens`: a token the embedding app manages),
+//! `model/list` from the provider catalog, and the seed's `interpreter/harness/list` and
+//! `interpreter/harness/set`.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -15,7 +16,20 @@ fn config(server: &Server) -> Result<Config, RpcError> {
         .map_err(|e| RpcError::internal(format!("invalid configuration: {e:#}")))
 }
 
+/// The account a `chatgptAuthTokens` login names (never the token).
+#[derive(Clone, Debug)]
+pub(crate) struct TokenAccount {
+    email: Option<String>,
+    plan_type: String,
+}
+
 pub(crate) fn read(server: &Server) -> Result<Value, RpcError> {
+    if let Some(a) = server.token_account.lock().ok().and_then(|a| a.clone()) {
+        return Ok(json!({
+            "account": {"type": "chatgpt", "email": a.email, "planType": a.plan_type},
+            "requiresOpenaiAuth": false,
+        }));
+    }
     let config = config(server)?;
     Ok(match config.provider.resolve_api_key() {
         Ok(Some(_)) => json!({"account": {"type": "apiKey"}, "requiresOpenaiAuth": false}),
@@ -31,17 +45,24 @@ struct LoginParams {
     #[serde(rename = "type")]
     kind: String,
     api_key: Option<String>,
+    access_token: Option<String>,
+    chatgpt_account_id: Option<String>,
+    chatgpt_plan_type: Option<String>,
 }
 
-/// Stores the key for the configured provider in config.toml (mode 0600), as
-/// `interpreter login` does; threads opened from now on use it.
+/// `apiKey`: stores the key for the configured provider in config.toml (mode 0600), as
+/// `interpreter login` does; threads opened from now on use it. `chatgptAuthTokens`: see
+/// [`login_tokens`].
 pub(crate) fn login(server: &Server, params: Value) -> Result<Value, RpcError> {
     let p: LoginParams = super::parse(params)?;
-    if p.kind != "apiKey" {
-        return Err(RpcError::invalid_request(format!(
-            "login type `{}` is not supported: use `apiKey`",
-            p.kind
-        )));
+    match p.kind.as_str() {
+        "apiKey" => {}
+        "chatgptAuthTokens" => return login_tokens(server, p),
+        other => {
+            return Err(RpcError::invalid_request(format!(
+                "login type `{other}` is not supported: use `apiKey` or `chatgptAuthTokens`"
+            )));
+        }
     }
     let key = p
         .api_key
@@ -57,8 +78,70 @@ pub(crate) fn login(server: &Server, params: Value) -> Result<Value, RpcError> {
     Ok(json!({"type": "apiKey"}))
 }
 
-/// Removes the configured provider's key from config.toml (a key in the environment stays).
+/// An access token the embedding app manages: every model request of every thread (running
+/// ones too) carries it as the bearer token for the configured provider until the app logs in
+/// again with a fresh one or logs out. Kept in memory only, and redacted everywhere.
+fn login_tokens(server: &Server, p: LoginParams) -> Result<Value, RpcError> {
+    let token = p
+        .access_token
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| RpcError::invalid_params("accessToken must not be empty"))?;
+    if p.chatgpt_account_id.as_deref().is_none_or(str::is_empty) {
+        return Err(RpcError::invalid_params(
+            "chatgptAccountId must not be empty",
+        ));
+    }
+    server.token.set(&token);
+    let claims = jwt_claims(&token);
+    let plan_type = p
+        .chatgpt_plan_type
+        .or_else(|| {
+            claims
+                .pointer("/https:~1~1api.openai.com~1auth/chatgpt_plan_type")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    let email = claims
+        .get("email")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if let Ok(mut account) = server.token_account.lock() {
+        *account = Some(TokenAccount {
+            email,
+            plan_type: plan_type.clone(),
+        });
+    }
+    server.out.notify(
+        "account/updated",
+        json!({"authMode": "chatgptAuthTokens", "planType": plan_type}),
+    );
+    Ok(json!({"type": "chatgptAuthTokens"}))
+}
+
+/// The claims of a JWT, unverified (they only name the account); `{}` for anything else.
+fn jwt_claims(token: &str) -> Value {
+    use base64::Engine as _;
+    token
+        .split('.')
+        .nth(1)
+        .and_then(|p| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(p.trim_end_matches('='))
+                .ok()
+        })
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_else(|| json!({}))
+}
+
+/// Forgets an app's token, and removes the configured provider's key from config.toml (a key
+/// in the environment stays).
 pub(crate) fn logout(server: &Server) -> Result<Value, RpcError> {
+    server.token.clear();
+    if let Ok(mut account) = server.token_account.lock() {
+        *account = None;
+    }
     let config = config(server)?;
     interpreter_core::config::remove_api_key(&config.home, &config.provider.id)
         .map_err(|e| RpcError::internal(format!("{e:#}")))?;

@@ -37,6 +37,9 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 pub(crate) struct Server {
     out: Outbound,
     overrides: Overrides,
+    /// The `chatgptAuthTokens` login: the app's token, and the account it names.
+    token: interpreter_core::model::provider::ExternalToken,
+    token_account: Mutex<Option<account::TokenAccount>>,
     threads: Mutex<HashMap<String, Arc<LoadedThread>>>,
     approvals: Arc<approvals::Pending>,
     initialized: AtomicBool,
@@ -97,6 +100,8 @@ pub(crate) async fn serve_on(
     let server = Arc::new(Server {
         out,
         overrides,
+        token: Default::default(),
+        token_account: Mutex::new(None),
         threads: Mutex::new(HashMap::new()),
         approvals: Default::default(),
         initialized: AtomicBool::new(false),

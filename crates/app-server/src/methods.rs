@@ -31,7 +31,10 @@ pub(crate) fn thread_config(server: &Server, p: &ThreadParams) -> Result<Config,
     if let Some(a) = &p.approval_policy {
         o.approval_policy = Some(approval_policy(a)?.as_str().to_string());
     }
-    Config::load(&o).map_err(|e| RpcError::invalid_params(format!("invalid configuration: {e:#}")))
+    let mut config = Config::load(&o)
+        .map_err(|e| RpcError::invalid_params(format!("invalid configuration: {e:#}")))?;
+    config.provider.external_token = Some(server.token.clone());
+    Ok(config)
 }
 
 /// `AskForApproval`: a policy name, or a granular object (which asks like `on-request`).
@@ -286,8 +289,9 @@ async fn stored_turns(
     id: &str,
     summary: &interpreter_core::sessions::SessionSummary,
 ) -> Result<Vec<super::wire::Turn>, RpcError> {
-    let config = Config::load(&server.overrides)
+    let mut config = Config::load(&server.overrides)
         .map_err(|e| RpcError::internal(format!("invalid configuration: {e:#}")))?;
+    config.provider.external_token = Some(server.token.clone());
     let (events, mut rx) = EventSink::new();
     let opts = SessionOptions {
         persist: false,

@@ -374,6 +374,7 @@ fn provider_config(
         auth,
         http_headers,
         query_params: user.query_params.clone(),
+        external_token: None,
         request_max_retries: user.request_max_retries.unwrap_or(4).min(100),
         stream_max_retries: user.stream_max_retries.unwrap_or(2).min(100),
         stream_idle_timeout_ms: user.stream_idle_timeout_ms.unwrap_or(300_000),

@@ -574,6 +574,7 @@ mod tests {
             connect_timeout_ms: 1000,
             request_timeout_ms: 5000,
             retry_base_delay_ms: 1,
+            external_token: None,
         };
         let mut client = ModelClient::new(provider, None).unwrap();
         client.http = std::sync::OnceLock::from(
@@ -633,6 +634,7 @@ mod tests {
             connect_timeout_ms: 1000,
             request_timeout_ms: 60_000,
             retry_base_delay_ms: 1,
+            external_token: None,
         }
     }
 

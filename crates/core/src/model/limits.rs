@@ -102,6 +102,7 @@ mod tests {
             connect_timeout_ms: 1000,
             request_timeout_ms: 60_000,
             retry_base_delay_ms: 1,
+            external_token: None,
         }
     }
 

@@ -4,6 +4,31 @@
 
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+
+/// A bearer token an embedding app manages and refreshes (the app-server's
+/// `chatgptAuthTokens` login). Sessions read it at each request, so a refreshed token reaches
+/// the running ones; it is never written to disk, and it is redacted like any key.
+#[derive(Debug, Clone, Default)]
+pub struct ExternalToken(Arc<RwLock<Option<String>>>);
+
+impl ExternalToken {
+    /// Takes a new token (registered as a secret first).
+    pub fn set(&self, token: &str) {
+        crate::secrets::register(token);
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Some(token.to_string());
+    }
+
+    /// Forgets the token.
+    pub fn clear(&self) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The current token.
+    pub fn get(&self) -> Option<String> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireApi {
@@ -73,6 +98,9 @@ pub struct ProviderConfig {
     pub(crate) connect_timeout_ms: u64,
     pub(crate) request_timeout_ms: u64,
     pub(crate) retry_base_delay_ms: u64,
+    /// A token an embedding app manages: while it holds one, requests carry it as the bearer
+    /// token in place of the configured key.
+    pub external_token: Option<ExternalToken>,
 }
 
 impl ProviderConfig {
@@ -96,6 +124,14 @@ impl ProviderConfig {
     /// The bearer key, if the provider needs one. A missing key is a clear error naming the
     /// variable and the config key.
     pub fn resolve_api_key(&self) -> Result<Option<String>, MissingKey> {
+        // The app's token stands in for a key; requests read it themselves.
+        if self
+            .external_token
+            .as_ref()
+            .is_some_and(|t| t.get().is_some())
+        {
+            return Ok(None);
+        }
         if let Some(k) = self.api_key.as_ref().filter(|k| !k.is_empty()) {
             crate::secrets::register(k);
             return Ok(Some(k.clone()));
