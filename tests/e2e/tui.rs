@@ -150,10 +150,14 @@ impl Drop for Tmux {
 }
 
 fn mock_config(repo: &TestRepo, mock: &MockServer) {
+    mock_config_on(repo, mock, "chat");
+}
+
+fn mock_config_on(repo: &TestRepo, mock: &MockServer, wire: &str) {
     std::fs::write(
         repo.home.path().join("config.toml"),
         format!(
-            "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}\"\nwire_api = \"chat\"\nretry_base_delay_ms = 10\n",
+            "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}\"\nwire_api = \"{wire}\"\nretry_base_delay_ms = 10\n",
             mock.url()
         ),
     )
@@ -981,6 +985,45 @@ fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
     );
     assert!(!repo.path().join("added.txt").exists());
     assert_eq!(repo.read("also.txt"), "the user's\n");
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}
+
+/// Issue 26 in the terminal: a response of two messages (commentary, then the answer, on the
+/// Responses wire) is two cells, each with its own bullet, in order.
+#[test]
+fn two_messages_of_one_response_are_two_cells() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(
+        Script::from_json(
+            &json!({"replies": [{"events": [
+                {"message": {"deltas": ["Looking ", "first."], "phase": "commentary"}},
+                {"message": {"deltas": ["All ", "done."], "phase": "final_answer"}}
+            ]}]})
+            .to_string(),
+        )
+        .expect("script"),
+    )
+    .expect("mock");
+    mock_config_on(&repo, &mock, "responses");
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {}", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("answer me");
+    let s = t.wait_for("the end of the turn", Duration::from_secs(10), |s| {
+        s.contains("All done.") && !s.contains("Working")
+    });
+    let lines: Vec<&str> = s.lines().map(str::trim).collect();
+    let first = lines.iter().position(|l| *l == "• Looking first.");
+    let second = lines.iter().position(|l| *l == "• All done.");
+    assert!(
+        matches!((first, second), (Some(a), Some(b)) if a < b),
+        "two cells, in order:\n{s}"
+    );
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
