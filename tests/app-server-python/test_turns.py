@@ -158,9 +158,30 @@ def test_a_skill_input_sends_the_skill(env, mode):
         thread = await side.thread_start()
         result = await thread.run([SkillInput("greet", str(skill)), TextInput("please")])
         assert result.final_response == "Bonjour !"
-        assert "SKILL BODY MARKER" in request_text(env.mock.requests()[0])
+        # The skill rides in its own user item, with its name and path, right before the
+        # prompt, which is the last user item and holds the user's words alone.
+        users = user_texts(env.mock.requests()[0]["body"])
+        assert users[-1] == "please", users
+        injected = users[-2]
+        assert injected.startswith("<skill>\n<name>greet</name>\n<path>"), injected
+        assert "SKILL.md</path>" in injected and "SKILL BODY MARKER" in injected
+        assert injected.endswith("</skill>"), injected
 
     run(mode, env, scenario)
+
+
+def user_texts(body: dict) -> list[str]:
+    """The text of each user item of a Chat or Responses request, in order."""
+    out = []
+    for item in body.get("messages") or body.get("input") or []:
+        if item.get("role") != "user":
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        else:
+            out.append("".join(part.get("text", "") for part in content))
+    return out
 
 
 @pytest.fixture

@@ -117,7 +117,7 @@ impl Session {
 
     /// The harness's reminder and the user's message (skills expanded) go into history.
     fn begin_user_turn(&mut self, items: Vec<InputItem>) {
-        let (text, images) = self.user_message(items);
+        let (text, images, context) = self.user_message(items);
         if self.title.is_none() && !text.trim().is_empty() {
             let title: String = text
                 .trim()
@@ -141,6 +141,18 @@ impl Session {
         if let Some(item) = self.pending_reminder() {
             self.push_history(item);
         }
+        self.push_user_message(text, images, context);
+    }
+
+    /// Skills the input loaded, each in its own item, then the user's message.
+    fn push_user_message(&mut self, text: String, images: Vec<String>, context: Vec<String>) {
+        for text in context {
+            self.push_history(HistoryItem::User {
+                text,
+                images: vec![],
+                synthetic: true,
+            });
+        }
         self.push_history(HistoryItem::User {
             text,
             images,
@@ -148,10 +160,13 @@ impl Session {
         });
     }
 
-    /// Input items as one message's text and images.
-    fn user_message(&self, items: Vec<InputItem>) -> (String, Vec<String>) {
+    /// Input items as one message's text and images, and the skills it loaded. A skill beside
+    /// the user's own words rides in an item of its own before them (as the seed's app-server
+    /// sends a `skill` input); a skill alone (`/review`) is the message.
+    fn user_message(&self, items: Vec<InputItem>) -> (String, Vec<String>, Vec<String>) {
         let mut text = String::new();
         let mut images = Vec::new();
+        let mut skills = Vec::new();
         for item in items {
             let piece = match item {
                 InputItem::Text { text } => text,
@@ -171,7 +186,10 @@ impl Session {
                 }
                 InputItem::Skill { name, args } => {
                     match self.env.skills.iter().find(|s| s.name == name) {
-                        Some(skill) => crate::skills::invocation(skill, &args),
+                        Some(skill) => {
+                            skills.push(crate::skills::invocation(skill, &args));
+                            continue;
+                        }
                         None => {
                             self.events.send(Event::Warning {
                                 message: format!("no skill named `{name}`; sent as text"),
@@ -186,7 +204,10 @@ impl Session {
             }
             text.push_str(&piece);
         }
-        (text, images)
+        if text.is_empty() {
+            return (skills.join("\n\n"), images, Vec::new());
+        }
+        (text, images, skills)
     }
 
     /// Input the user added while the turn ran joins the history before the next request.
@@ -195,12 +216,8 @@ impl Session {
         if items.is_empty() {
             return;
         }
-        let (text, images) = self.user_message(items);
-        self.push_history(HistoryItem::User {
-            text,
-            images,
-            synthetic: false,
-        });
+        let (text, images, context) = self.user_message(items);
+        self.push_user_message(text, images, context);
     }
 
     fn steer_pending(&self) -> bool {
