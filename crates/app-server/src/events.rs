@@ -67,6 +67,19 @@ impl ThreadShared {
                 }
             }
             Event::Undone(report) => st.last_undo = Some(report),
+            Event::GoalUpdated { goal, turn_id } => {
+                self.out.notify(
+                    "thread/goal/updated",
+                    json!({"threadId": self.id, "turnId": turn_id,
+                           "goal": super::goals::goal_json(&self.id, &goal)}),
+                );
+                st.goal = Some(goal);
+            }
+            Event::GoalCleared => {
+                st.goal = None;
+                self.out
+                    .notify("thread/goal/cleared", json!({"threadId": self.id}));
+            }
             Event::TitleChanged { title } => self.out.notify(
                 "thread/name/updated",
                 json!({"threadId": self.id, "threadName": title}),

@@ -10,6 +10,7 @@
 mod account;
 mod approvals;
 mod events;
+mod goals;
 mod history;
 mod items;
 mod methods;
@@ -215,6 +216,9 @@ async fn dispatch(server: &Arc<Server>, method: &str, params: Value) -> Result<V
         "thread/unarchive" => methods::thread_unarchive(server, parse(params)?).await,
         "thread/name/set" => methods::thread_set_name(server, parse(params)?).await,
         "thread/rollback" => turns::rollback(server, parse(params)?, Restore::Conversation).await,
+        "thread/goal/set" => goals::set(server, parse(params)?).await,
+        "thread/goal/get" => goals::get(server, parse(params)?),
+        "thread/goal/clear" => goals::clear(server, parse(params)?).await,
         "interpreter/thread/undo" => turns::rollback(server, parse(params)?, Restore::Both).await,
         "turn/interrupt" => turns::interrupt(server, parse(params)?),
         "turn/steer" => turns::steer(server, parse(params)?),

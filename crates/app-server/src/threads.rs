@@ -97,6 +97,8 @@ pub(crate) struct ThreadState {
     pub waiting_on_approval: usize,
     /// What the last undo did, for the response of the request that asked for it.
     pub last_undo: Option<interpreter_protocol::UndoReport>,
+    /// The thread's goal, as the session last reported it.
+    pub goal: Option<interpreter_protocol::Goal>,
 }
 
 impl ThreadState {

@@ -18,7 +18,7 @@ use super::wire::{
 };
 use interpreter_core::agent::{OpResult, SessionStart};
 
-fn loaded(server: &Server, id: &str) -> Result<Arc<LoadedThread>, RpcError> {
+pub(crate) fn loaded(server: &Server, id: &str) -> Result<Arc<LoadedThread>, RpcError> {
     server.thread(id).ok_or_else(|| {
         RpcError::invalid_request(format!(
             "thread `{id}` is not loaded: start it or call thread/resume first"

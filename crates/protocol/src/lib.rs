@@ -122,8 +122,61 @@ pub enum Op {
         /// What goes back.
         restore: Restore,
     },
+    /// Sets the thread's goal, or changes it: a new objective (a new goal when there is none
+    /// or the last one is finished), a status (`active` resumes, `paused` pauses), a token
+    /// budget. While a goal is active and the session idle, it works toward it turn by turn.
+    SetGoal {
+        /// The objective.
+        objective: Option<String>,
+        /// The status the user sets.
+        status: Option<GoalStatus>,
+        /// Tokens the goal may use.
+        token_budget: Option<u64>,
+    },
+    /// Removes the goal.
+    ClearGoal,
     /// Ends the session: a running turn is cancelled, then the session stops.
     Shutdown,
+}
+
+/// A persistent objective on a session, worked on across turns until it is complete.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Goal {
+    /// What to achieve, in the user's words.
+    pub objective: String,
+    /// Where it stands.
+    pub status: GoalStatus,
+    /// Tokens it may use, if the user set a budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
+    /// Tokens its turns used so far.
+    #[serde(default)]
+    pub tokens_used: u64,
+    /// Seconds its turns took so far.
+    #[serde(default)]
+    pub time_used_seconds: u64,
+    /// When it was set, in Unix seconds.
+    pub created_at: i64,
+    /// When it last changed, in Unix seconds.
+    pub updated_at: i64,
+}
+
+/// A goal's status, named as the Codex app-server names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum GoalStatus {
+    /// Worked on: the session starts turns toward it while idle.
+    Active,
+    /// Set aside by the user.
+    Paused,
+    /// The model found it cannot go on without the user.
+    Blocked,
+    /// The provider's usage limit stopped it.
+    UsageLimited,
+    /// It used its token budget.
+    BudgetLimited,
+    /// The model marked it achieved.
+    Complete,
 }
 
 /// The settings a session runs with now; sent at start and after every change.
@@ -296,6 +349,15 @@ pub enum Event {
     TurnEnded(TurnEnded),
     /// Turns were taken back ([`Op::Undo`], [`Op::Rewind`]).
     Undone(UndoReport),
+    /// The goal was set or changed (by the user, the model, or its accounting).
+    GoalUpdated {
+        /// The goal now.
+        goal: Goal,
+        /// The turn that changed it, if one did.
+        turn_id: Option<String>,
+    },
+    /// The goal was removed.
+    GoalCleared,
 }
 
 /// What an assistant message is for, as the Responses wire labels it: words on the way, or the
@@ -569,6 +631,10 @@ impl TokenUsage {
         self.cached_input_tokens += other.cached_input_tokens;
         self.output_tokens += other.output_tokens;
         self.reasoning_output_tokens += other.reasoning_output_tokens;
+    }
+    /// Input and output tokens together.
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens + self.output_tokens
     }
 }
 

@@ -225,6 +225,13 @@ impl App {
                 self.push(Cell::Plan(plan));
             }
             Event::Warning { message } => self.push(Cell::Warning(message)),
+            Event::GoalUpdated { goal, .. } => self.push(Cell::Info(vec![format!(
+                "Goal {}: {} ({} tokens used)",
+                goal_status(goal.status),
+                goal.objective,
+                goal.tokens_used
+            )])),
+            Event::GoalCleared => self.push(Cell::Info(vec!["Goal cleared.".into()])),
             Event::Undone(report) => self.push(Cell::Info(
                 interpreter_core::face::slash::undo_text(&report)
                     .lines()
@@ -534,5 +541,17 @@ impl App {
         if let Some(next) = self.queued.pop_front() {
             self.send_message(&next);
         }
+    }
+}
+
+fn goal_status(status: interpreter_protocol::GoalStatus) -> &'static str {
+    use interpreter_protocol::GoalStatus;
+    match status {
+        GoalStatus::Active => "active",
+        GoalStatus::Paused => "paused",
+        GoalStatus::Blocked => "blocked",
+        GoalStatus::UsageLimited => "stopped at the usage limit",
+        GoalStatus::BudgetLimited => "stopped at its token budget",
+        GoalStatus::Complete => "complete",
     }
 }

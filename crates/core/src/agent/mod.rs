@@ -6,6 +6,7 @@
 
 mod compact;
 mod diagnostics;
+mod goal;
 mod session;
 mod subagent;
 mod task;

@@ -60,6 +60,10 @@ pub(super) struct Session {
     /// The last request's prompt plus output: what the conversation occupies.
     pub(super) context_used: u64,
     pub(super) title: Option<String>,
+    /// The thread's goal (`agent/goal.rs`).
+    pub(super) goal: Option<interpreter_protocol::Goal>,
+    /// The turn running now, for what it changes (the goal).
+    pub(super) running_turn: Option<String>,
     /// Input added to the running turn (`Op::Steer`), for its next request.
     pub(super) steer: Arc<Mutex<Vec<InputItem>>>,
     /// Set for a subagent: its parent's id. Subagents keep no log and do not compact.
@@ -143,6 +147,14 @@ impl Session {
         s.history = loaded.history;
         s.turns = loaded.turns;
         s.title = loaded.title;
+        s.goal = loaded.goal;
+        s.refresh_tools();
+        if let Some(goal) = s.goal.clone() {
+            s.events.send(Event::GoalUpdated {
+                goal,
+                turn_id: None,
+            });
+        }
         s.details = loaded.details;
         // The logged harness did not fit this provider's wire: the replacement is a switch.
         if s.harness.name() != loaded.harness {
@@ -244,6 +256,8 @@ impl Session {
             total_usage: TokenUsage::default(),
             context_used: 0,
             title: None,
+            goal: None,
+            running_turn: None,
             steer: Default::default(),
             parent_id: None,
             details: Default::default(),
@@ -324,8 +338,14 @@ impl Session {
         self.refresh_tools();
     }
 
-    fn refresh_tools(&mut self) {
-        self.tools = tool_table(&self.harness, &self.env, self.external.as_ref());
+    /// The harness's tools, the external ones, and `update_goal` while there is a goal.
+    pub(super) fn refresh_tools(&mut self) {
+        let tools = tool_table(&self.harness, &self.env, self.external.as_ref());
+        self.tools = match &self.goal {
+            Some(_) => tools.extended([std::sync::Arc::new(crate::tools::goal::UpdateGoal::new())
+                as std::sync::Arc<dyn crate::tools::table::Tool>]),
+            None => tools,
+        };
     }
 
     /// Changes what runs without asking (the user's choice: it also ends plan mode);
@@ -354,6 +374,10 @@ impl Session {
                     Arc::make_mut(&mut self.env).plan_mode = false;
                     self.apply_permissions(p);
                 }
+            }
+            ModeChange::Goal(status) => {
+                let turn = self.running_turn.clone().unwrap_or_default();
+                self.goal_status_from_model(status, &turn);
             }
             ModeChange::EnterPlan | ModeChange::StopTurn => {}
         }

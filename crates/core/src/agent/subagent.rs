@@ -143,6 +143,8 @@ impl SubagentRunner {
             total_usage: TokenUsage::default(),
             context_used: 0,
             title: None,
+            goal: None,
+            running_turn: None,
             steer: Default::default(),
             parent_id: Some(self.parent_id.clone()),
             details: HashMap::new(),

@@ -182,9 +182,24 @@ async fn run(
     loop {
         let sub = match queue.pop_front() {
             Some(sub) => sub,
-            None => match rx.recv().await {
-                Some(sub) => sub,
-                None => break,
+            None => match rx.try_recv() {
+                Ok(sub) => sub,
+                // Idle with an active goal: a turn toward it.
+                Err(mpsc::error::TryRecvError::Empty) if s.goal_turn().is_some() => {
+                    let text = s.goal_turn().unwrap_or_default();
+                    let id = uuid::Uuid::now_v7().to_string();
+                    if drive(&mut s, &id, TurnKind::Goal(text), &mut rx, &mut queue)
+                        .await
+                        .is_none()
+                    {
+                        return;
+                    }
+                    continue;
+                }
+                Err(_) => match rx.recv().await {
+                    Some(sub) => sub,
+                    None => break,
+                },
             },
         };
         let Submission {
@@ -282,6 +297,16 @@ fn apply(s: &mut Session, op: Op) -> OpResult {
         }
         Op::SetOutputSchema { schema } => s.output_schema = schema,
         Op::PreviewRequest { prompt } => s.preview_request(&prompt),
+        Op::SetGoal {
+            objective,
+            status,
+            token_budget,
+        } => {
+            if let Err(e) = s.set_goal(objective, status, token_budget) {
+                return fail(s, e);
+            }
+        }
+        Op::ClearGoal => s.clear_goal(),
         // Handled by the loop.
         Op::UserInput { .. }
         | Op::Steer { .. }
@@ -328,6 +353,8 @@ fn cancelled_turn(s: &Session, id: &str) -> TurnEnded {
 /// What a turn is for.
 pub(super) enum TurnKind {
     User(Vec<InputItem>),
+    /// Work toward the thread's goal: the session starts it while idle.
+    Goal(String),
     Compact,
 }
 

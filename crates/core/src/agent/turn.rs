@@ -59,11 +59,21 @@ impl Session {
             self.events.send(Event::TurnEnded(ended.clone()));
             return ended;
         }
+        self.running_turn = Some(turn_id.clone());
+        let (tokens_before, started) = (self.total_usage.total_tokens(), std::time::Instant::now());
         let reason = match kind {
-            TurnKind::User(items) => {
+            TurnKind::User(_) | TurnKind::Goal(_) => {
                 let history_start = self.history.len();
                 let before = self.checkpoint().await;
-                self.begin_user_turn(items);
+                match kind {
+                    TurnKind::User(items) => self.begin_user_turn(items),
+                    TurnKind::Goal(text) => self.push_history(HistoryItem::User {
+                        text,
+                        images: vec![],
+                        synthetic: true,
+                    }),
+                    TurnKind::Compact => {}
+                }
                 let reason = self.turn_loop(&cancel).await;
                 if reason == TurnEndReason::Completed {
                     self.diagnostics_at_turn_end(&cancel).await;
@@ -78,6 +88,12 @@ impl Session {
                 Err(message) => TurnEndReason::Failed { message },
             },
         };
+        let tokens = self
+            .total_usage
+            .total_tokens()
+            .saturating_sub(tokens_before);
+        self.account_goal(&turn_id, tokens, started.elapsed().as_secs());
+        self.running_turn = None;
         self.finish_turn(turn_id, reason)
     }
 

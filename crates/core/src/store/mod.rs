@@ -73,6 +73,10 @@ pub(crate) enum LogLine {
     Undo {
         turn_ids: Vec<String>,
     },
+    /// The session's goal now (None: cleared).
+    Goal {
+        goal: Option<interpreter_protocol::Goal>,
+    },
     /// What a tool call changed (for replaying diffs and plans on load).
     ToolDetail {
         call_id: String,
@@ -113,6 +117,8 @@ pub(crate) struct LoadedSession {
     pub title: Option<String>,
     pub warnings: Vec<String>,
     pub details: std::collections::HashMap<String, ToolDetail>,
+    /// The goal the log last recorded.
+    pub goal: Option<interpreter_protocol::Goal>,
     /// The bytes of the log that were read.
     pub log_len: u64,
 }
@@ -192,6 +198,7 @@ impl SessionStore {
         let mut title = None;
         let mut details = std::collections::HashMap::new();
         let mut turns: Vec<TurnMark> = Vec::new();
+        let mut goal = None;
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
             if line.trim_ascii().is_empty() {
                 continue;
@@ -232,6 +239,7 @@ impl SessionStore {
                 }) => {
                     details.insert(call_id, ToolDetail { changes, plan });
                 }
+                Ok(LogLine::Goal { goal: g }) => goal = g,
                 Err(e) => warnings.push(format!(
                     "skipped unreadable line {} of {}: {e}",
                     i + 1,
@@ -248,6 +256,7 @@ impl SessionStore {
             model,
             title,
             details,
+            goal,
             history,
             turns,
             warnings,

@@ -7,6 +7,7 @@ pub(crate) mod diagnostics;
 pub(crate) mod edit;
 pub mod exec;
 pub mod files;
+pub(crate) mod goal;
 pub(crate) mod names;
 pub(crate) mod patch_runner;
 pub(crate) mod plan;
@@ -155,6 +156,8 @@ pub(crate) enum ModeChange {
     ExitPlan,
     /// The user cancelled while the call asked them: the turn ends, as after an interrupt.
     StopTurn,
+    /// The model marked the thread's goal (`update_goal`).
+    Goal(interpreter_protocol::GoalStatus),
 }
 
 /// A self-contained task for a subagent.
