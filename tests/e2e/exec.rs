@@ -690,3 +690,70 @@ fn is_zombie(pid: i32) -> bool {
         .map(|s| s.contains(") Z "))
         .unwrap_or(true)
 }
+
+/// `--goal`: the prompt is the session's goal; turns run until the model marks it complete.
+#[test]
+fn goal_runs_turns_until_the_model_marks_it_complete() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::text("Step one.").with_usage(20, 7, 0, 0),
+        Reply::tool_call("g1", "update_goal", json!({"status": "complete"}))
+            .with_usage(20, 7, 0, 0),
+        Reply::text("Done.").with_usage(20, 7, 0, 0),
+    ]))
+    .unwrap();
+    let out = repo.run(
+        &exec_args(&mock, "chat", &["--json", "--goal"]),
+        "Finish both steps",
+    );
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = jsonl(&out);
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    let count = |k: &str| kinds.iter().filter(|t| **t == k).count();
+    assert_eq!(
+        (count("turn.started"), count("turn.completed")),
+        (2, 2),
+        "{kinds:?}"
+    );
+    // Each turn's own usage: 27 tokens in the first, 54 in the second (two requests).
+    let usage: Vec<u64> = events
+        .iter()
+        .filter(|e| e["type"] == "turn.completed")
+        .map(|e| {
+            e["usage"]["input_tokens"].as_u64().unwrap()
+                + e["usage"]["output_tokens"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(usage, [27, 54]);
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[0].body.to_string().contains("Finish both steps"));
+    assert!(reqs[0].body.to_string().contains("update_goal"));
+}
+
+/// `--goal --goal-budget`: the goal stops at its budget, and exec says so and fails.
+#[test]
+fn goal_stops_at_its_budget_and_exec_fails() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::text("Working.").with_usage(20, 7, 0, 0),
+        Reply::text("Still working.").with_usage(20, 7, 0, 0),
+        Reply::text("never asked").with_usage(20, 7, 0, 0),
+    ]))
+    .unwrap();
+    let out = repo.run(
+        &exec_args(&mock, "chat", &["--goal", "--goal-budget", "50"]),
+        "Keep going",
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("budgetLimited") && stderr.contains("54 tokens used of 50"),
+        "{stderr}"
+    );
+    assert_eq!(mock.model_requests().len(), 2);
+}

@@ -1027,3 +1027,40 @@ fn two_messages_of_one_response_are_two_cells() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Issue 26 in the terminal: `/goal <objective>` runs turns until the model marks the goal
+/// complete; the status line shows it, notes say what changed.
+#[test]
+fn slash_goal_runs_turns_until_the_model_marks_it_complete() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(
+        Script::from_json(
+            &json!({"replies": [
+                text("Step one is in."),
+                tool("g1", "update_goal", json!({"status": "complete"})),
+                text("Both steps are in.")
+            ]})
+            .to_string(),
+        )
+        .expect("script"),
+    )
+    .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {}", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("/goal Add both steps");
+    let s = t.wait_for("the goal's end", Duration::from_secs(20), |s| {
+        s.contains("Both steps are in.") && s.contains("goal complete") && !s.contains("Working")
+    });
+    assert!(s.contains("Goal active: Add both steps"), "{s}");
+    assert!(s.contains("Goal complete: Add both steps"), "{s}");
+    assert!(s.contains("Step one is in."), "{s}");
+    assert_eq!(mock.model_requests().len(), 3);
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

@@ -113,6 +113,13 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             say(&status(s));
             done
         }
+        // Goal turns start on their own, outside any `session/prompt`: not for ACP yet.
+        Command::Goal(_) => {
+            say(
+                "Goals run in the terminal, `interpreter exec --goal` and the app-server; not in ACP yet.",
+            );
+            done
+        }
         Command::Compact => {
             stop_reason(s.handle.submit(Op::Compact).done().await).map(Outcome::Done)
         }

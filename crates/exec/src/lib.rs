@@ -6,7 +6,9 @@ mod human;
 mod jsonl;
 
 use anyhow::Result;
-use interpreter_protocol::{ApprovalDecision, Event, InputItem, Op, TurnEndReason, TurnEnded};
+use interpreter_protocol::{
+    ApprovalDecision, Event, Goal, GoalStatus, InputItem, Op, TokenUsage, TurnEndReason, TurnEnded,
+};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -98,6 +100,10 @@ pub struct ExecOptions {
     pub diff: bool,
     /// Do not store the session.
     pub ephemeral: bool,
+    /// `--goal`: the prompt is the session's goal, worked on turn after turn.
+    pub goal: bool,
+    /// `--goal-budget`: the goal's token budget.
+    pub goal_budget: Option<u64>,
     /// auto, always or never.
     pub color: String,
     /// No sandbox, no approvals.
@@ -434,8 +440,12 @@ async fn run_inner(args: ExecOptions) -> Result<i32> {
     } else {
         None
     };
-    let ended = drive_turn(&mut run, &mut out, input).await;
-    let code = finish(&args, &mut out, &run.view, &ended).await;
+    let code = if args.goal {
+        drive_goal(&args, &mut run, &mut out, &req.prompt).await
+    } else {
+        let ended = drive_turn(&mut run, &mut out, input).await;
+        finish_turn(&args, &mut out, &ended, run.view.total_usage())
+    };
     let diff = match (args.diff, snapshot) {
         (false, _) => None,
         (true, Some(snapshot)) => Some(tree_diff(&run.view, snapshot).await),
@@ -495,6 +505,76 @@ async fn drive_turn(run: &mut Run, out: &mut Output, input: Vec<InputItem>) -> T
     }
 }
 
+/// `--goal`: sets the prompt as the goal and writes every turn the session runs for it, until
+/// the goal stops being active and its last turn has ended. 0 when the model marked it
+/// complete.
+async fn drive_goal(args: &ExecOptions, run: &mut Run, out: &mut Output, objective: &str) -> i32 {
+    let ticket = run.handle.submit(Op::SetGoal {
+        objective: Some(objective.to_string()),
+        status: Some(GoalStatus::Active),
+        token_budget: args.goal_budget,
+    });
+    spawn_signal_handler(run.handle.clone());
+    if let OpResult::Failed(e) = ticket.done().await {
+        return fail(1, &format!("--goal: {e}"));
+    }
+    let mut goal: Option<Goal> = None;
+    let (mut running, mut code) = (false, 1);
+    let mut usage_before = run.view.total_usage();
+    while let Some(e) = run.rx.recv().await {
+        match &e {
+            Event::TurnStarted { .. } => running = true,
+            Event::GoalUpdated { goal: g, .. } => goal = Some(g.clone()),
+            Event::GoalCleared => goal = None,
+            _ => {}
+        }
+        if let Event::TurnEnded(ended) = &e {
+            running = false;
+            run.view.observe(&e);
+            let total = run.view.total_usage();
+            code = finish_turn(args, out, ended, since(total, usage_before));
+            usage_before = total;
+        } else {
+            on_event(run, out, &e);
+        }
+        if !running && goal.as_ref().is_none_or(|g| g.status != GoalStatus::Active) {
+            break;
+        }
+    }
+    match goal {
+        Some(g) if g.status == GoalStatus::Complete => code,
+        Some(g) => fail(
+            1,
+            &format!(
+                "the goal stopped before it was complete: {} ({} tokens used{})",
+                serde_json::to_value(g.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                g.tokens_used,
+                g.token_budget
+                    .map(|b| format!(" of {b}"))
+                    .unwrap_or_default()
+            ),
+        ),
+        None => fail(1, "the goal was cleared before it was complete"),
+    }
+}
+
+/// What was used between two totals: one turn's usage.
+fn since(total: TokenUsage, before: TokenUsage) -> TokenUsage {
+    TokenUsage {
+        input_tokens: total.input_tokens.saturating_sub(before.input_tokens),
+        cached_input_tokens: total
+            .cached_input_tokens
+            .saturating_sub(before.cached_input_tokens),
+        output_tokens: total.output_tokens.saturating_sub(before.output_tokens),
+        reasoning_output_tokens: total
+            .reasoning_output_tokens
+            .saturating_sub(before.reasoning_output_tokens),
+    }
+}
+
 fn on_event(run: &mut Run, out: &mut Output, e: &Event) {
     run.view.observe(e);
     if let Event::ApprovalRequested(req) = e {
@@ -506,14 +586,8 @@ fn on_event(run: &mut Run, out: &mut Output, e: &Event) {
     out.event(e);
 }
 
-/// Writes the turn's end and `-o FILE`; the exit code.
-async fn finish(
-    args: &ExecOptions,
-    out: &mut Output,
-    view: &SessionView,
-    ended: &TurnEnded,
-) -> i32 {
-    let usage = view.total_usage();
+/// Writes one turn's end with its usage and `-o FILE`; the exit code.
+fn finish_turn(args: &ExecOptions, out: &mut Output, ended: &TurnEnded, usage: TokenUsage) -> i32 {
     match out {
         Output::Json(w) => w.turn_ended(&ended.reason, usage),
         Output::Human(w) => w.turn_ended(

@@ -227,6 +227,13 @@ pub(crate) struct ExecArgs {
     /// Do not store the session.
     #[arg(long, global = true)]
     pub ephemeral: bool,
+    /// Make the prompt the session's goal: turns run until the model marks it complete, it
+    /// is blocked, or its token budget is used.
+    #[arg(long)]
+    pub goal: bool,
+    /// The goal's token budget (with --goal).
+    #[arg(long, value_name = "TOKENS", requires = "goal")]
+    pub goal_budget: Option<u64>,
     #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
     pub(crate) color: String,
     /// Run without sandbox or approvals.
@@ -262,6 +269,8 @@ impl ExecArgs {
             output_last_message: self.output_last_message,
             diff: self.diff,
             ephemeral: self.ephemeral,
+            goal: self.goal,
+            goal_budget: self.goal_budget,
             color: self.color,
             yolo: self.yolo,
             prompt: self.prompt,

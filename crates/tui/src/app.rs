@@ -227,7 +227,7 @@ impl App {
             Event::Warning { message } => self.push(Cell::Warning(message)),
             Event::GoalUpdated { goal, .. } => self.push(Cell::Info(vec![format!(
                 "Goal {}: {} ({} tokens used)",
-                goal_status(goal.status),
+                interpreter_core::face::slash::goal_status_name(goal.status),
                 goal.objective,
                 goal.tokens_used
             )])),
@@ -541,17 +541,5 @@ impl App {
         if let Some(next) = self.queued.pop_front() {
             self.send_message(&next);
         }
-    }
-}
-
-fn goal_status(status: interpreter_protocol::GoalStatus) -> &'static str {
-    use interpreter_protocol::GoalStatus;
-    match status {
-        GoalStatus::Active => "active",
-        GoalStatus::Paused => "paused",
-        GoalStatus::Blocked => "blocked",
-        GoalStatus::UsageLimited => "stopped at the usage limit",
-        GoalStatus::BudgetLimited => "stopped at its token budget",
-        GoalStatus::Complete => "complete",
     }
 }

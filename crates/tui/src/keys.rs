@@ -374,6 +374,10 @@ impl App {
                 }),
                 Err(e) => self.push(Cell::Error(e)),
             },
+            Command::Goal(arg) => match slash::goal_op(arg) {
+                Ok(op) => self.op(op),
+                Err(e) => self.push(Cell::Error(e)),
+            },
             Command::Init(_) | Command::Review(_) => {
                 if let Some(prompt) = slash::prompt_for(&cmd) {
                     self.send_message_as(shown, &prompt);

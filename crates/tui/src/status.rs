@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use super::cells::clean;
 use super::theme::Theme;
 use super::wrap::str_width;
+use interpreter_core::face::slash;
 use interpreter_core::face::view::SessionView;
 
 /// The mode a session's permissions amount to, as the faces name it.
@@ -70,6 +71,21 @@ pub(crate) fn line(
     if let Some(cost) = view.tokens.as_ref().and_then(|t| t.cost_usd) {
         spans.push(sep());
         spans.push(Span::styled(format!("${cost:.4}"), theme.dim()));
+    }
+    if let Some(goal) = &view.goal {
+        let budget = goal
+            .token_budget
+            .map(|b| format!("/{}", tokens(b)))
+            .unwrap_or_default();
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!(
+                "goal {} {}{budget}",
+                slash::goal_status_name(goal.status),
+                tokens(goal.tokens_used)
+            ),
+            theme.text(),
+        ));
     }
     let used_width: usize = spans.iter().map(|s| str_width(&s.content)).sum();
     let room = usize::from(width).saturating_sub(used_width);

@@ -117,6 +117,19 @@ impl Session {
         self.goal_changed(Some(turn_id));
     }
 
+    /// An active goal pauses (its turn was interrupted or failed).
+    pub(super) fn pause_goal(&mut self, turn_id: &str) {
+        if let Some(goal) = self
+            .goal
+            .as_mut()
+            .filter(|g| g.status == GoalStatus::Active)
+        {
+            goal.status = GoalStatus::Paused;
+            goal.updated_at = now();
+            self.goal_changed(Some(turn_id));
+        }
+    }
+
     /// The message a goal turn starts with, when the goal asks for one.
     pub(super) fn goal_turn(&self) -> Option<String> {
         self.goal

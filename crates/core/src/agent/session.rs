@@ -149,12 +149,6 @@ impl Session {
         s.title = loaded.title;
         s.goal = loaded.goal;
         s.refresh_tools();
-        if let Some(goal) = s.goal.clone() {
-            s.events.send(Event::GoalUpdated {
-                goal,
-                turn_id: None,
-            });
-        }
         s.details = loaded.details;
         // The logged harness did not fit this provider's wire: the replacement is a switch.
         if s.harness.name() != loaded.harness {
@@ -166,6 +160,13 @@ impl Session {
             }
         }
         s.announce();
+        // The goal goes on: faces learn of it once they know the session.
+        if let Some(goal) = s.goal.clone() {
+            s.events.send(Event::GoalUpdated {
+                goal,
+                turn_id: None,
+            });
+        }
         Ok(s)
     }
 

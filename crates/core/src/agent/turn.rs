@@ -93,6 +93,10 @@ impl Session {
             .total_tokens()
             .saturating_sub(tokens_before);
         self.account_goal(&turn_id, tokens, started.elapsed().as_secs());
+        if reason != TurnEndReason::Completed {
+            // Interrupted or failed: the goal waits for the user instead of retrying at once.
+            self.pause_goal(&turn_id);
+        }
         self.running_turn = None;
         self.finish_turn(turn_id, reason)
     }

@@ -40,6 +40,11 @@ pub const BUILTINS: &[Builtin] = &[
         input: Some("turns"),
     },
     Builtin {
+        name: "goal",
+        description: "Work toward an objective turn after turn (or pause, resume, clear)",
+        input: Some("objective"),
+    },
+    Builtin {
         name: "init",
         description: "Write an AGENTS.md with instructions for this repository",
         input: None,
@@ -83,6 +88,8 @@ pub enum Command<'a> {
     Compact,
     /// `/undo [turns]`: the text after the name (a number of turns, or empty for one).
     Undo(&'a str),
+    /// `/goal objective|pause|resume|clear`.
+    Goal(&'a str),
     /// `/init [focus]`: a turn with the AGENTS.md prompt.
     Init(&'a str),
     /// `/review [focus]`: a turn with the review prompt.
@@ -123,6 +130,7 @@ pub fn parse<'a>(text: &'a str, skills: &[SkillInfo]) -> Option<Command<'a>> {
         "mode" => Command::Mode(args),
         "compact" => Command::Compact,
         "undo" => Command::Undo(args),
+        "goal" => Command::Goal(args),
         "init" => Command::Init(args),
         "review" => Command::Review(args),
         "status" => Command::Status,
@@ -132,6 +140,41 @@ pub fn parse<'a>(text: &'a str, skills: &[SkillInfo]) -> Option<Command<'a>> {
         _ if skills.iter().any(|s| s.name == name) => Command::Skill { name, args },
         _ => return None,
     })
+}
+
+/// The op `/goal <args>` asks for: `pause`, `resume`, `clear`, or a new objective. An error
+/// for no words at all.
+pub fn goal_op(arg: &str) -> Result<interpreter_protocol::Op, String> {
+    use interpreter_protocol::{GoalStatus, Op};
+    let set = |status| Op::SetGoal {
+        objective: None,
+        status: Some(status),
+        token_budget: None,
+    };
+    Ok(match arg.trim() {
+        "" => return Err("usage: /goal <objective> | pause | resume | clear".into()),
+        "pause" => set(GoalStatus::Paused),
+        "resume" => set(GoalStatus::Active),
+        "clear" => Op::ClearGoal,
+        objective => Op::SetGoal {
+            objective: Some(objective.to_string()),
+            status: Some(GoalStatus::Active),
+            token_budget: None,
+        },
+    })
+}
+
+/// A goal status in words.
+pub fn goal_status_name(status: interpreter_protocol::GoalStatus) -> &'static str {
+    use interpreter_protocol::GoalStatus;
+    match status {
+        GoalStatus::Active => "active",
+        GoalStatus::Paused => "paused",
+        GoalStatus::Blocked => "blocked",
+        GoalStatus::UsageLimited => "stopped at the usage limit",
+        GoalStatus::BudgetLimited => "stopped at its token budget",
+        GoalStatus::Complete => "complete",
+    }
 }
 
 /// The number of turns `/undo` was given: 1 when empty; an error for anything but a

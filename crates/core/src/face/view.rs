@@ -18,6 +18,8 @@ pub struct SessionView {
     pub tokens: Option<TokenCount>,
     /// The session's latest diff of the file tools' edits.
     pub diff: Option<String>,
+    /// The thread's goal, while it has one.
+    pub goal: Option<interpreter_protocol::Goal>,
 }
 
 impl SessionView {
@@ -30,6 +32,7 @@ impl SessionView {
             title: c.title,
             tokens: None,
             diff: None,
+            goal: None,
         }
     }
 
@@ -41,6 +44,8 @@ impl SessionView {
             Event::TitleChanged { title } => self.title = Some(title.clone()),
             Event::TokenCount(t) => self.tokens = Some(t.clone()),
             Event::Diff { unified_diff } => self.diff = Some(unified_diff.clone()),
+            Event::GoalUpdated { goal, .. } => self.goal = Some(goal.clone()),
+            Event::GoalCleared => self.goal = None,
             _ => {}
         }
     }
