@@ -1064,3 +1064,47 @@ fn slash_goal_runs_turns_until_the_model_marks_it_complete() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Issue 26 in the terminal: a prompt typed while the answer streams steers the turn: the
+/// answer in flight finishes and stays, and the prompt joins the turn's next request.
+#[test]
+fn a_prompt_typed_while_the_answer_streams_steers_the_turn() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(
+        Script::from_json(
+            &json!({"replies": [
+                {"events": [{"text": "Working "}, {"delay_ms": 1500}, {"text": "on it."}]},
+                text("Steered answer.")
+            ]})
+            .to_string(),
+        )
+        .expect("script"),
+    )
+    .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {}", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("start the work");
+    t.wait_for("the answer streaming", Duration::from_secs(10), |s| {
+        s.contains("Working")
+    });
+    t.line("also say it was steered");
+    let s = t.wait_for("the steered answer", Duration::from_secs(15), |s| {
+        s.contains("Steered answer.") && !s.contains("Working ·")
+    });
+    assert!(s.contains("on it."), "the answer in flight stays:\n{s}");
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 2, "one turn, two requests");
+    let second = reqs[1].body.to_string();
+    assert!(
+        second.contains("Working on it.") && second.contains("also say it was steered"),
+        "{second}"
+    );
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

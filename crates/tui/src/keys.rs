@@ -314,14 +314,15 @@ impl App {
         }
     }
 
-    /// Sends `text` to the model (queued while a turn runs).
+    /// Sends `text` to the model: a new turn, or, while one runs, input that joins its next
+    /// request (the answer in flight finishes and stays); queued until the session is ready.
     pub(crate) fn send_message(&mut self, text: &str) {
         self.send_message_as(text, text);
     }
 
     /// Sends `full`, showing `shown` (pastes folded) in the transcript.
     fn send_message_as(&mut self, shown: &str, full: &str) {
-        if self.turn.is_some() || self.view.is_none() {
+        if self.view.is_none() {
             self.queued.push_back(full.to_string());
             return;
         }
@@ -331,9 +332,12 @@ impl App {
             .map(|v| v.skills.clone())
             .unwrap_or_default();
         self.push(Cell::User(shown.to_string()));
-        self.op(Op::UserInput {
-            items: vec![slash::input_for(full, &skills)],
-        });
+        let items = vec![slash::input_for(full, &skills)];
+        if self.turn.is_some() {
+            self.op(Op::Steer { items });
+            return;
+        }
+        self.op(Op::UserInput { items });
         self.turn = Some(super::app::Turn {
             started: Instant::now(),
             waiting: None,
