@@ -349,3 +349,17 @@ test("a subagent is a collapsible part of its call's card, with its own calls", 
   assert.match(after.querySelector('[data-tool-call="r1"]').textContent, /Read notes.txt/);
   p.app.dispose();
 });
+
+test("two messages of one response are two bubbles, each delta added to its own", () => {
+  const p = page();
+  p.app.receive({ type: "reset", sessionId: "s" });
+  const chunk = (messageId, text) => ({
+    type: "update",
+    notification: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } } },
+  });
+  for (const [id, t] of [["m1", "Looking "], ["m1", "first."], ["m2", "All "], ["m2", "done."]]) p.app.receive(chunk(id, t));
+  p.run();
+  const agent = p.qa(".msg.agent").map((e) => e.textContent.trim());
+  assert.deepEqual(agent, ["Looking first.", "All done."]);
+  p.app.dispose();
+});

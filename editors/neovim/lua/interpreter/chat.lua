@@ -33,6 +33,7 @@ M.BUF_NAME = "interpreter://chat"
 ---@field tools table<string, {entry: integer, title: string, status: string, kind: string|nil, detail: string[]}>
 ---@field text_entry integer|nil   the entry streamed text goes to
 ---@field text_kind string|nil     "agent", "thought" or "user"
+---@field text_message string|nil  the ACP messageId of the streamed block, when it had one
 ---@field plan_entry integer|nil
 ---@field modes table|nil          modes from session/new
 ---@field mode string|nil
@@ -61,6 +62,7 @@ local function close_text()
   if state then
     state.text_entry = nil
     state.text_kind = nil
+    state.text_message = nil
   end
 end
 
@@ -89,9 +91,11 @@ local function render_header()
   end
 end
 
---- Streams a text chunk into the current block of `kind`, starting a block if needed.
-local function stream_text(kind, text)
-  if state.text_entry == nil or state.text_kind ~= kind then
+--- Streams a text chunk into the current block of `kind`, starting a block if needed: a
+--- new kind or a new messageId (a response of two messages is two blocks).
+local function stream_text(kind, text, message_id)
+  local new_message = message_id ~= nil and state.text_message ~= nil and message_id ~= state.text_message
+  if state.text_entry == nil or state.text_kind ~= kind or new_message then
     close_text()
     if kind == "thought" then
       state.text_entry = t():add({ "> " }, "> ")
@@ -100,6 +104,7 @@ local function stream_text(kind, text)
     end
     state.text_kind = kind
   end
+  state.text_message = message_id
   t():stream(state.text_entry, text)
 end
 
@@ -137,7 +142,7 @@ local function on_update(params)
   if kind == "agent_message_chunk" then
     local text = render.content_text(u.content)
     if text then
-      stream_text("agent", text)
+      stream_text("agent", text, u.messageId)
     end
   elseif kind == "agent_thought_chunk" then
     local text = render.content_text(u.content)
