@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use super::client::{ClientFs, ClientTerminals};
 use super::settings::Settings;
 use super::updates::Translator;
-use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, commands};
+use super::{AcpSession, AcpState, MAX_PROMPT_BYTES, RunningTurn, commands};
 use interpreter_core::agent::{
     EventSink, FaceAbilities, OpResult, SessionError, SessionOptions, SessionStart,
 };
@@ -246,6 +246,7 @@ async fn open_session(
         settings: Mutex::new(settings),
         translator,
         commands: commands::available(&skills),
+        running: Mutex::new(None),
     });
     state.insert(s.clone());
     Ok(s)
@@ -696,8 +697,6 @@ async fn run_prompt(
     input: Vec<InputItem>,
     responder: Responder<PromptResponse>,
 ) -> R {
-    // A new prompt while a turn runs cancels that turn cleanly; it answers `cancelled`.
-    s.cancel_turn();
     match run_command_or_turn(&s, input).await {
         Ok(stop) => responder.respond(PromptResponse::new(stop)),
         Err(message) => {
@@ -713,8 +712,34 @@ async fn run_command_or_turn(s: &AcpSession, input: Vec<InputItem>) -> Result<St
         commands::Outcome::Done(stop) => return Ok(stop),
         commands::Outcome::Run(input) => input,
     };
-    let ticket = s.handle.submit(Op::UserInput { items: input });
-    stop_reason(ticket.done().await)
+    // A prompt while a turn runs steers it: the answer in flight finishes and stays, this
+    // input joins the turn's next request, and both prompts answer when the turn ends.
+    // (`session/cancel` is how a client stops a turn.)
+    let running = s.running.lock().ok().and_then(|r| r.clone());
+    if let Some(turn) = running {
+        return match s.handle.submit(Op::Steer { items: input }).done().await {
+            OpResult::Done => stop_reason(turn.await),
+            // The turn had ended: the input ran as a turn of its own.
+            other => stop_reason(other),
+        };
+    }
+    use futures::FutureExt as _;
+    let turn: RunningTurn = s
+        .handle
+        .submit(Op::UserInput { items: input })
+        .done()
+        .boxed()
+        .shared();
+    if let Ok(mut r) = s.running.lock() {
+        *r = Some(turn.clone());
+    }
+    let result = turn.clone().await;
+    if let Ok(mut r) = s.running.lock()
+        && r.as_ref().is_some_and(|t| t.ptr_eq(&turn))
+    {
+        *r = None;
+    }
+    stop_reason(result)
 }
 
 /// How a turn's end answers `session/prompt`.

@@ -44,7 +44,13 @@ pub(crate) struct AcpSession {
     settings: Mutex<Settings>,
     translator: Arc<Translator>,
     commands: Vec<agent_client_protocol::v1::schema::AvailableCommand>,
+    /// The end of the turn a `session/prompt` is running, for prompts that join it.
+    running: Mutex<Option<RunningTurn>>,
 }
+
+/// The end of a running turn, awaitable by every prompt that joined it.
+type RunningTurn =
+    futures::future::Shared<futures::future::BoxFuture<'static, interpreter_core::agent::OpResult>>;
 
 impl AcpState {
     fn caps(&self) -> ClientCapabilities {

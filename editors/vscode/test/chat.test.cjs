@@ -258,3 +258,60 @@ test("a subagent's calls come from its child session into the card of the call t
   const done = updates.find((n) => n.update.sessionUpdate === "subagent_state_update");
   assert.equal(done.update.state, "completed");
 });
+
+test("a message sent while the answer streams runs right after the turn; the answer in flight stays", { timeout: 60_000 }, async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-chat-")));
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  const saved = process.env.OPENINTERPRETER_HOME;
+  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
+  t.after(() => {
+    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
+    else process.env.OPENINTERPRETER_HOME = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const slow = { events: [{ text: "Working " }, { delay_ms: 1500 }, { text: "on it." }] };
+  const baseUrl = await mock(t, { replies: [slow, textReply("Next answer.")] }, dir);
+  await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const provider = stub.state.webviewProviders.get("interpreter.chat");
+  const page = fakeView();
+  provider.resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  await waitUntil(() => page.posted.some((m) => m.type === "status" && m.status.state === "ready"), "the agent's initialize");
+  const chunks = () =>
+    page.posted.filter((m) => m.type === "update" && m.notification.update.sessionUpdate === "agent_message_chunk").map((m) => m.notification.update.content.text);
+  const ready = page.posted.length;
+  // Each send resolves when its prompt is answered: the second is sent while the first runs.
+  const first = page.send({ type: "send", text: "start the work", attachments: [] });
+  await waitUntil(() => chunks().length > 0, "the answer streaming");
+  const second = page.send({ type: "send", text: "then say more", attachments: [] });
+  await Promise.all([first, second]);
+  await waitUntil(() => page.posted.slice(ready).some((m) => m.type === "turn" && !m.running), "the end", 20_000);
+  const turns = page.posted.slice(ready).filter((m) => m.type === "turn");
+  assert.deepEqual(turns.map((m) => m.running), [true, false], "one running stretch for both prompts");
+  // A new page gets the chat: two answers, in order.
+  const again = fakeView();
+  provider.resolveWebviewView(again.view);
+  await again.send({ type: "ready" });
+  const replay = again.posted.find((m) => m.type === "replay");
+  // The steer came while the first answer streamed: its chunks go on under their own id.
+  const byMessage = new Map();
+  for (const m of replay.messages) {
+    if (m.type !== "update" || m.notification.update.sessionUpdate !== "agent_message_chunk") continue;
+    const u = m.notification.update;
+    byMessage.set(u.messageId, (byMessage.get(u.messageId) ?? "") + u.content.text);
+  }
+  assert.deepEqual([...byMessage.values()], ["Working on it.", "Next answer."]);
+  const origin = new URL(baseUrl).origin;
+  const requests = (await (await fetch(`${origin}/_mock/requests`)).json()).filter((r) => r.method === "POST");
+  assert.equal(requests.length, 2);
+  const body = JSON.stringify(requests[1].body);
+  assert.ok(body.includes("Working on it.") && body.indexOf("Working on it.") < body.indexOf("then say more"), body);
+});

@@ -363,3 +363,21 @@ test("two messages of one response are two bubbles, each delta added to its own"
   assert.deepEqual(agent, ["Looking first.", "All done."]);
   p.app.dispose();
 });
+
+test("a message the user steers in while the answer streams: the answer goes on in its own bubble", () => {
+  const p = page();
+  p.app.receive({ type: "reset", sessionId: "s" });
+  const chunk = (messageId, text) => ({
+    type: "update",
+    notification: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } } },
+  });
+  p.app.receive(chunk("m1", "Working "));
+  p.app.receive({ type: "userMessage", text: "then say more", attachments: [] });
+  p.app.receive(chunk("m1", "on it."));
+  p.app.receive(chunk("m2", "Next answer."));
+  p.run();
+  const kinds = p.qa(".msg").map((e) => [...e.classList].find((c) => c === "agent" || c === "user"));
+  assert.deepEqual(kinds, ["agent", "user", "agent"]);
+  assert.deepEqual(p.qa(".msg.agent").map((e) => e.textContent.trim()), ["Working on it.", "Next answer."]);
+  p.app.dispose();
+});

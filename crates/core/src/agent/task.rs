@@ -54,6 +54,17 @@ struct Submission {
 }
 
 impl Submission {
+    /// An op the session gives itself: nobody waits for its result.
+    fn own(op: Op) -> Submission {
+        let (done, _) = oneshot::channel();
+        Submission {
+            id: uuid::Uuid::now_v7().to_string(),
+            op,
+            done,
+            interrupted: false,
+        }
+    }
+
     fn finish(self, r: OpResult) {
         let _ = self.done.send(r);
     }
@@ -262,6 +273,7 @@ async fn run(
         }
         match drive(&mut s, &id, kind, &mut rx, &mut queue).await {
             Some(ended) => {
+                requeue_late_steer(&s, &mut queue, &ended);
                 let _ = done.send(OpResult::Turn(ended));
             }
             // The turn panicked: the session's state cannot be trusted any more.
@@ -270,6 +282,15 @@ async fn run(
                 return;
             }
         }
+    }
+}
+
+/// Input steered in as the turn ended, too late for its last request, is not lost: it runs
+/// next (unless the user stopped the turn).
+fn requeue_late_steer(s: &Session, queue: &mut VecDeque<Submission>, ended: &TurnEnded) {
+    let late = std::mem::take(&mut *s.steer.lock().unwrap_or_else(|e| e.into_inner()));
+    if !late.is_empty() && ended.reason != TurnEndReason::Cancelled {
+        queue.push_front(Submission::own(Op::UserInput { items: late }));
     }
 }
 
@@ -422,7 +443,8 @@ async fn drive(
                         asks.diagnosed(request_id, diagnostics.clone());
                         sub.finish(OpResult::Done);
                     }
-                    Op::Steer { items } => {
+                    // A cancelled turn takes no more input: the steer becomes a turn of its own.
+                    Op::Steer { items } if !cancel.is_cancelled() => {
                         steer
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())

@@ -46,6 +46,8 @@ export class ChatController implements vscode.Disposable {
   private configOptions: HostMessage & { type: "configOptions" } = { type: "configOptions", options: [] };
   private sessionReady?: Promise<string | undefined>;
   private running = false;
+  /** Prompts sent and not answered: one runs, the others wait behind it in the agent. */
+  private inFlight = 0;
   private readonly permissions = new Map<string, (optionId?: string) => void>();
   /** Child sessions of the agent's subagents, by id: their updates join the current chat. */
   private readonly children = new Set<string>();
@@ -242,17 +244,19 @@ export class ChatController implements vscode.Disposable {
     }
     this.lastPrompt = { text, attachments };
     this.post({ type: "userMessage", text, attachments });
+    this.inFlight += 1;
+    if (!this.running) this.post({ type: "turn", running: true, startedAt: Date.now() });
     this.running = true;
-    this.post({ type: "turn", running: true, startedAt: Date.now() });
     try {
       const res = await this.agent.prompt(sid, this.prompt(text, attachments));
       this.lastPrompt = undefined;
-      this.post({ type: "turn", running: false, stopReason: res.stopReason });
+      if (this.inFlight === 1) this.post({ type: "turn", running: false, stopReason: res.stopReason });
     } catch (e) {
-      this.post({ type: "turn", running: false });
+      if (this.inFlight === 1) this.post({ type: "turn", running: false });
       this.showError(e);
     } finally {
-      this.running = false;
+      this.inFlight -= 1;
+      this.running = this.inFlight > 0;
     }
   }
 

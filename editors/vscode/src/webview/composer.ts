@@ -158,7 +158,9 @@ export class Composer {
     }
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
-      if (!this.model?.running) this.send();
+      // While a turn runs, the message goes to the agent at once: it runs right after the
+      // turn, whose answer finishes and stays.
+      this.send();
     } else if (e.key === "Escape" && this.model?.running) {
       this.ctx.post({ type: "cancel" });
     }

@@ -153,12 +153,18 @@ function findTool(m: Model, id: string): Extract<Item, { kind: "tool" }> | undef
   return undefined;
 }
 
-/** Appends a chunk to the last item of `kind` when it continues it, else starts an item. */
+/** Appends a chunk to the item it continues: the last item of `kind` with its messageId, or
+ *  an agent message further up (the user steered in while it streamed); else starts an item. */
 function appendChunk(m: Model, c: Changes, kind: "agent" | "thought" | "user", text: string, messageId?: string): void {
   const last = m.items.at(-1);
-  if (last && last.kind === kind && last.messageId === messageId) {
-    (last as { text: string }).text += text;
-    c.items.add(last.key);
+  const same = (it: Item | undefined) => it !== undefined && it.kind === kind && (it as { messageId?: string }).messageId === messageId;
+  let target = same(last) ? last : undefined;
+  for (let i = m.items.length - 1; !target && kind === "agent" && messageId !== undefined && i >= 0; i--) {
+    if (same(m.items[i])) target = m.items[i];
+  }
+  if (target) {
+    (target as { text: string }).text += text;
+    c.items.add(target.key);
     return;
   }
   // Agent text after thinking ends the thought.
