@@ -153,6 +153,20 @@ fn mock_config(repo: &TestRepo, mock: &MockServer) {
     mock_config_on(repo, mock, "chat");
 }
 
+/// A mock serving `replies` on `wire` and the terminal session in tmux, at its composer;
+/// None where tmux is missing (see [`Tmux::start`]).
+fn session_at_composer(repo: &TestRepo, replies: Value, wire: &str) -> Option<(MockServer, Tmux)> {
+    let script = Script::from_json(&json!({ "replies": replies }).to_string()).expect("script");
+    let mock = MockServer::start_blocking(script).expect("mock");
+    mock_config_on(repo, &mock, wire);
+    let t = Tmux::start(repo, &[])?;
+    t.line(&format!("clear; {}", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    Some((mock, t))
+}
+
 fn mock_config_on(repo: &TestRepo, mock: &MockServer, wire: &str) {
     std::fs::write(
         repo.home.path().join("config.toml"),
@@ -994,25 +1008,16 @@ fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
 #[test]
 fn two_messages_of_one_response_are_two_cells() {
     let repo = TestRepo::new();
-    let mock = MockServer::start_blocking(
-        Script::from_json(
-            &json!({"replies": [{"events": [
-                {"message": {"deltas": ["Looking ", "first."], "phase": "commentary"}},
-                {"message": {"deltas": ["All ", "done."], "phase": "final_answer"}}
-            ]}]})
-            .to_string(),
-        )
-        .expect("script"),
-    )
-    .expect("mock");
-    mock_config_on(&repo, &mock, "responses");
-    let Some(t) = Tmux::start(&repo, &[]) else {
+    let Some((_mock, t)) = session_at_composer(
+        &repo,
+        json!([{"events": [
+            {"message": {"deltas": ["Looking ", "first."], "phase": "commentary"}},
+            {"message": {"deltas": ["All ", "done."], "phase": "final_answer"}}
+        ]}]),
+        "responses",
+    ) else {
         return;
     };
-    t.line(&format!("clear; {}", bin()));
-    t.wait_for("the composer", Duration::from_secs(10), |s| {
-        s.contains("Ask anything")
-    });
     t.line("answer me");
     let s = t.wait_for("the end of the turn", Duration::from_secs(10), |s| {
         s.contains("All done.") && !s.contains("Working")
@@ -1033,26 +1038,17 @@ fn two_messages_of_one_response_are_two_cells() {
 #[test]
 fn slash_goal_runs_turns_until_the_model_marks_it_complete() {
     let repo = TestRepo::new();
-    let mock = MockServer::start_blocking(
-        Script::from_json(
-            &json!({"replies": [
-                text("Step one is in."),
-                tool("g1", "update_goal", json!({"status": "complete"})),
-                text("Both steps are in.")
-            ]})
-            .to_string(),
-        )
-        .expect("script"),
-    )
-    .expect("mock");
-    mock_config(&repo, &mock);
-    let Some(t) = Tmux::start(&repo, &[]) else {
+    let Some((mock, t)) = session_at_composer(
+        &repo,
+        json!([
+            text("Step one is in."),
+            tool("g1", "update_goal", json!({"status": "complete"})),
+            text("Both steps are in.")
+        ]),
+        "chat",
+    ) else {
         return;
     };
-    t.line(&format!("clear; {}", bin()));
-    t.wait_for("the composer", Duration::from_secs(10), |s| {
-        s.contains("Ask anything")
-    });
     t.line("/goal Add both steps");
     let s = t.wait_for("the goal's end", Duration::from_secs(20), |s| {
         s.contains("Both steps are in.") && s.contains("goal complete") && !s.contains("Working")
@@ -1070,25 +1066,16 @@ fn slash_goal_runs_turns_until_the_model_marks_it_complete() {
 #[test]
 fn a_prompt_typed_while_the_answer_streams_steers_the_turn() {
     let repo = TestRepo::new();
-    let mock = MockServer::start_blocking(
-        Script::from_json(
-            &json!({"replies": [
-                {"events": [{"text": "Working "}, {"delay_ms": 1500}, {"text": "on it."}]},
-                text("Steered answer.")
-            ]})
-            .to_string(),
-        )
-        .expect("script"),
-    )
-    .expect("mock");
-    mock_config(&repo, &mock);
-    let Some(t) = Tmux::start(&repo, &[]) else {
+    let Some((mock, t)) = session_at_composer(
+        &repo,
+        json!([
+            {"events": [{"text": "Working "}, {"delay_ms": 1500}, {"text": "on it."}]},
+            text("Steered answer.")
+        ]),
+        "chat",
+    ) else {
         return;
     };
-    t.line(&format!("clear; {}", bin()));
-    t.wait_for("the composer", Duration::from_secs(10), |s| {
-        s.contains("Ask anything")
-    });
     t.line("start the work");
     t.wait_for("the answer streaming", Duration::from_secs(10), |s| {
         s.contains("Working")

@@ -32,6 +32,21 @@ function fakeView() {
   return { view: { webview, onDidDispose() {}, show() {} }, posted, send: (m) => Promise.all(handlers.map((h) => h(m))) };
 }
 
+/** A temp folder with a `work` folder in it, and the agent's home there, for one test. */
+function scratch(t, prefix) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  const saved = process.env.OPENINTERPRETER_HOME;
+  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
+  t.after(() => {
+    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
+    else process.env.OPENINTERPRETER_HOME = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, work };
+}
+
 async function mock(t, script, dir) {
   const file = path.join(dir, "script.json");
   fs.writeFileSync(file, JSON.stringify(script));
@@ -46,16 +61,7 @@ async function mock(t, script, dir) {
 }
 
 test("a chat turn through the controller: permission from the page, replay for a new page, restart after a crash", { timeout: 60_000 }, async (t) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-chat-")));
-  const work = path.join(dir, "work");
-  fs.mkdirSync(work);
-  const saved = process.env.OPENINTERPRETER_HOME;
-  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
-  t.after(() => {
-    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
-    else process.env.OPENINTERPRETER_HOME = saved;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, work } = scratch(t, "interp-chat-");
   const baseUrl = await mock(t, { replies: [toolReply("call_t", "shell", { command: "touch made.txt" }), textReply("Made it."), textReply("Still here.")] }, dir);
   const { api } = await activate({
     "interpreter.path": INTERPRETER_BIN,
@@ -170,16 +176,7 @@ test("diagnostics after an edit: the agent asks the editor, and the new error re
 });
 
 test("a question from the agent is a form in the panel, and the answer reaches the model", { timeout: 60_000 }, async (t) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-question-")));
-  const work = path.join(dir, "work");
-  fs.mkdirSync(work);
-  const saved = process.env.OPENINTERPRETER_HOME;
-  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
-  t.after(() => {
-    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
-    else process.env.OPENINTERPRETER_HOME = saved;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, work } = scratch(t, "interp-question-");
   const question = { questions: [{ id: "db", header: "DB", question: "Which database?", options: [{ label: "SQLite", description: "a file" }, { label: "Postgres", description: "a server" }] }] };
   const baseUrl = await mock(t, { replies: [toolReply("call_q", "request_user_input", question), textReply("Postgres it is.")] }, dir);
   await activate({
@@ -210,17 +207,8 @@ test("a question from the agent is a form in the panel, and the answer reaches t
 });
 
 test("a subagent's calls come from its child session into the card of the call that started it", { timeout: 60_000 }, async (t) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-subagent-")));
-  const work = path.join(dir, "work");
-  fs.mkdirSync(work);
+  const { dir, work } = scratch(t, "interp-subagent-");
   fs.writeFileSync(path.join(work, "notes.txt"), "the answer is 42\n");
-  const saved = process.env.OPENINTERPRETER_HOME;
-  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
-  t.after(() => {
-    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
-    else process.env.OPENINTERPRETER_HOME = saved;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
   const replies = [
     toolReply("a1", "Agent", { description: "find the answer", prompt: "Read notes.txt.", subagent_type: "Explore" }),
     toolReply("r1", "Read", { file_path: path.join(work, "notes.txt") }),
@@ -260,16 +248,7 @@ test("a subagent's calls come from its child session into the card of the call t
 });
 
 test("a message sent while the answer streams runs right after the turn; the answer in flight stays", { timeout: 60_000 }, async (t) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "interp-chat-")));
-  const work = path.join(dir, "work");
-  fs.mkdirSync(work);
-  const saved = process.env.OPENINTERPRETER_HOME;
-  process.env.OPENINTERPRETER_HOME = path.join(dir, "home");
-  t.after(() => {
-    if (saved === undefined) delete process.env.OPENINTERPRETER_HOME;
-    else process.env.OPENINTERPRETER_HOME = saved;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, work } = scratch(t, "interp-chat-");
   const slow = { events: [{ text: "Working " }, { delay_ms: 1500 }, { text: "on it." }] };
   const baseUrl = await mock(t, { replies: [slow, textReply("Next answer.")] }, dir);
   await activate({
