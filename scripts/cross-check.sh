@@ -112,7 +112,11 @@ build_mac() {
 }
 
 build_windows() {
-  cargo build --target "$win_target" -p interpreter --bins
+  # With the unit tests to run, one build makes the binary and the test harnesses: the same
+  # package selection and dev-dependencies as `cargo test` below, so it compiles nothing again.
+  local with_tests=()
+  [ "$tests" = none ] || with_tests=(--tests)
+  cargo build --target "$win_target" --workspace --exclude interpreter-tests --bins "${with_tests[@]}"
   file_info "target/$win_target/debug/interpreter.exe"
 }
 

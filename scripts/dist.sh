@@ -12,7 +12,8 @@
 #
 # --profile: `dist` (the default) is what ships: fat LTO, one codegen unit, and on Linux the
 # link-time layout (below). `release` and `dev` package a quick build, for the packaging
-# checks of scripts/test.sh; their archives are not what a release ships.
+# checks of scripts/test.sh; their archives are not what a release ships. `dev` builds what
+# `cargo build --workspace --bins` does, so it reuses the tests' build.
 #
 # Link-time layout (profile dist, Linux, a binary this machine runs): the binary is built,
 # run under callgrind against the mock model (bench/order_file.py), and relinked by rust-lld
@@ -141,6 +142,9 @@ case $target in
 esac
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 build_args=(--profile "$profile" --locked -p interpreter --bin interpreter)
+# A dev package is the build the tests drive (scripts/test.sh): the same package selection
+# resolves the same features, so nothing is compiled a second time.
+[ "$profile" = dev ] && build_args=(--profile dev --locked --workspace --bins)
 if [ "$target" = "$host" ]; then
   # No --target: shares target/<profile> with cargo build, the demo and the tests.
   bin=$target_dir/$profile_dir/$exe

