@@ -757,3 +757,58 @@ fn goal_stops_at_its_budget_and_exec_fails() {
     );
     assert_eq!(mock.model_requests().len(), 2);
 }
+
+/// A goal turn that crosses its budget between two requests is asked, in its next request, to
+/// wrap up; it ends there and no further goal turn starts.
+#[test]
+fn goal_turn_that_crosses_its_budget_is_asked_to_wrap_up() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "shell", json!({"command": "true"})).with_usage(40, 20, 0, 0),
+        Reply::text("Done so far: one step. Left: the other.").with_usage(40, 20, 0, 0),
+        Reply::text("never asked").with_usage(20, 7, 0, 0),
+    ]))
+    .unwrap();
+    let out = repo.run(
+        &exec_args(&mock, "chat", &["--goal", "--goal-budget", "50"]),
+        "Do both steps",
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("budgetLimited") && stderr.contains("60 tokens used of 50"),
+        "{stderr}"
+    );
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 2);
+    let wrap_up = "The thread's goal has used its token budget: 60 of 50 tokens";
+    assert!(!reqs[0].body.to_string().contains(wrap_up));
+    let second = reqs[1].body.to_string();
+    assert!(second.contains(wrap_up), "{second}");
+    // It comes after the command's result: the turn goes on, told to finish.
+    assert!(second.find(wrap_up) > second.find("\"tool\""), "{second}");
+}
+
+/// A goal turn that fails on an exhausted quota stops the goal as usage-limited instead of
+/// pausing it.
+#[test]
+fn goal_stops_as_usage_limited_when_the_quota_runs_out() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::text("Step one.").with_usage(20, 7, 0, 0),
+        Reply::error(
+            429,
+            "You exceeded your current quota, please check your plan",
+        ),
+        Reply::text("never asked"),
+    ]))
+    .unwrap();
+    let out = repo.run(&exec_args(&mock, "chat", &["--goal"]), "Keep going");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("usageLimited") && stderr.contains("27 tokens used"),
+        "{stderr}"
+    );
+    assert_eq!(mock.model_requests().len(), 2);
+}

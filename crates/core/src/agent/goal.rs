@@ -3,10 +3,36 @@
 //! it, or its token budget runs out. Each turn's tokens and time count toward it; the log keeps
 //! it, so a resumed session goes on.
 
+use std::time::{Duration, Instant};
+
 use interpreter_protocol::{Event, Goal, GoalStatus};
 
 use super::session::Session;
+use crate::model::HistoryItem;
 use crate::store::LogLine;
+
+/// The turn running now: its id, and how far the goal has counted it. A goal counts a turn
+/// after each round of tool calls, so a turn that crosses the budget learns of it while it
+/// runs, and once more at its end.
+#[derive(Debug)]
+pub(crate) struct RunningTurn {
+    pub(crate) id: String,
+    tokens_counted: u64,
+    counted_until: Instant,
+    /// The provider said the account is out of quota: the goal stops as usage-limited.
+    pub(crate) quota_exhausted: bool,
+}
+
+impl RunningTurn {
+    pub(crate) fn new(id: String, total_tokens: u64) -> Self {
+        RunningTurn {
+            id,
+            tokens_counted: total_tokens,
+            counted_until: Instant::now(),
+            quota_exhausted: false,
+        }
+    }
+}
 
 /// What a goal turn starts with: the objective and the budget, and when to stop.
 fn continuation(goal: &Goal) -> String {
@@ -26,6 +52,21 @@ fn continuation(goal: &Goal) -> String {
          turn. When the current state proves every part of it is done, call update_goal with \
          status \"complete\". Call it with \"blocked\" only after the same obstacle stopped you \
          three goal turns in a row and nothing you can do gets past it.\n</goal>",
+        goal.objective.trim()
+    )
+}
+
+/// What a turn hears when its goal reaches the budget while it runs: wrap up, no new work.
+fn budget_reached(goal: &Goal) -> String {
+    format!(
+        "<goal>\nThe thread's goal has used its token budget: {} of {} tokens, {} s of work. \
+         It is now budget-limited, and no further goal turn will start.\n\n<objective>\n{}\n\
+         </objective>\n\nStart no new substantial work for it. Finish this turn briefly: say \
+         what is done, what remains or blocks it, and what the user could do next. Call \
+         update_goal only if the objective is in fact complete.\n</goal>",
+        goal.tokens_used,
+        goal.token_budget.unwrap_or_default(),
+        goal.time_used_seconds,
         goal.objective.trim()
     )
 }
@@ -100,33 +141,72 @@ impl Session {
         }
     }
 
-    /// A turn's tokens and time count toward an active goal; at its budget it stops.
-    pub(super) fn account_goal(&mut self, turn_id: &str, tokens: u64, seconds: u64) {
-        let Some(goal) = &mut self.goal else {
-            return;
+    /// The running turn's tokens and time since they were last counted go to an active goal;
+    /// at its budget the goal stops. True when this count is what stopped it.
+    pub(super) fn count_goal_progress(&mut self) -> bool {
+        let total = self.total_usage.total_tokens();
+        let Some(turn) = self.running_turn.as_mut() else {
+            return false;
         };
-        if goal.status != GoalStatus::Active {
-            return;
-        }
-        goal.tokens_used += tokens;
-        goal.time_used_seconds += seconds;
-        if goal.over_budget() {
-            goal.status = GoalStatus::BudgetLimited;
-        }
-        goal.updated_at = now();
-        self.goal_changed(Some(turn_id));
-    }
-
-    /// An active goal pauses (its turn was interrupted or failed).
-    pub(super) fn pause_goal(&mut self, turn_id: &str) {
-        if let Some(goal) = self
+        let tokens = total.saturating_sub(turn.tokens_counted);
+        let seconds = turn.counted_until.elapsed().as_secs();
+        turn.tokens_counted = total;
+        turn.counted_until += Duration::from_secs(seconds);
+        let turn_id = turn.id.clone();
+        let Some(goal) = self
             .goal
             .as_mut()
             .filter(|g| g.status == GoalStatus::Active)
+        else {
+            return false;
+        };
+        if tokens == 0 && seconds == 0 {
+            return false;
+        }
+        goal.tokens_used += tokens;
+        goal.time_used_seconds += seconds;
+        let reached = goal.over_budget();
+        if reached {
+            goal.status = GoalStatus::BudgetLimited;
+        }
+        goal.updated_at = now();
+        self.goal_changed(Some(&turn_id));
+        reached
+    }
+
+    /// Counts the running turn's progress between two requests; when that reaches the budget,
+    /// the turn's next request asks the model to wrap up (once: the goal is no longer active).
+    pub(super) fn count_goal_progress_mid_turn(&mut self) {
+        if self.count_goal_progress()
+            && let Some(goal) = &self.goal
         {
-            goal.status = GoalStatus::Paused;
+            let text = budget_reached(goal);
+            self.push_history(HistoryItem::User {
+                text,
+                images: vec![],
+                synthetic: true,
+            });
+        }
+    }
+
+    /// The running turn did not complete: an active goal pauses, so it waits for the user
+    /// instead of retrying at once, or stops as usage-limited when the quota ran out.
+    pub(super) fn stop_goal_after_failed_turn(&mut self) {
+        let Some(turn) = &self.running_turn else {
+            return;
+        };
+        let (turn_id, quota) = (turn.id.clone(), turn.quota_exhausted);
+        let stops = |status: GoalStatus| {
+            status == GoalStatus::Active || (quota && status == GoalStatus::BudgetLimited)
+        };
+        if let Some(goal) = self.goal.as_mut().filter(|g| stops(g.status)) {
+            goal.status = if quota {
+                GoalStatus::UsageLimited
+            } else {
+                GoalStatus::Paused
+            };
             goal.updated_at = now();
-            self.goal_changed(Some(turn_id));
+            self.goal_changed(Some(&turn_id));
         }
     }
 

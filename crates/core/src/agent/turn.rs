@@ -10,6 +10,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+use super::goal::RunningTurn;
 use super::session::Session;
 use super::subagent::SubagentRunner;
 use super::task::TurnKind;
@@ -59,8 +60,10 @@ impl Session {
             self.events.send(Event::TurnEnded(ended.clone()));
             return ended;
         }
-        self.running_turn = Some(turn_id.clone());
-        let (tokens_before, started) = (self.total_usage.total_tokens(), std::time::Instant::now());
+        self.running_turn = Some(RunningTurn::new(
+            turn_id.clone(),
+            self.total_usage.total_tokens(),
+        ));
         let reason = match kind {
             TurnKind::User(_) | TurnKind::Goal(_) => {
                 let history_start = self.history.len();
@@ -88,14 +91,9 @@ impl Session {
                 Err(message) => TurnEndReason::Failed { message },
             },
         };
-        let tokens = self
-            .total_usage
-            .total_tokens()
-            .saturating_sub(tokens_before);
-        self.account_goal(&turn_id, tokens, started.elapsed().as_secs());
+        self.count_goal_progress();
         if reason != TurnEndReason::Completed {
-            // Interrupted or failed: the goal waits for the user instead of retrying at once.
-            self.pause_goal(&turn_id);
+            self.stop_goal_after_failed_turn();
         }
         self.running_turn = None;
         self.finish_turn(turn_id, reason)
@@ -282,6 +280,7 @@ impl Session {
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
             }
+            self.count_goal_progress_mid_turn();
         }
         TurnEndReason::MaxTurnRequests
     }
@@ -308,6 +307,11 @@ impl Session {
             Ok(r) => r,
             Err(ModelError::Cancelled) => return Err(TurnEndReason::Cancelled),
             Err(e) => {
+                if let (ModelError::QuotaExhausted { .. }, Some(turn)) =
+                    (&e, self.running_turn.as_mut())
+                {
+                    turn.quota_exhausted = true;
+                }
                 tracing::debug!("model request failed: {e}");
                 return Err(TurnEndReason::Failed {
                     message: e.to_string(),
