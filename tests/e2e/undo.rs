@@ -292,4 +292,136 @@ mod acp {
             "{body}"
         );
     }
+
+    /// `/rewind` over ACP: listed, then taken by number; each prompt's answer names its turn
+    /// (`_meta["interpreter/turnId"]`) and an undo's answer carries its report
+    /// (`_meta["interpreter/undone"]`). `session/fork` copies the conversation into a new
+    /// session, and the source goes on without it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rewind_and_fork_over_acp() {
+        use agent_client_protocol::v1::schema::ForkSessionRequest;
+        let repo = TestRepo::new();
+        let root = std::fs::canonicalize(repo.path()).unwrap();
+        let add = |name: &str| json!({"input": format!("*** Begin Patch\n*** Add File: {name}\n+{name}\n*** End Patch\n")});
+        let mock = MockServer::start(Script::new([
+            Reply::tool_call("c1", "apply_patch", add("one.txt")),
+            Reply::text("One."),
+            Reply::tool_call("c2", "apply_patch", add("two.txt")),
+            Reply::text("Two."),
+            Reply::text("In the fork."),
+            Reply::text("Back in the source."),
+        ]))
+        .await
+        .unwrap();
+        let mut args: Vec<String> = vec!["acp".into()];
+        args.extend(TestRepo::mock_config(&mock.url(), "chat"));
+        let agent = AcpAgent::new(AcpAgentConfig::new(interpreter_bin()).args(args).env(
+            "OPENINTERPRETER_HOME",
+            repo.home.path().display().to_string(),
+        ));
+        let said = Arc::new(Mutex::new(String::new()));
+        let heard = said.clone();
+        let cwd = root.clone();
+        let metas = Arc::new(Mutex::new(Vec::new()));
+        let kept = metas.clone();
+        Client
+            .v1()
+            .on_receive_notification(
+                async move |n: SessionNotification, _cx| {
+                    if let SessionUpdate::AgentMessageChunk(c) = n.update
+                        && let ContentBlock::Text(t) = c.content
+                    {
+                        heard.lock().unwrap().push_str(&t.text);
+                    }
+                    Ok(())
+                },
+                on_receive_notification!(),
+            )
+            .connect_with(
+                agent,
+                async |cx: agent_client_protocol::v1::ConnectionTo<
+                    agent_client_protocol::Agent,
+                >| {
+                    let init = cx
+                        .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                        .block_task()
+                        .await?;
+                    let caps = serde_json::to_value(&init.agent_capabilities).unwrap();
+                    assert!(caps["sessionCapabilities"]["fork"].is_object(), "{caps}");
+                    let session = cx
+                        .send_request(NewSessionRequest::new(cwd.clone()))
+                        .block_task()
+                        .await?;
+                    let prompt = async |id: &agent_client_protocol::v1::schema::SessionId,
+                                        text: &str| {
+                        let r = cx
+                            .send_request(PromptRequest::new(
+                                id.clone(),
+                                vec![ContentBlock::Text(TextContent::new(text))],
+                            ))
+                            .block_task()
+                            .await?;
+                        assert_eq!(r.stop_reason, StopReason::EndTurn);
+                        kept.lock()
+                            .unwrap()
+                            .push(serde_json::to_value(&r.meta).unwrap());
+                        Ok::<_, agent_client_protocol::Error>(())
+                    };
+                    prompt(&session.session_id, "alpha first").await?;
+                    prompt(&session.session_id, "bravo second").await?;
+                    assert!(cwd.join("two.txt").exists());
+                    let fork = cx
+                        .send_request(ForkSessionRequest::new(
+                            session.session_id.clone(),
+                            cwd.clone(),
+                        ))
+                        .block_task()
+                        .await?;
+                    assert_ne!(fork.session_id, session.session_id);
+                    prompt(&fork.session_id, "charlie in the fork").await?;
+                    said.lock().unwrap().clear();
+                    prompt(&session.session_id, "/rewind").await?;
+                    prompt(&session.session_id, "/rewind 2").await?;
+                    prompt(&session.session_id, "delta after the rewind").await?;
+                    Ok(())
+                },
+            )
+            .await
+            .unwrap();
+        let said = said.lock().unwrap().clone();
+        assert!(
+            said.contains(
+                "Turns you can rewind to, oldest first:\n\n1. alpha first\n2. bravo second"
+            ),
+            "{said}"
+        );
+        assert!(said.contains("removed `two.txt`"), "{said}");
+        assert!(root.join("one.txt").exists());
+        assert!(!root.join("two.txt").exists());
+        let metas = metas.lock().unwrap().clone();
+        let second_turn = metas[1]["interpreter/turnId"].as_str().unwrap().to_string();
+        assert_ne!(
+            metas[0]["interpreter/turnId"],
+            metas[1]["interpreter/turnId"]
+        );
+        assert!(
+            metas[3].is_null(),
+            "a listing changes nothing: {:?}",
+            metas[3]
+        );
+        let undone = &metas[4]["interpreter/undone"];
+        assert_eq!(undone["turnIds"], json!([second_turn]), "{undone}");
+        assert_eq!(undone["removed"], json!(["two.txt"]), "{undone}");
+        assert_eq!(undone["conversation"], json!(true));
+        let bodies: Vec<String> = mock
+            .model_requests()
+            .iter()
+            .map(|r| r.body.to_string())
+            .collect();
+        assert_eq!(bodies.len(), 6);
+        // The fork holds both earlier turns; the rewound source only the first.
+        assert!(bodies[4].contains("charlie in the fork") && bodies[4].contains("bravo second"));
+        assert!(bodies[5].contains("delta after the rewind") && bodies[5].contains("alpha first"));
+        assert!(!bodies[5].contains("bravo second") && !bodies[5].contains("charlie in the fork"));
+    }
 }

@@ -1,26 +1,27 @@
 //! Slash commands: advertised with `available_commands_update`, received as prompt text.
 
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, ConfigOptionUpdate, SessionUpdate, StopReason,
+    AvailableCommand, AvailableCommandInput, ConfigOptionUpdate, SessionUpdate,
     UnstructuredCommandInput,
 };
 use interpreter_protocol::{InputItem, Op, Restore, SkillInfo};
 
 use super::AcpSession;
-use super::handlers::stop_reason;
+use super::handlers::{Answer, answer, stop_reason};
+use interpreter_core::agent::OpResult;
 use interpreter_core::face::slash::{self, BUILTINS, Command};
 use interpreter_core::harness;
 
 pub(super) enum Outcome {
-    /// Handled here; the prompt ends with this reason.
-    Done(StopReason),
+    /// Handled here; the prompt ends with this answer.
+    Done(Answer),
     /// Run this input as a normal turn.
     Run(Vec<InputItem>),
 }
 
 /// The commands ACP offers: the built-ins that make sense in an editor, then the skills.
 const OFFERED: &[&str] = &[
-    "harness", "model", "compact", "undo", "init", "review", "status",
+    "harness", "model", "compact", "undo", "rewind", "init", "review", "status",
 ];
 
 pub(super) fn available(skills: &[SkillInfo]) -> Vec<AvailableCommand> {
@@ -78,7 +79,7 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
         return Ok(Outcome::Run(input));
     };
     let say = |t: &str| s.translator.agent_text(t, None);
-    let done = Ok(Outcome::Done(StopReason::EndTurn));
+    let done = Ok(Outcome::Done(Answer::end_turn()));
     match command {
         Command::Harness(arg) | Command::Model(arg) => {
             let name = if matches!(command, Command::Harness(_)) {
@@ -121,28 +122,27 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             done
         }
         Command::Compact => {
-            stop_reason(s.handle.submit(Op::Compact).done().await).map(Outcome::Done)
+            let stop = stop_reason(s.handle.submit(Op::Compact).done().await)?;
+            Ok(Outcome::Done(Answer { stop, meta: None }))
         }
-        Command::Undo(arg) => {
-            let turns = match slash::undo_turns(arg) {
-                Ok(n) => n,
-                Err(e) => {
-                    say(&e);
-                    return done;
-                }
-            };
+        Command::Undo(arg) => match slash::undo_turns(arg) {
             // The report (`Event::Undone`) or the refusal (`Event::Error`) reaches the client
-            // as agent text through the translator.
-            let _ = s
-                .handle
-                .submit(Op::Undo {
-                    turns,
-                    restore: Restore::Both,
-                })
-                .done()
-                .await;
-            done
-        }
+            // as agent text through the translator; the report also rides in `_meta`.
+            Ok(turns) => undo_answer(
+                s.handle
+                    .submit(Op::Undo {
+                        turns,
+                        restore: Restore::Both,
+                    })
+                    .done()
+                    .await,
+            ),
+            Err(e) => {
+                say(&e);
+                done
+            }
+        },
+        Command::Rewind(arg) => rewind(s, arg).await,
         Command::Init(_) | Command::Review(_) => {
             let mut input = input.clone();
             if let Some(prompt) = slash::prompt_for(&command) {
@@ -162,6 +162,41 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
         Command::Mode(_) | Command::New | Command::Resume(_) | Command::Quit => {
             Ok(Outcome::Run(input))
         }
+    }
+}
+
+/// `/rewind`: the list of turns, or back to before one of them.
+async fn rewind(s: &AcpSession, arg: &str) -> Result<Outcome, String> {
+    let turns = s
+        .translator
+        .view
+        .lock()
+        .ok()
+        .and_then(|v| v.as_ref().map(|v| v.undoable.clone()))
+        .unwrap_or_default();
+    match slash::rewind_target(arg, &turns) {
+        Ok(Some((turn_id, restore))) => undo_answer(
+            s.handle
+                .submit(Op::Rewind { turn_id, restore })
+                .done()
+                .await,
+        ),
+        Ok(None) => {
+            s.translator.agent_text(&slash::rewind_list(&turns), None);
+            Ok(Outcome::Done(Answer::end_turn()))
+        }
+        Err(e) => {
+            s.translator.agent_text(&e, None);
+            Ok(Outcome::Done(Answer::end_turn()))
+        }
+    }
+}
+
+/// An undo that was refused was said (`Event::Error`); the prompt still ends normally.
+fn undo_answer(r: OpResult) -> Result<Outcome, String> {
+    match r {
+        OpResult::Failed(_) => Ok(Outcome::Done(Answer::end_turn())),
+        r => answer(r).map(Outcome::Done),
     }
 }
 

@@ -5,19 +5,21 @@ use agent_client_protocol::v1::schema::{
     AgentAuthCapabilities, AgentCapabilities, AuthMethod, AuthMethodAgent, AuthMethodTerminal,
     AuthenticateRequest, AuthenticateResponse, AvailableCommandsUpdate, CancelNotification,
     CloseSessionRequest, CloseSessionResponse, ConfigOptionUpdate, ContentBlock, CurrentModeUpdate,
-    DeleteSessionRequest, DeleteSessionResponse, EmbeddedResourceResource, Implementation,
-    InitializeRequest, InitializeResponse, ListSessionsRequest, ListSessionsResponse,
-    LoadSessionRequest, LoadSessionResponse, LogoutRequest, LogoutResponse, McpCapabilities,
-    McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
-    SessionAdditionalDirectoriesCapabilities, SessionCapabilities, SessionCloseCapabilities,
-    SessionDeleteCapabilities, SessionId, SessionInfo, SessionInfoUpdate, SessionListCapabilities,
-    SessionResumeCapabilities, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
+    DeleteSessionRequest, DeleteSessionResponse, EmbeddedResourceResource, ForkSessionRequest,
+    ForkSessionResponse, Implementation, InitializeRequest, InitializeResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    LogoutRequest, LogoutResponse, McpCapabilities, McpServer, Meta, NewSessionRequest,
+    NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, ResumeSessionRequest,
+    ResumeSessionResponse, SessionAdditionalDirectoriesCapabilities, SessionCapabilities,
+    SessionCloseCapabilities, SessionDeleteCapabilities, SessionForkCapabilities, SessionId,
+    SessionInfo, SessionInfoUpdate, SessionListCapabilities, SessionResumeCapabilities,
+    SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    SetSessionModeRequest, SetSessionModeResponse, StopReason,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 use interpreter_protocol::{InputItem, Op, PermissionMode, TurnEndReason};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -85,6 +87,7 @@ pub(super) fn initialize(
                 .resume(SessionResumeCapabilities::new())
                 .close(SessionCloseCapabilities::new())
                 .delete(SessionDeleteCapabilities::new())
+                .fork(SessionForkCapabilities::new())
                 .additional_directories(SessionAdditionalDirectoriesCapabilities::new()),
         )
         .auth(AgentAuthCapabilities::new());
@@ -467,6 +470,55 @@ pub(super) fn resume_session(
     })
 }
 
+/// `session/fork` (unstable in ACP): a new session holding a copy of the source's history,
+/// its turns, its goal, under a new id; the source goes on untouched. The client has the
+/// history already, so none is replayed.
+pub(super) fn fork_session(
+    state: &Arc<AcpState>,
+    req: ForkSessionRequest,
+    responder: Responder<ForkSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> R {
+    let state = state.clone();
+    cx.clone().spawn(async move {
+        let from = req.session_id.0.to_string();
+        let config = match load_config(&state) {
+            Ok(c) => c,
+            Err(e) => return ok(responder.respond_with_error(e)),
+        };
+        let id = uuid::Uuid::now_v7().to_string();
+        let store = Sessions::new(&config.home);
+        if !store.exists(&from) {
+            return ok(
+                responder.respond_with_error(err(-32002, format!("no session `{from}` to fork")))
+            );
+        }
+        if let Err(e) = store.fork(&from, &id) {
+            return ok(responder
+                .respond_with_error(err(-32603, format!("forking session `{from}`: {e:#}"))));
+        }
+        let open = OpenRequest {
+            id: id.clone(),
+            cwd: req.cwd,
+            extra_roots: req.additional_directories,
+            mcp_servers: req.mcp_servers,
+            resume: true,
+        };
+        let s = match open_session(&state, &cx, open).await {
+            Ok(s) => s,
+            Err(e) => return ok(responder.respond_with_error(e)),
+        };
+        let st = s.settings();
+        let r = responder.respond(
+            ForkSessionResponse::new(SessionId::new(id))
+                .modes(st.mode_state())
+                .config_options(st.config_options()),
+        );
+        announce_commands(&s);
+        ok(r)
+    })
+}
+
 pub(super) fn list_sessions(
     state: &AcpState,
     req: ListSessionsRequest,
@@ -698,7 +750,7 @@ async fn run_prompt(
     responder: Responder<PromptResponse>,
 ) -> R {
     match run_command_or_turn(&s, input).await {
-        Ok(stop) => responder.respond(PromptResponse::new(stop)),
+        Ok(answer) => responder.respond(PromptResponse::new(answer.stop).meta(answer.meta)),
         Err(message) => {
             s.translator
                 .agent_text(&format!("\n\n**Error:** {message}\n"), None);
@@ -707,9 +759,9 @@ async fn run_prompt(
     }
 }
 
-async fn run_command_or_turn(s: &AcpSession, input: Vec<InputItem>) -> Result<StopReason, String> {
+async fn run_command_or_turn(s: &AcpSession, input: Vec<InputItem>) -> Result<Answer, String> {
     let input = match commands::handle(s, input).await? {
-        commands::Outcome::Done(stop) => return Ok(stop),
+        commands::Outcome::Done(answer) => return Ok(answer),
         commands::Outcome::Run(input) => input,
     };
     // A prompt while a turn runs steers it: the answer in flight finishes and stays, this
@@ -718,9 +770,9 @@ async fn run_command_or_turn(s: &AcpSession, input: Vec<InputItem>) -> Result<St
     let running = s.running.lock().ok().and_then(|r| r.clone());
     if let Some(turn) = running {
         return match s.handle.submit(Op::Steer { items: input }).done().await {
-            OpResult::Done => stop_reason(turn.await),
+            OpResult::Done => answer(turn.await),
             // The turn had ended: the input ran as a turn of its own.
-            other => stop_reason(other),
+            other => answer(other),
         };
     }
     use futures::FutureExt as _;
@@ -739,14 +791,53 @@ async fn run_command_or_turn(s: &AcpSession, input: Vec<InputItem>) -> Result<St
     {
         *r = None;
     }
-    stop_reason(result)
+    answer(result)
+}
+
+/// How a prompt is answered: its stop reason, and in `_meta` what the client may act on.
+pub(super) struct Answer {
+    pub stop: StopReason,
+    pub meta: Option<Meta>,
+}
+
+impl Answer {
+    pub(super) fn end_turn() -> Answer {
+        Answer {
+            stop: StopReason::EndTurn,
+            meta: None,
+        }
+    }
+}
+
+/// The prompt's turn (`_meta["interpreter/turnId"]`: what `/rewind` takes), or what an undo
+/// did (`_meta["interpreter/undone"]`: the turns, and the files restored, removed and kept,
+/// relative to the session's folder), with the stop reason.
+pub(super) fn answer(r: OpResult) -> Result<Answer, String> {
+    let meta = match &r {
+        OpResult::Turn(ended) => Some(json!({"interpreter/turnId": ended.turn_id})),
+        OpResult::Undone(report) => Some(json!({"interpreter/undone": {
+            "turnIds": report.turn_ids,
+            "conversation": report.conversation,
+            "restored": report.restored,
+            "removed": report.removed,
+            "skipped": report.skipped,
+        }})),
+        _ => None,
+    };
+    Ok(Answer {
+        stop: stop_reason(r)?,
+        meta: meta.and_then(|m| match m {
+            serde_json::Value::Object(map) => Some(map),
+            _ => None,
+        }),
+    })
 }
 
 /// How a turn's end answers `session/prompt`.
 pub(super) fn stop_reason(r: OpResult) -> Result<StopReason, String> {
     let ended = match r {
         OpResult::Turn(ended) => ended,
-        OpResult::Done => return Ok(StopReason::EndTurn),
+        OpResult::Done | OpResult::Undone(_) => return Ok(StopReason::EndTurn),
         OpResult::Failed(m) => return Err(m),
     };
     match ended.reason {

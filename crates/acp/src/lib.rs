@@ -103,7 +103,8 @@ pub async fn serve_on(overrides: Overrides, transport: impl ConnectTo<Agent> + '
         sessions: Mutex::new(HashMap::new()),
     });
     let s = |st: &Arc<AcpState>| st.clone();
-    let (s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13) = (
+    let (s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14) = (
+        s(&state),
         s(&state),
         s(&state),
         s(&state),
@@ -171,6 +172,10 @@ pub async fn serve_on(overrides: Overrides, transport: impl ConnectTo<Agent> + '
         )
         .on_receive_request(
             async move |req, responder, _cx| handlers::logout(&s13, req, responder),
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req, responder, cx| handlers::fork_session(&s14, req, responder, cx),
             on_receive_request!(),
         )
         .connect_to(transport)

@@ -350,17 +350,14 @@ async fn undo(args: &ExecOptions, target: &Undo) -> i32 {
         .done()
         .await;
     let _ = handle.submit(Op::Shutdown).done().await;
-    let mut report = None;
     let mut error = None;
     while let Ok(e) = rx.try_recv() {
-        match e {
-            Event::Undone(r) => report = Some(r),
-            Event::Error { message } => error = Some(message),
-            _ => {}
+        if let Event::Error { message } = e {
+            error = Some(message);
         }
     }
-    match (result, report) {
-        (OpResult::Done, Some(r)) => {
+    match result {
+        OpResult::Undone(r) => {
             if args.json {
                 let mut line = serde_json::to_value(&r).unwrap_or_default();
                 line["type"] = "undo.completed".into();
@@ -496,7 +493,7 @@ async fn drive_turn(run: &mut Run, out: &mut Output, input: Vec<InputItem>) -> T
     }
     match result {
         OpResult::Turn(ended) => ended,
-        OpResult::Done | OpResult::Failed(_) => TurnEnded {
+        OpResult::Done | OpResult::Undone(_) | OpResult::Failed(_) => TurnEnded {
             turn_id,
             reason: TurnEndReason::Failed {
                 message: "the session ended before the turn did".into(),

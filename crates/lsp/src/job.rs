@@ -369,7 +369,7 @@ async fn drive(
     }
     match result {
         OpResult::Turn(ended) => ended.reason,
-        OpResult::Done | OpResult::Failed(_) => TurnEndReason::Failed {
+        OpResult::Done | OpResult::Undone(_) | OpResult::Failed(_) => TurnEndReason::Failed {
             message: "the agent session ended before the turn did".into(),
         },
     }

@@ -349,6 +349,12 @@ pub enum Event {
     TurnEnded(TurnEnded),
     /// Turns were taken back ([`Op::Undo`], [`Op::Rewind`]).
     Undone(UndoReport),
+    /// The turns that can be taken back now, oldest first: sent whenever that changes (a
+    /// turn ended, an undo, a compaction) and when a session is resumed.
+    UndoableTurns {
+        /// Oldest first; the last is what `/undo` takes back.
+        turns: Vec<UndoableTurn>,
+    },
     /// The goal was set or changed (by the user, the model, or its accounting).
     GoalUpdated {
         /// The goal now.
@@ -684,6 +690,17 @@ pub struct UndoReport {
     pub removed: Vec<String>,
     /// Files left alone, with why (changed after the turn, too large, …).
     pub skipped: Vec<SkippedFile>,
+}
+
+/// A turn that can be taken back ([`Event::UndoableTurns`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndoableTurn {
+    /// As `TurnStarted` named it: what [`Op::Rewind`] takes.
+    pub turn_id: String,
+    /// What the user typed to start it (empty for a goal turn).
+    pub prompt: String,
+    /// Whether its files can be put back (a checkpoint was taken around it).
+    pub files: bool,
 }
 
 /// A file an undo left alone.

@@ -81,6 +81,10 @@ pub(crate) struct App {
     files_requested: bool,
     /// The stored sessions, while the picker is open.
     pub picker: Option<Vec<super::popup::SessionEntry>>,
+    /// The rewind picker, while it is open.
+    pub rewind: Option<super::rewind::Rewind>,
+    /// Set by an Esc on an empty prompt: a second one opens the rewind picker.
+    pub esc_armed: Option<Instant>,
     actions: Vec<Action>,
     /// The session has been shown its banner.
     bannered: bool,
@@ -115,6 +119,8 @@ impl App {
             files: None,
             files_requested: false,
             picker: None,
+            rewind: None,
+            esc_armed: None,
             actions: Vec::new(),
             bannered: false,
             resumed: false,
@@ -197,15 +203,7 @@ impl App {
                 });
                 t.text.push_str(&delta);
             }
-            Event::Reasoning { message_id, text } => {
-                let started = self.thinking.take().map(|t| t.started);
-                // Streamed reasoning was shown when the answer began.
-                let shown = self.reasoning_shown.as_deref() == Some(message_id.as_str());
-                if !text.trim().is_empty() && !shown {
-                    let secs = started.map(|s| s.elapsed().as_secs());
-                    self.push(Cell::Reasoning { text, secs });
-                }
-            }
+            Event::Reasoning { message_id, text } => self.reasoning_done(&message_id, text),
             Event::ToolCallBegin(b) if b.subagent.is_some() => self.subagent_call(b),
             Event::ToolCallBegin(b) => {
                 self.finish_output();
@@ -268,7 +266,18 @@ impl App {
             | Event::ContextCompacting { .. }
             | Event::Diff { .. }
             | Event::RequestPreview { .. }
+            | Event::UndoableTurns { .. }
             | Event::DiagnosticsRequested(_) => {}
+        }
+    }
+
+    fn reasoning_done(&mut self, message_id: &str, text: String) {
+        let started = self.thinking.take().map(|t| t.started);
+        // Streamed reasoning was shown when the answer began.
+        let shown = self.reasoning_shown.as_deref() == Some(message_id);
+        if !text.trim().is_empty() && !shown {
+            let secs = started.map(|s| s.elapsed().as_secs());
+            self.push(Cell::Reasoning { text, secs });
         }
     }
 

@@ -28,8 +28,15 @@ impl App {
         if !(ctrl && key.code == KeyCode::Char('d')) {
             self.quit_armed = None;
         }
+        if key.code != KeyCode::Esc {
+            self.esc_armed = None;
+        }
         if self.picker.is_some() {
             self.picker_key(key);
+            return;
+        }
+        if self.rewind.is_some() {
+            self.rewind_key(key);
             return;
         }
         if let Some(req) = self.approvals.front() {
@@ -104,6 +111,10 @@ impl App {
             KeyCode::End => c.end(),
             KeyCode::Up => c.up(),
             KeyCode::Down => c.down(),
+            KeyCode::Esc if c.is_empty() => {
+                self.esc_on_empty_prompt();
+                return;
+            }
             _ => return,
         }
         self.refresh_popup();
@@ -160,7 +171,7 @@ impl App {
                 };
                 self.composer.replace(start, end, &path);
             }
-            PopupKind::Sessions => {}
+            PopupKind::Sessions | PopupKind::Rewind | PopupKind::RewindWhat => {}
         }
     }
 
@@ -378,6 +389,7 @@ impl App {
                 }),
                 Err(e) => self.push(Cell::Error(e)),
             },
+            Command::Rewind(arg) => self.rewind_command(arg),
             Command::Goal(arg) => match slash::goal_op(arg) {
                 Ok(op) => self.op(op),
                 Err(e) => self.push(Cell::Error(e)),

@@ -20,6 +20,7 @@ mod markdown;
 mod popup;
 mod question;
 mod render;
+mod rewind;
 mod screen;
 #[cfg(test)]
 mod screen_tests;

@@ -26,6 +26,10 @@ pub(crate) enum PopupKind {
     Files,
     /// Stored sessions of this folder.
     Sessions,
+    /// Earlier prompts to rewind to (`rewind.rs`).
+    Rewind,
+    /// What goes back when rewinding.
+    RewindWhat,
 }
 
 /// One row: what is inserted or chosen, and what is shown beside it.
@@ -304,7 +308,7 @@ mod tests {
         assert_eq!(p.items.len(), BUILTINS.len() + 1);
         let p = slash("re", &skills);
         let names: Vec<&str> = p.items.iter().map(|i| i.value.as_str()).collect();
-        assert_eq!(names, ["review", "resume"]);
+        assert_eq!(names, ["rewind", "review", "resume"]);
         let p = slash("ar", &skills);
         let names: Vec<&str> = p.items.iter().map(|i| i.value.as_str()).collect();
         assert_eq!(names, ["harness"]);

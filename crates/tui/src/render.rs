@@ -50,6 +50,17 @@ pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame
             "Resume a session (Enter opens it, Esc starts a new one)",
             t.header(),
         )));
+    } else if let Some(stage) = &app.rewind {
+        let title = match stage {
+            super::rewind::Rewind::Turn => {
+                "Rewind to before a prompt (Enter picks it, Esc closes)".to_string()
+            }
+            super::rewind::Rewind::What(turn) => format!(
+                "Rewind to before “{}”: what goes back? (Esc: another prompt)",
+                cells::clean(&interpreter_core::face::slash::prompt_line(turn))
+            ),
+        };
+        bottom.push(Line::from(Span::styled(title, t.header())));
     } else {
         let placeholder = if app.view.is_some() {
             "Ask anything · / for commands · @ for files"

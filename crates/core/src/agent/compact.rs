@@ -147,6 +147,7 @@ impl Session {
         self.history = new_history;
         // Turns before a compaction cannot leave a history that no longer holds them.
         self.turns.clear();
+        self.send_undoable();
         self.events.send(Event::ContextCompacted {
             compaction_id: compaction_id.to_string(),
             summary: summary.clone(),

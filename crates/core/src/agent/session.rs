@@ -63,7 +63,7 @@ pub(super) struct Session {
     /// The thread's goal (`agent/goal.rs`).
     pub(super) goal: Option<interpreter_protocol::Goal>,
     /// The turn running now, for what it changes (the goal).
-    pub(super) running_turn: Option<String>,
+    pub(super) running_turn: Option<super::goal::RunningTurn>,
     /// Input added to the running turn (`Op::Steer`), for its next request.
     pub(super) steer: Arc<Mutex<Vec<InputItem>>>,
     /// Set for a subagent: its parent's id. Subagents keep no log and do not compact.
@@ -166,6 +166,9 @@ impl Session {
                 goal,
                 turn_id: None,
             });
+        }
+        if !s.turns.is_empty() {
+            s.send_undoable();
         }
         Ok(s)
     }
@@ -377,7 +380,11 @@ impl Session {
                 }
             }
             ModeChange::Goal(status) => {
-                let turn = self.running_turn.clone().unwrap_or_default();
+                let turn = self
+                    .running_turn
+                    .as_ref()
+                    .map(|t| t.id.clone())
+                    .unwrap_or_default();
                 self.goal_status_from_model(status, &turn);
             }
             ModeChange::EnterPlan | ModeChange::StopTurn => {}

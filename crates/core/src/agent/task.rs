@@ -25,6 +25,8 @@ pub enum OpResult {
     Turn(TurnEnded),
     /// The op was carried out.
     Done,
+    /// `Op::Undo` or `Op::Rewind` was carried out (`Event::Undone` was sent first).
+    Undone(interpreter_protocol::UndoReport),
     /// The op could not be carried out; an `Event::Error` says why.
     Failed(String),
 }
@@ -346,7 +348,7 @@ fn apply(s: &mut Session, op: Op) -> OpResult {
 /// An undo's result: done (its `Event::Undone` is out), or an error said as `Event::Error`.
 fn undone(s: &Session, result: Result<interpreter_protocol::UndoReport, String>) -> OpResult {
     match result {
-        Ok(_) => OpResult::Done,
+        Ok(report) => OpResult::Undone(report),
         Err(message) => fail(s, message),
     }
 }

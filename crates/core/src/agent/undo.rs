@@ -2,9 +2,10 @@
 //! `Op::Rewind`, which put the files back (never over the user's later edits) and cut the
 //! turns out of the history the model sees. The log keeps the turns and records the undo.
 
-use interpreter_protocol::{Event, Restore, SkippedFile, UndoReport};
+use interpreter_protocol::{Event, Restore, SkippedFile, UndoReport, UndoableTurn};
 
 use super::session::Session;
+use crate::model::HistoryItem;
 use crate::store::{LogLine, TurnMark};
 
 impl Session {
@@ -63,6 +64,41 @@ impl Session {
         if self.turns.len() > self.config.undo_turns {
             self.turns.remove(0);
         }
+        self.send_undoable();
+    }
+
+    /// Tells the faces which turns can be taken back now.
+    pub(super) fn send_undoable(&self) {
+        if self.parent_id.is_some() {
+            return;
+        }
+        let turns = self
+            .turns
+            .iter()
+            .map(|m| UndoableTurn {
+                turn_id: m.turn_id.clone(),
+                prompt: self.prompt_of(m),
+                files: m.before.is_some() && m.after.is_some(),
+            })
+            .collect();
+        self.events.send(Event::UndoableTurns { turns });
+    }
+
+    /// What the user typed to start the turn: its first message of their own.
+    fn prompt_of(&self, mark: &TurnMark) -> String {
+        self.history
+            .get(mark.history_start..)
+            .unwrap_or_default()
+            .iter()
+            .find_map(|item| match item {
+                HistoryItem::User {
+                    text,
+                    synthetic: false,
+                    ..
+                } => Some(text.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
     /// `Op::Undo`: the last `turns` turns.
@@ -149,6 +185,7 @@ impl Session {
             report.conversation = true;
         }
         self.events.send(Event::Undone(report.clone()));
+        self.send_undoable();
         Ok(report)
     }
 }

@@ -2,7 +2,7 @@
 //! the user typed, then turns the command into `Op`s or input items; which commands a face
 //! offers is its own choice (exec takes only `/harness` and `/model` lines).
 
-use interpreter_protocol::{InputItem, SkillInfo};
+use interpreter_protocol::{InputItem, Restore, SkillInfo, UndoableTurn};
 
 /// A built-in command: its name and what it does, for completion lists.
 pub struct Builtin {
@@ -38,6 +38,11 @@ pub const BUILTINS: &[Builtin] = &[
         name: "undo",
         description: "Take back the last turn: its file changes and its messages",
         input: Some("turns"),
+    },
+    Builtin {
+        name: "rewind",
+        description: "Go back to before an earlier prompt: its files, its conversation, or both",
+        input: Some("turn"),
     },
     Builtin {
         name: "goal",
@@ -88,6 +93,8 @@ pub enum Command<'a> {
     Compact,
     /// `/undo [turns]`: the text after the name (a number of turns, or empty for one).
     Undo(&'a str),
+    /// `/rewind [turn [code|conversation|both]]`: the text after the name.
+    Rewind(&'a str),
     /// `/goal objective|pause|resume|clear`.
     Goal(&'a str),
     /// `/init [focus]`: a turn with the AGENTS.md prompt.
@@ -130,6 +137,7 @@ pub fn parse<'a>(text: &'a str, skills: &[SkillInfo]) -> Option<Command<'a>> {
         "mode" => Command::Mode(args),
         "compact" => Command::Compact,
         "undo" => Command::Undo(args),
+        "rewind" => Command::Rewind(args),
         "goal" => Command::Goal(args),
         "init" => Command::Init(args),
         "review" => Command::Review(args),
@@ -190,6 +198,79 @@ pub fn undo_turns(arg: &str) -> Result<u32, String> {
             arg.trim()
         )),
     }
+}
+
+/// What `/rewind` was given: nothing (list the turns), or a turn (its number in
+/// [`rewind_list`], oldest first, or its id) and what goes back (both when unsaid).
+pub fn rewind_target(
+    arg: &str,
+    turns: &[UndoableTurn],
+) -> Result<Option<(String, Restore)>, String> {
+    let mut words = arg.split_whitespace();
+    let Some(which) = words.next() else {
+        return Ok(None);
+    };
+    let restore = match words.next() {
+        None | Some("both") => Restore::Both,
+        Some("code") => Restore::Code,
+        Some("conversation") => Restore::Conversation,
+        Some(other) => {
+            return Err(format!(
+                "/rewind takes code, conversation or both after the turn, not `{other}`"
+            ));
+        }
+    };
+    if let Some(extra) = words.next() {
+        return Err(format!("/rewind: unexpected `{extra}`"));
+    }
+    let turn = match which.parse::<usize>() {
+        Ok(n) if (1..=turns.len()).contains(&n) => &turns[n - 1],
+        Ok(n) => {
+            return Err(match turns.len() {
+                0 => "there is no turn to rewind to".to_string(),
+                k => format!("/rewind {n}: pick a turn from 1 to {k} (send /rewind to list them)"),
+            });
+        }
+        Err(_) => turns
+            .iter()
+            .find(|t| t.turn_id == which)
+            .ok_or_else(|| format!("/rewind: no turn `{which}` can be rewound to"))?,
+    };
+    Ok(Some((turn.turn_id.clone(), restore)))
+}
+
+/// The turns `/rewind` can go back to, numbered oldest first, each with its prompt's first
+/// line.
+pub fn rewind_list(turns: &[UndoableTurn]) -> String {
+    if turns.is_empty() {
+        return "There is no turn to rewind to since the session started or was last compacted."
+            .to_string();
+    }
+    let mut s = String::from("Turns you can rewind to, oldest first:\n");
+    for (i, t) in turns.iter().enumerate() {
+        s.push_str(&format!("\n{}. {}", i + 1, prompt_line(t)));
+        if !t.files {
+            s.push_str(" (conversation only: no checkpoint of its files)");
+        }
+    }
+    s.push_str(
+        "\n\nSend `/rewind N` to go back to just before turn N (files and conversation), or \
+         `/rewind N code` / `/rewind N conversation` for one of them.",
+    );
+    s
+}
+
+/// A turn's prompt as one short line, for lists.
+pub fn prompt_line(t: &UndoableTurn) -> String {
+    let line = t.prompt.trim().lines().next().unwrap_or("").trim();
+    if line.is_empty() {
+        return "(a goal turn)".to_string();
+    }
+    let mut short: String = line.chars().take(72).collect();
+    if short.len() < line.len() {
+        short.push('…');
+    }
+    short
 }
 
 /// What an undo did, in words: the turns, then the files restored, removed and kept.
@@ -300,5 +381,55 @@ mod tests {
             prompt_for(&Command::Review("tests")).unwrap(),
             format!("{REVIEW_PROMPT}\n\nFocus: tests")
         );
+    }
+
+    fn turns() -> Vec<UndoableTurn> {
+        ["fix the bug\nand more", "", "add tests"]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| UndoableTurn {
+                turn_id: format!("t{i}"),
+                prompt: p.to_string(),
+                files: i != 2,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rewind_takes_a_number_or_an_id_then_what_goes_back() {
+        let t = turns();
+        assert_eq!(
+            parse("/rewind 2 code", &[]),
+            Some(Command::Rewind("2 code"))
+        );
+        assert_eq!(rewind_target("", &t), Ok(None));
+        assert_eq!(
+            rewind_target("1", &t),
+            Ok(Some(("t0".to_string(), Restore::Both)))
+        );
+        assert_eq!(
+            rewind_target("t2 conversation", &t),
+            Ok(Some(("t2".to_string(), Restore::Conversation)))
+        );
+        assert_eq!(
+            rewind_target("3 code", &t),
+            Ok(Some(("t2".to_string(), Restore::Code)))
+        );
+        assert!(rewind_target("4", &t).unwrap_err().contains("from 1 to 3"));
+        assert!(
+            rewind_target("2 all", &t)
+                .unwrap_err()
+                .contains("not `all`")
+        );
+        assert!(
+            rewind_target("t9", &t)
+                .unwrap_err()
+                .contains("no turn `t9`")
+        );
+        let list = rewind_list(&t);
+        assert!(
+            list.contains("\n1. fix the bug\n2. (a goal turn)\n3. add tests (conversation only")
+        );
+        assert!(rewind_list(&[]).starts_with("There is no turn"));
     }
 }

@@ -20,6 +20,8 @@ pub struct SessionView {
     pub diff: Option<String>,
     /// The thread's goal, while it has one.
     pub goal: Option<interpreter_protocol::Goal>,
+    /// The turns that can be taken back, oldest first.
+    pub undoable: Vec<interpreter_protocol::UndoableTurn>,
 }
 
 impl SessionView {
@@ -33,6 +35,7 @@ impl SessionView {
             tokens: None,
             diff: None,
             goal: None,
+            undoable: Vec::new(),
         }
     }
 
@@ -46,6 +49,7 @@ impl SessionView {
             Event::Diff { unified_diff } => self.diff = Some(unified_diff.clone()),
             Event::GoalUpdated { goal, .. } => self.goal = Some(goal.clone()),
             Event::GoalCleared => self.goal = None,
+            Event::UndoableTurns { turns } => self.undoable = turns.clone(),
             _ => {}
         }
     }
