@@ -1003,6 +1003,74 @@ fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
     t.keys(&["C-c"]);
 }
 
+/// Issue 27 in the terminal: Esc Esc on an empty prompt opens the rewind picker, newest prompt
+/// first; picking it and "Code and conversation" takes the turn back (its file removed) and
+/// puts its prompt in the composer, and sending it again leaves one copy in the request.
+#[test]
+fn esc_esc_rewinds_to_an_earlier_prompt_and_puts_it_back() {
+    let repo = TestRepo::new();
+    let add = |name: &str| {
+        json!({"input": format!("*** Begin Patch\n*** Add File: {name}\n+{name}\n*** End Patch\n")})
+    };
+    let Some((mock, t)) = session_at_composer(
+        &repo,
+        json!([
+            tool("p1", "apply_patch", add("one.txt")),
+            text("One."),
+            tool("p2", "apply_patch", add("two.txt")),
+            text("Two."),
+            text("Again.")
+        ]),
+        "chat",
+    ) else {
+        return;
+    };
+    t.line("alpha first");
+    t.wait_for("the first turn", Duration::from_secs(10), |s| {
+        s.contains("One.") && !s.contains("Working")
+    });
+    t.line("bravo second");
+    t.wait_for("the second turn", Duration::from_secs(10), |s| {
+        s.contains("Two.") && !s.contains("Working")
+    });
+    assert!(repo.path().join("two.txt").exists());
+    t.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(150));
+    t.keys(&["Escape"]);
+    let s = t.wait_for("the picker", Duration::from_secs(10), |s| {
+        s.contains("Rewind to before a prompt")
+    });
+    let rows: Vec<&str> = s.lines().map(str::trim).collect();
+    let newest = rows.iter().rposition(|l| l.ends_with("bravo second"));
+    let oldest = rows.iter().rposition(|l| l.ends_with("alpha first"));
+    assert!(
+        matches!((newest, oldest), (Some(a), Some(b)) if a < b),
+        "newest first:\n{s}"
+    );
+    t.keys(&["Enter"]);
+    t.wait_for("what goes back", Duration::from_secs(10), |s| {
+        s.contains("what goes back?") && s.contains("Code and conversation")
+    });
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the rewind's report", Duration::from_secs(10), |s| {
+        s.contains("Undid the last turn.")
+    });
+    assert!(s.contains("removed `two.txt`"), "{s}");
+    assert!(
+        s.lines().any(|l| l.trim_start().starts_with("› bravo second")),
+        "the prompt is back in the composer:\n{s}"
+    );
+    assert!(!repo.path().join("two.txt").exists());
+    assert!(repo.path().join("one.txt").exists());
+    t.keys(&["Enter"]);
+    t.wait_for("the answer", Duration::from_secs(10), |s| s.contains("Again."));
+    let last = mock.model_requests().last().unwrap().body.to_string();
+    assert_eq!(last.matches("bravo second").count(), 1, "{last}");
+    assert!(last.contains("alpha first"), "{last}");
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}
+
 /// Issue 26 in the terminal: a response of two messages (commentary, then the answer, on the
 /// Responses wire) is two cells, each with its own bullet, in order.
 #[test]
