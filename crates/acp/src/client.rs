@@ -83,6 +83,10 @@ impl FileBackend for ClientFs {
         })
     }
 
+    fn reads_editor_buffers(&self) -> bool {
+        self.read
+    }
+
     fn remove<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<()>> {
         // ACP has no delete; the disk is the only way.
         DiskBackend.remove(path)

@@ -16,7 +16,7 @@
 //! removed when the turns created it. A file changed since is the user's and is left alone.
 
 use anyhow::{Context, Result, bail};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -131,9 +131,19 @@ impl Lazy {
         self.with(Checkpoints::snapshot)
     }
 
+    /// See [`Checkpoints::changed`].
+    pub(crate) fn changed(&self, before: &str, after: &str) -> Result<Vec<String>> {
+        self.with(|c| c.changed(before, after))
+    }
+
     /// See [`Checkpoints::restore`].
-    pub(crate) fn restore(&self, before: &str, after: &str) -> Result<Restored> {
-        self.with(|c| c.restore(before, after))
+    pub(crate) fn restore(
+        &self,
+        before: &str,
+        after: &str,
+        unsaved: &HashSet<String>,
+    ) -> Result<Restored> {
+        self.with(|c| c.restore(before, after, unsaved))
     }
 }
 
@@ -500,9 +510,29 @@ impl Checkpoints {
         run(cmd, b"").with_context(|| format!("reading {id} from the checkpoint"))
     }
 
+    /// The files the turns between `before` and `after` changed, sorted.
+    pub(crate) fn changed(&mut self, before: &str, after: &str) -> Result<Vec<String>> {
+        let old = self.read_tree(before)?;
+        let new = self.read_tree(after)?;
+        let mut paths: Vec<String> = old
+            .keys()
+            .chain(new.keys())
+            .filter(|p| old.get(*p) != new.get(*p))
+            .cloned()
+            .collect();
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
+    }
+
     /// Puts back what the turns between `before` and `after` changed, unless it changed
-    /// since `after`.
-    pub(crate) fn restore(&mut self, before: &str, after: &str) -> Result<Restored> {
+    /// since `after` or an editor holds it with unsaved changes (`unsaved`).
+    pub(crate) fn restore(
+        &mut self,
+        before: &str,
+        after: &str,
+        unsaved: &HashSet<String>,
+    ) -> Result<Restored> {
         let old = self.read_tree(before)?;
         let new = self.read_tree(after)?;
         self.snapshot()?;
@@ -535,6 +565,12 @@ impl Checkpoints {
                 report
                     .skipped
                     .push((path.clone(), "changed after the turn; kept".into()));
+                continue;
+            }
+            if unsaved.contains(path) {
+                report
+                    .skipped
+                    .push((path.clone(), "unsaved changes in the editor; kept".into()));
                 continue;
             }
             let target = self.root.join(path);

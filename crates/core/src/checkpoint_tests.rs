@@ -58,7 +58,7 @@ fn turn_then_undo(root: &Path, home: &Path) {
     // The user, after the turn: an unrelated file and one of the agent's.
     write(root, "unrelated.txt", b"mine, edited\n");
     write(root, "also-agents.txt", b"the user's\n");
-    let report = cp.restore(&before, &after).unwrap();
+    let report = cp.restore(&before, &after, &Default::default()).unwrap();
     assert_eq!(read(root, "crlf.txt").unwrap(), b"one\r\ntwo\r\n");
     assert_eq!(read(root, "doomed.txt").unwrap(), b"delete me\n");
     assert_eq!(read(root, "added.txt"), None);
@@ -145,13 +145,47 @@ fn undo_never_writes_through_a_link_out_of_the_workspace() {
     let after = cp.snapshot().unwrap();
     std::fs::rename(r.join("dir"), r.join("moved")).unwrap();
     std::os::unix::fs::symlink(outside.path(), r.join("dir")).unwrap();
-    let report = cp.restore(&before, &after).unwrap();
+    let report = cp.restore(&before, &after, &Default::default()).unwrap();
     assert_eq!(read(outside.path(), "kept.txt").unwrap(), b"outside\n");
     assert_eq!(read(outside.path(), "made.txt").unwrap(), b"outside too\n");
     assert!(
         report.restored.is_empty() && report.removed.is_empty(),
         "{report:?}"
     );
+}
+
+/// The turns changed two files; one is open in an editor with unsaved text (`unsaved`, as
+/// the session found it through the editor): that one is kept, the other goes back.
+#[test]
+fn a_file_with_unsaved_editor_changes_is_kept() {
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let r = root.path();
+    write(r, "open.txt", b"before\n");
+    write(r, "closed.txt", b"before\n");
+    let mut cp = Checkpoints::open(home.path(), r).unwrap();
+    let before = cp.snapshot().unwrap();
+    write(r, "open.txt", b"agent\n");
+    write(r, "closed.txt", b"agent\n");
+    write(r, "made.txt", b"agent\n");
+    let after = cp.snapshot().unwrap();
+    assert_eq!(
+        cp.changed(&before, &after).unwrap(),
+        ["closed.txt", "made.txt", "open.txt"]
+    );
+    let unsaved = std::collections::HashSet::from(["open.txt".to_string()]);
+    let report = cp.restore(&before, &after, &unsaved).unwrap();
+    assert_eq!(report.restored, ["closed.txt"]);
+    assert_eq!(report.removed, ["made.txt"]);
+    assert_eq!(
+        report.skipped,
+        [(
+            "open.txt".to_string(),
+            "unsaved changes in the editor; kept".to_string()
+        )]
+    );
+    assert_eq!(read(r, "open.txt").unwrap(), b"agent\n");
+    assert_eq!(read(r, "closed.txt").unwrap(), b"before\n");
 }
 
 #[test]
@@ -230,7 +264,7 @@ proptest! {
             .map(|i| (i, read(r, &format!("f{i}"))))
             .filter(|(i, now)| *now != agents_result[*i])
             .collect();
-        cp.restore(&before, &after).unwrap();
+        cp.restore(&before, &after, &Default::default()).unwrap();
         for (i, was) in initial.iter().enumerate() {
             let now = read(r, &format!("f{i}"));
             if let Some(theirs) = users.get(&i) {

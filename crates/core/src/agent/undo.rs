@@ -159,10 +159,11 @@ impl Session {
             let Some(cp) = self.checkpoints.clone() else {
                 return Err("this session keeps no checkpoints".into());
             };
-            let done = tokio::task::spawn_blocking(move || cp.restore(&before, &after))
-                .await
-                .map_err(|e| format!("undo failed: {e}"))?
-                .map_err(|e| format!("undo failed: {e:#}"))?;
+            // A file an editor holds with unsaved changes is the user's edit: it stays.
+            let (lister, b, a) = (cp.clone(), before.clone(), after.clone());
+            let changed = blocking(move || lister.changed(&b, &a)).await?;
+            let unsaved = self.workspace.unsaved(&changed).await;
+            let done = blocking(move || cp.restore(&before, &after, &unsaved)).await?;
             report.restored = done.restored;
             report.removed = done.removed;
             report.skipped = done
@@ -188,4 +189,14 @@ impl Session {
         self.send_undoable();
         Ok(report)
     }
+}
+
+/// Runs checkpoint work off the async threads; its failure is the undo's.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| format!("undo failed: {e}"))?
+        .map_err(|e| format!("undo failed: {e:#}"))
 }

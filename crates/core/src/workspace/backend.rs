@@ -18,6 +18,12 @@ pub trait FileBackend: Send + Sync {
     fn buffers(&self) -> super::Buffers {
         Default::default()
     }
+
+    /// Whether reads show an editor's buffers, which may hold unsaved text (the ACP client's
+    /// fs): an undo keeps a file whose buffer differs from the disk.
+    fn reads_editor_buffers(&self) -> bool {
+        false
+    }
 }
 
 pub struct DiskBackend;

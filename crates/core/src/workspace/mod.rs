@@ -41,7 +41,7 @@ pub use paths::{PathError, lexical_normalize};
 
 use interpreter_protocol::{FileChange, FileChangeKind};
 use ropey::Rope;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -122,6 +122,29 @@ impl Workspace {
             Ok(_) => ".".into(),
             Err(_) => p.display().to_string(),
         }
+    }
+
+    /// Of `paths` (relative to the cwd), those an editor holds with unsaved changes: its
+    /// buffer's text differs from the disk's. Empty when reads do not go through an editor.
+    pub(crate) async fn unsaved(&self, paths: &[String]) -> HashSet<String> {
+        let mut out = HashSet::new();
+        if !self.backend.reads_editor_buffers() {
+            return out;
+        }
+        for rel in paths {
+            let abs = self.cwd.join(rel);
+            // Only text on disk can differ from a buffer; a missing or binary file is left to
+            // the checkpoint's own comparison.
+            let Ok(disk) = std::fs::read(&abs).map(String::from_utf8) else {
+                continue;
+            };
+            if let (Ok(disk), Ok(buffer)) = (disk, self.backend.read(&abs).await)
+                && buffer != disk
+            {
+                out.insert(rel.clone());
+            }
+        }
+        out
     }
 
     pub(crate) async fn read_text(&self, path: &Path) -> io::Result<String> {

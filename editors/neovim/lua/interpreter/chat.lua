@@ -5,7 +5,9 @@
 -- Flow: initialize → session/new → session/prompt per message; session/cancel on
 -- `:Interpreter cancel` or the cancel keymap. With `chat.fs` the client advertises
 -- fs/read_text_file and fs/write_text_file, so the agent reads unsaved buffers and its
--- edits land in them (see fs.lua).
+-- edits land in them (see fs.lua). `/undo` and `/rewind` (`:Interpreter undo|rewind`) are
+-- prompts too; their answer's `_meta["interpreter/undone"]` names the files the agent put
+-- back, whose buffers are then reloaded.
 local acp = require("interpreter.acp")
 local config = require("interpreter.config")
 local diagnostics = require("interpreter.diagnostics")
@@ -288,6 +290,40 @@ local function error_text(err)
   return msg
 end
 
+local function plural(n, word)
+  return ("%d %s%s"):format(n, word, n == 1 and "" or "s")
+end
+
+--- An undo's report (`_meta["interpreter/undone"]` of the prompt's answer): the agent put
+--- the files back on disk, so their buffers are refreshed, then a one-line summary.
+---@param undone {turnIds: string[], conversation: boolean, restored: string[], removed: string[], skipped: {path: string, reason: string}[]}
+local function on_undone(undone)
+  local restored, removed = undone.restored or {}, undone.removed or {}
+  local skipped = undone.skipped or {}
+  local unsaved, failed = fs.refresh(state.cwd, restored, removed)
+  local turns = plural(#(undone.turnIds or {}), "turn")
+  local head = undone.conversation == false and ("put back the files of " .. turns) or ("undid " .. turns)
+  local counts = {}
+  for _, c in ipairs({ { restored, "restored" }, { removed, "removed" }, { skipped, "kept" } }) do
+    if #c[1] > 0 then
+      table.insert(counts, #c[1] .. " " .. c[2])
+    end
+  end
+  local line = head .. ": " .. (#counts > 0 and table.concat(counts, ", ") or "no file changed")
+  local level = vim.log.levels.INFO
+  if #unsaved > 0 then
+    -- The agent could not see the buffer (chat.fs off), so the file on disk went back
+    -- under the user's unsaved text; which one wins is theirs to say (:e! or :w).
+    line = line .. "; not reloaded, unsaved changes: " .. table.concat(unsaved, ", ")
+    level = vim.log.levels.WARN
+  end
+  if #failed > 0 then
+    line = line .. "; could not reload " .. table.concat(failed, "; ")
+    level = vim.log.levels.WARN
+  end
+  notify(line, level)
+end
+
 local send_now
 
 --- Sends the queued prompts once the session exists.
@@ -430,6 +466,10 @@ send_now = function(item)
       local reason = type(result) == "table" and result.stopReason or "?"
       state.last_stop = reason
       add({ "", ("-- turn ended: %s"):format(reason), "" })
+      local meta = type(result) == "table" and result._meta
+      if type(meta) == "table" and type(meta["interpreter/undone"]) == "table" then
+        on_undone(meta["interpreter/undone"])
+      end
     end
     drain()
   end)
@@ -562,6 +602,29 @@ function M.send(text, context)
   table.insert(state.queue, { text = text, context = context })
   drain()
   return true
+end
+
+--- Sends a slash command that only means something to a running session.
+local function session_command(command, arg)
+  if not state or not state.conn or not state.session_id then
+    notify("no chat session: run :Interpreter chat first", vim.log.levels.WARN)
+    return false
+  end
+  arg = vim.trim(arg or "")
+  return M.send(arg == "" and command or (command .. " " .. arg))
+end
+
+--- `/undo [N]`: takes back the last turn (or N turns), its files and its conversation.
+---@param arg string|nil  the number of turns
+function M.undo(arg)
+  return session_command("/undo", arg)
+end
+
+--- `/rewind [N|turnId] [code|conversation|both]`: without a turn, lists the turns (in the
+--- transcript); with one, goes back to just before it.
+---@param arg string|nil
+function M.rewind(arg)
+  return session_command("/rewind", arg)
 end
 
 --- Asks for a prompt with vim.ui.input (completes the agent's slash commands).

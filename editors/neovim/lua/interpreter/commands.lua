@@ -13,7 +13,7 @@ local function selection_context(bufnr, line1, line2)
   }
 end
 
----@type table<string, {run: fun(c: table), complete?: fun(lead: string): string[], desc: string}>
+---@type table<string, {run: fun(c: table), complete?: fun(lead: string, words: string[]): string[], desc: string}>
 M.subcommands = {
   fix = {
     desc = "fix the diagnostics on the line or selection (LSP)",
@@ -65,6 +65,27 @@ M.subcommands = {
     run = function(c)
       require("interpreter.chat").reset()
       require("interpreter.chat").open({ prompt = c.rest })
+    end,
+  },
+  undo = {
+    desc = "take back the chat's last turn, or N turns: :Interpreter undo [N] (files and conversation)",
+    run = function(c)
+      require("interpreter.chat").undo(c.rest)
+    end,
+  },
+  rewind = {
+    desc = "list the chat's turns, or go back to just before one: :Interpreter rewind [N|turnId] [code|conversation|both]",
+    run = function(c)
+      require("interpreter.chat").rewind(c.rest)
+    end,
+    complete = function(lead, words)
+      -- words: "rewind", the turn, then what goes back.
+      if #words ~= 3 then
+        return {}
+      end
+      return vim.tbl_filter(function(w)
+        return vim.startswith(w, lead)
+      end, { "both", "code", "conversation" })
     end,
   },
   stop = {
@@ -145,7 +166,7 @@ local function complete(arglead, cmdline)
   end
   local sub = M.subcommands[words[1]]
   if sub and sub.complete then
-    return sub.complete(arglead)
+    return sub.complete(arglead, words)
   end
   return {}
 end
@@ -173,7 +194,7 @@ function M.create()
     nargs = "*",
     range = true,
     complete = complete,
-    desc = "interpreter: fix, explain, ask, refactor, tests, chat, new, cancel, stop, mode, install, log",
+    desc = "interpreter: fix, explain, ask, refactor, tests, chat, new, cancel, undo, rewind, stop, mode, install, log",
   })
 end
 

@@ -3,7 +3,8 @@
 -- Reads return a loaded buffer's current (possibly unsaved) text, else the file on disk.
 -- Writes update a loaded buffer with a minimal line diff (one undo step, marks and cursor
 -- kept where the text did not change) and save it, or write the file on disk, so the
--- agent's shell commands see the same text as its file tools.
+-- agent's shell commands see the same text as its file tools. After an undo, refresh()
+-- brings the buffers of the files the agent put back up to date.
 local M = {}
 
 local uv = vim.uv or vim.loop
@@ -199,6 +200,44 @@ function M.write(params, root)
     return nil, { code = -32603, message = ("cannot write %s in Neovim: %s"):format(path, err) }
   end
   return vim.NIL, nil
+end
+
+--- After the agent put files back on disk (an undo or rewind): reloads the buffers of the
+--- `restored` files and has Neovim notice that the `removed` ones are gone. A buffer with
+--- unsaved changes is left as it is: its text is the user's.
+---@param root string  The session folder the paths are relative to.
+---@param restored string[]
+---@param removed string[]
+---@return string[] unsaved  paths whose buffers were left alone for their unsaved changes
+---@return string[] failed   "path: error" for buffers that could not be refreshed
+function M.refresh(root, restored, removed)
+  local unsaved, failed = {}, {}
+  local function each(paths, refresh)
+    for _, rel in ipairs(paths) do
+      local bufnr = M.find_buffer(vim.fs.joinpath(root, rel))
+      if bufnr and vim.bo[bufnr].modified then
+        table.insert(unsaved, rel)
+      elseif bufnr then
+        local ok, err = pcall(refresh, bufnr)
+        if not ok then
+          table.insert(failed, rel .. ": " .. tostring(err))
+        end
+      end
+    end
+  end
+  each(restored, function(bufnr)
+    -- :edit! rather than :checktime, which goes by the file's time and size and could miss
+    -- a restore; it keeps the cursor, and the agent's version stays one undo away.
+    vim.api.nvim_buf_call(bufnr, function()
+      vim.cmd("silent edit!")
+    end)
+  end)
+  each(removed, function(bufnr)
+    -- silent!: a plain :checktime would show E211 and pause a second per file; the
+    -- summary notification says what was removed.
+    vim.cmd("silent! checktime " .. bufnr)
+  end)
+  return unsaved, failed
 end
 
 return M
