@@ -1009,9 +1009,7 @@ fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
 #[test]
 fn esc_esc_rewinds_to_an_earlier_prompt_and_puts_it_back() {
     let repo = TestRepo::new();
-    let add = |name: &str| {
-        json!({"input": format!("*** Begin Patch\n*** Add File: {name}\n+{name}\n*** End Patch\n")})
-    };
+    let add = |name: &str| json!({"input": format!("*** Begin Patch\n*** Add File: {name}\n+{name}\n*** End Patch\n")});
     let Some((mock, t)) = session_at_composer(
         &repo,
         json!([
@@ -1057,13 +1055,16 @@ fn esc_esc_rewinds_to_an_earlier_prompt_and_puts_it_back() {
     });
     assert!(s.contains("removed `two.txt`"), "{s}");
     assert!(
-        s.lines().any(|l| l.trim_start().starts_with("› bravo second")),
+        s.lines()
+            .any(|l| l.trim_start().starts_with("› bravo second")),
         "the prompt is back in the composer:\n{s}"
     );
     assert!(!repo.path().join("two.txt").exists());
     assert!(repo.path().join("one.txt").exists());
     t.keys(&["Enter"]);
-    t.wait_for("the answer", Duration::from_secs(10), |s| s.contains("Again."));
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Again.")
+    });
     let last = mock.model_requests().last().unwrap().body.to_string();
     assert_eq!(last.matches("bravo second").count(), 1, "{last}");
     assert!(last.contains("alpha first"), "{last}");

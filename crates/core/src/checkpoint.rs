@@ -131,6 +131,11 @@ impl Lazy {
         self.with(Checkpoints::snapshot)
     }
 
+    /// See [`Checkpoints::snapshot_paths`].
+    pub(crate) fn snapshot_paths(&self, paths: &[String]) -> Result<String> {
+        self.with(|c| c.snapshot_paths(paths))
+    }
+
     /// See [`Checkpoints::changed`].
     pub(crate) fn changed(&self, before: &str, after: &str) -> Result<Vec<String>> {
         self.with(|c| c.changed(before, after))
@@ -180,6 +185,43 @@ fn run(mut cmd: Command, input: &[u8]) -> Result<Vec<u8>> {
         );
     }
     Ok(out.stdout)
+}
+
+/// Of `paths` (relative to `root`), those the repository around `root` ignores; none outside
+/// a repository or when git cannot say. Reads the repository, never writes it.
+fn ignored_by_git(root: &Path, paths: &[String]) -> HashSet<String> {
+    if paths.is_empty() {
+        return HashSet::new();
+    }
+    let mut cmd = Command::new("git");
+    cmd.args(["check-ignore", "-z", "--stdin"])
+        .current_dir(root)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let Ok(mut child) = cmd.spawn() else {
+        return HashSet::new();
+    };
+    let input: Vec<u8> = paths.iter().flat_map(|p| format!("{p}\0").into_bytes()).collect();
+    let writer = child
+        .stdin
+        .take()
+        .map(|mut stdin| std::thread::spawn(move || stdin.write_all(&input)));
+    let out = child.wait_with_output();
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    // Exit 1: nothing is ignored; anything else but 0 is no answer.
+    match out {
+        Ok(out) if out.status.success() => out
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|r| !r.is_empty())
+            .map(|r| String::from_utf8_lossy(r).into_owned())
+            .collect(),
+        _ => HashSet::new(),
+    }
 }
 
 fn text(bytes: Vec<u8>) -> String {
@@ -335,32 +377,7 @@ impl Checkpoints {
                 _ => to_hash.push((rel, path, meta)),
             }
         }
-        if !to_hash.is_empty() {
-            let mut cmd = git(&self.git_dir);
-            cmd.args(["hash-object", "-w", "--no-filters", "--stdin-paths"]);
-            let paths: Vec<u8> = to_hash
-                .iter()
-                .flat_map(|(_, p, _)| format!("{}\n", p.display()).into_bytes())
-                .collect();
-            let ids = text(run(cmd, &paths).context("hashing files")?);
-            for ((rel, _, meta), id) in to_hash.into_iter().zip(ids.lines()) {
-                let mode = if executable(&meta) {
-                    "100755"
-                } else {
-                    "100644"
-                };
-                next.insert(
-                    rel,
-                    Entry {
-                        mode: mode.into(),
-                        blob: id.to_string(),
-                        size: meta.len(),
-                        mtime: mtime_ns(&meta),
-                        seen,
-                    },
-                );
-            }
-        }
+        self.hash_files(to_hash, seen, &mut next)?;
         for (rel, target, meta) in links {
             let mut cmd = git(&self.git_dir);
             cmd.args(["hash-object", "-w", "--stdin"]);
@@ -376,6 +393,71 @@ impl Checkpoints {
                 },
             );
         }
+        self.record(next)
+    }
+
+    /// Writes the regular files `files` into the store and enters them in `next`.
+    fn hash_files(
+        &self,
+        files: Vec<(String, PathBuf, std::fs::Metadata)>,
+        seen: i128,
+        next: &mut BTreeMap<String, Entry>,
+    ) -> Result<()> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        let mut cmd = git(&self.git_dir);
+        cmd.args(["hash-object", "-w", "--no-filters", "--stdin-paths"]);
+        let paths: Vec<u8> = files
+            .iter()
+            .flat_map(|(_, p, _)| format!("{}\n", p.display()).into_bytes())
+            .collect();
+        let ids = text(run(cmd, &paths).context("hashing files")?);
+        for ((rel, _, meta), id) in files.into_iter().zip(ids.lines()) {
+            let mode = if executable(&meta) {
+                "100755"
+            } else {
+                "100644"
+            };
+            next.insert(
+                rel,
+                Entry {
+                    mode: mode.into(),
+                    blob: id.to_string(),
+                    size: meta.len(),
+                    mtime: mtime_ns(&meta),
+                    seen,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// The last snapshot with only `paths` (relative) looked at again: the folder after a
+    /// turn whose only writes were the workspace's own, without walking it. A path that is
+    /// gone, a folder or too large leaves the snapshot; a link there takes a whole walk.
+    pub(crate) fn snapshot_paths(&mut self, paths: &[String]) -> Result<String> {
+        if self.tree.is_none() {
+            return self.snapshot();
+        }
+        let mut next = self.manifest.clone();
+        let seen = now_ns();
+        let mut to_hash = Vec::new();
+        // What git ignores stays out, as a walk leaves it out.
+        let ignored = ignored_by_git(&self.root, paths);
+        for rel in paths.iter().filter(|p| !ignored.contains(*p)) {
+            let path = self.root.join(rel);
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if meta.file_type().is_symlink() => return self.snapshot(),
+                Ok(meta) if meta.is_file() && meta.len() <= MAX_FILE_BYTES => {
+                    to_hash.push((rel.clone(), path, meta));
+                }
+                _ => {
+                    next.remove(rel);
+                }
+            }
+        }
+        self.hash_files(to_hash, seen, &mut next)?;
         self.record(next)
     }
 

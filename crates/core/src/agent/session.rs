@@ -78,6 +78,8 @@ pub(super) struct Session {
     pub(super) checkpoints: Option<Arc<crate::checkpoint::Lazy>>,
     /// The user turns that can be undone, oldest first (since the last compaction).
     pub(super) turns: Vec<crate::store::TurnMark>,
+    /// The running turn's checkpoints (`undo.rs`).
+    pub(super) turn_checkpoint: Option<super::undo::TurnCheckpoint>,
 }
 
 impl Session {
@@ -270,6 +272,7 @@ impl Session {
             checkpoints: (checkpoints && config.undo_turns > 0)
                 .then(|| Arc::new(crate::checkpoint::Lazy::new(&config.home, &cwd))),
             turns: Vec::new(),
+            turn_checkpoint: None,
             config,
         })
     }

@@ -152,6 +152,7 @@ impl SubagentRunner {
             plan_saved: None,
             checkpoints: None,
             turns: Vec::new(),
+            turn_checkpoint: None,
         }
     }
 }

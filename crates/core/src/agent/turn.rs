@@ -67,7 +67,7 @@ impl Session {
         let reason = match kind {
             TurnKind::User(_) | TurnKind::Goal(_) => {
                 let history_start = self.history.len();
-                let before = self.checkpoint().await;
+                self.begin_checkpoint();
                 match kind {
                     TurnKind::User(items) => self.begin_user_turn(items),
                     TurnKind::Goal(text) => self.push_history(HistoryItem::User {
@@ -81,7 +81,7 @@ impl Session {
                 if reason == TurnEndReason::Completed {
                     self.diagnostics_at_turn_end(&cancel).await;
                 }
-                let after = self.checkpoint().await;
+                let (before, after) = self.end_checkpoint().await;
                 self.mark_turn(&turn_id, history_start, before, after);
                 reason
             }
@@ -405,6 +405,7 @@ impl Session {
     }
 
     async fn run_calls(&mut self, calls: Vec<CheckedCall>, cancel: &CancellationToken) {
+        self.settle_before().await;
         for (call, checked) in calls {
             if cancel.is_cancelled() {
                 self.push_history(HistoryItem::ToolResult {
@@ -460,6 +461,7 @@ impl Session {
         let subagents = (self.parent_id.is_none()
             && tool.as_ref().is_some_and(|t| t.starts_subagent()))
         .then(|| Arc::new(SubagentRunner::new(self, &call.id, &args)));
+        self.note_tool_for_checkpoint(kind, subagents.is_some());
         if checked.is_ok() && tool.is_some() {
             self.diagnostics_before(kind, &locations, cancel).await;
         }

@@ -2,22 +2,101 @@
 //! `Op::Rewind`, which put the files back (never over the user's later edits) and cut the
 //! turns out of the history the model sees. The log keeps the turns and records the undo.
 
-use interpreter_protocol::{Event, Restore, SkippedFile, UndoReport, UndoableTurn};
+use interpreter_protocol::{Event, Restore, SkippedFile, ToolKind, UndoReport, UndoableTurn};
 
 use super::session::Session;
 use crate::model::HistoryItem;
 use crate::store::{LogLine, TurnMark};
 
+/// The checkpoints of the turn running now.
+pub(crate) struct TurnCheckpoint {
+    /// The snapshot before the turn: taken beside its first model request, settled before its
+    /// first tool call runs.
+    before: Before,
+    /// A tool that may write beyond the workspace's own writes ran (a command, an MCP tool, a
+    /// subagent): the snapshot after the turn walks the folder. Otherwise it looks again only
+    /// at what the workspace wrote.
+    walk_after: bool,
+}
+
+enum Before {
+    Pending(tokio::task::JoinHandle<Option<String>>),
+    Taken(Option<String>),
+}
+
 impl Session {
+    /// A user or goal turn starts: its snapshot before starts beside the model request.
+    pub(super) fn begin_checkpoint(&mut self) {
+        let _ = self.workspace.take_written();
+        self.turn_checkpoint = (self.checkpoints.is_some() && self.parent_id.is_none()).then(|| {
+            TurnCheckpoint {
+                before: Before::Pending(tokio::spawn(self.checkpoint())),
+                walk_after: false,
+            }
+        });
+    }
+
+    /// The snapshot before the turn, once taken. Tools wait for it: it must hold the folder
+    /// as the user left it.
+    pub(super) async fn settle_before(&mut self) -> Option<String> {
+        let tc = self.turn_checkpoint.as_mut()?;
+        if let Before::Pending(handle) = &mut tc.before {
+            tc.before = Before::Taken(handle.await.unwrap_or(None));
+        }
+        match &tc.before {
+            Before::Taken(tree) => tree.clone(),
+            Before::Pending(_) => None,
+        }
+    }
+
+    /// A tool call of the turn runs: one that may write beyond the workspace takes a walk.
+    pub(super) fn note_tool_for_checkpoint(&mut self, kind: ToolKind, starts_subagent: bool) {
+        let own_writes_only = matches!(
+            kind,
+            ToolKind::Read | ToolKind::Search | ToolKind::Edit | ToolKind::Think
+        );
+        if let Some(tc) = &mut self.turn_checkpoint
+            && (starts_subagent || !own_writes_only)
+        {
+            tc.walk_after = true;
+        }
+    }
+
+    /// The turn's snapshots before and after. After a turn that only wrote through the
+    /// workspace, the after one looks again at those files only (none: it is the before one).
+    pub(super) async fn end_checkpoint(&mut self) -> (Option<String>, Option<String>) {
+        let before = self.settle_before().await;
+        let (Some(tc), Some(tree)) = (self.turn_checkpoint.take(), before.clone()) else {
+            return (before, None);
+        };
+        let written = self.workspace.take_written();
+        let after = if tc.walk_after {
+            self.checkpoint().await
+        } else if written.is_empty() {
+            Some(tree)
+        } else {
+            self.checkpoint_of(move |cp| cp.snapshot_paths(&written)).await
+        };
+        (before, after)
+    }
+
     /// The folder's checkpoint now, or None (no checkpoints here, or taking one failed:
     /// said as a warning). Borrows nothing of the session across the wait.
     pub(super) fn checkpoint(&self) -> impl Future<Output = Option<String>> + Send + 'static {
+        self.checkpoint_of(|cp| cp.snapshot())
+    }
+
+    /// A checkpoint taken by `take` on a blocking thread; a failure is said once.
+    fn checkpoint_of(
+        &self,
+        take: impl FnOnce(&crate::checkpoint::Lazy) -> anyhow::Result<String> + Send + 'static,
+    ) -> impl Future<Output = Option<String>> + Send + 'static {
         let cp = self.checkpoints.clone();
         let events = self.events.clone();
         async move {
             let cp = cp?;
             let taker = cp.clone();
-            match tokio::task::spawn_blocking(move || taker.snapshot()).await {
+            match tokio::task::spawn_blocking(move || take(&taker)).await {
                 Ok(Ok(tree)) => Some(tree),
                 Ok(Err(e)) => {
                     tracing::warn!("checkpoint: {e:#}");

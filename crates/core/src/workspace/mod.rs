@@ -59,6 +59,8 @@ struct State {
     buffers: HashMap<PathBuf, Rope>,
     /// Text before the agent's first change to each file; None if it did not exist.
     originals: BTreeMap<PathBuf, Option<String>>,
+    /// Files written or removed since [`Workspace::take_written`] was last called.
+    written: std::collections::BTreeSet<PathBuf>,
 }
 
 impl Workspace {
@@ -206,16 +208,18 @@ impl Workspace {
     pub(crate) async fn write_text(&self, path: &Path, text: &str) -> io::Result<()> {
         self.remember_original(path).await?;
         self.backend.write(path, text).await?;
-        self.lock()
-            .buffers
-            .insert(path.to_path_buf(), Rope::from_str(text));
+        let mut st = self.lock();
+        st.buffers.insert(path.to_path_buf(), Rope::from_str(text));
+        st.written.insert(path.to_path_buf());
         Ok(())
     }
 
     pub(crate) async fn remove(&self, path: &Path) -> io::Result<()> {
         self.remember_original(path).await?;
         self.backend.remove(path).await?;
-        self.lock().buffers.remove(path);
+        let mut st = self.lock();
+        st.buffers.remove(path);
+        st.written.insert(path.to_path_buf());
         Ok(())
     }
 
@@ -237,6 +241,18 @@ impl Workspace {
             .entry(path.to_path_buf())
             .or_insert(before);
         Ok(())
+    }
+
+    /// The files under the cwd written or removed since the last call, relative to the cwd
+    /// and `/`-separated (a turn's own writes, for its checkpoint).
+    pub(crate) fn take_written(&self) -> Vec<String> {
+        let written = std::mem::take(&mut self.lock().written);
+        written
+            .iter()
+            .filter_map(|p| p.strip_prefix(&self.cwd).ok())
+            .filter(|rel| !rel.as_os_str().is_empty())
+            .map(slash_path)
+            .collect()
     }
 
     /// Forgets what the agent read (after an undo changed files under it): tools that want
