@@ -89,6 +89,25 @@ for (const [optionId, ran] of [
   });
 }
 
+test("a turn's answer names it in _meta; /undo takes it back, and its answer's _meta names the file removed", TIMEOUT, async (t) => {
+  const ctx = await setup(t, { replies: [toolReply("call_made", "shell", { command: "echo made > made.txt" }), textReply("Made it.")] });
+  const { sessionId } = await ctx.agent.newSession(ctx.work);
+  const made = path.join(ctx.work, "made.txt");
+  const res = await ctx.agent.prompt(sessionId, [{ type: "text", text: "make a file" }]);
+  const turnId = res._meta?.["interpreter/turnId"];
+  assert.equal(typeof turnId, "string", JSON.stringify(res));
+  assert.ok(fs.existsSync(made));
+  ctx.updates.length = 0;
+  const undo = await ctx.agent.prompt(sessionId, [{ type: "text", text: "/undo" }]);
+  assert.equal(undo.stopReason, "end_turn");
+  assert.deepEqual(undo._meta["interpreter/undone"], { turnIds: [turnId], conversation: true, restored: [], removed: ["made.txt"], skipped: [] });
+  assert.ok(!fs.existsSync(made));
+  assert.match(agentText(ctx.updates), /^Undid the last turn\.\n- removed `made\.txt`/);
+  // Nothing left to undo: said, and no report in _meta.
+  const again = await ctx.agent.prompt(sessionId, [{ type: "text", text: "/undo" }]);
+  assert.equal(again._meta?.["interpreter/undone"], undefined);
+});
+
 test("cancel ends the turn as cancelled and answers the open permission request `cancelled`", TIMEOUT, async (t) => {
   let asked;
   const askedP = new Promise((r) => (asked = r));

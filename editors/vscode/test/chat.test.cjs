@@ -294,3 +294,108 @@ test("a message sent while the answer streams runs right after the turn; the ans
   const body = JSON.stringify(requests[1].body);
   assert.ok(body.includes("Working on it.") && body.indexOf("Working on it.") < body.indexOf("then say more"), body);
 });
+
+/** The panel on a new session with the mock's `replies`; every permission is allowed. */
+async function panelWithMock(t, prefix, replies) {
+  const { dir, work } = scratch(t, prefix);
+  const baseUrl = await mock(t, { replies }, dir);
+  const { api } = await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const page = fakeView();
+  stub.state.webviewProviders.get("interpreter.chat").resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
+  // What the extension sends the agent.
+  const prompts = [];
+  const prompt = api.chat.agent.prompt.bind(api.chat.agent);
+  api.chat.agent.prompt = (sid, blocks) => {
+    prompts.push(blocks);
+    return prompt(sid, blocks);
+  };
+  /** Posts `msg` from the page and answers permissions until the turn ends; the messages since. */
+  const click = async (msg) => {
+    const from = page.posted.length;
+    await page.send(msg);
+    await waitUntil(async () => {
+      const perm = page.posted.slice(from).find((m) => m.type === "permission" && !page.posted.some((d) => d.type === "permissionDone" && d.id === m.id));
+      if (perm) await page.send({ type: "permission", id: perm.id, optionId: "allow_once" });
+      return page.posted.slice(from).some((m) => m.type === "turn" && !m.running && m.stopReason);
+    }, "the end of the turn", 20_000);
+    return page.posted.slice(from);
+  };
+  /** Sends `text`; resolves with its `answered` message. */
+  const turn = async (text) => {
+    const after = await click({ type: "send", text, attachments: [] });
+    const user = after.find((m) => m.type === "userMessage");
+    return after.find((m) => m.type === "answered" && m.id === user.id);
+  };
+  return { api, page, work, prompts, click, turn };
+}
+
+test("Undo turn sends /undo; the answer's _meta reaches the page; the turn's unsaved edits go, the user's stay", { timeout: 60_000 }, async (t) => {
+  const patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-old line\n+new line\n*** Update File: b.txt\n@@\n-old line\n+new line\n*** Add File: fresh.txt\n+hello\n*** End Patch\n";
+  const { work, prompts, click, turn } = await panelWithMock(t, "interp-undo-", [
+    toolReply("call_sh", "shell", { command: "echo hi > made.txt" }),
+    toolReply("call_p", "apply_patch", { input: patch }),
+    textReply("Done."),
+  ]);
+  const file = (name) => path.join(work, name);
+  fs.writeFileSync(file("a.txt"), "old line\n");
+  fs.writeFileSync(file("b.txt"), "old line\n");
+  const answered = await turn("change things");
+  assert.match(answered.turnId, /\S/, "the turn's id from the answer's _meta");
+  assert.ok(fs.existsSync(file("made.txt")));
+  const doc = (name) => stub.state.textDocuments.find((d) => d.uri.fsPath === file(name));
+  assert.equal(doc("a.txt").getText(), "new line\n");
+  assert.equal(doc("fresh.txt").getText(), "hello\n");
+  // The user edits one of the agent's files after the turn.
+  doc("b.txt").text = "the user's line\n";
+
+  const after = await click({ type: "undoTurn" });
+  assert.deepEqual(prompts.at(-1), [{ type: "text", text: "/undo" }]);
+  const command = after.find((m) => m.type === "command");
+  assert.equal(command.text, "/undo");
+  assert.equal(after.filter((m) => m.type === "userMessage").length, 0, "no bubble for the click");
+  const { undone } = after.find((m) => m.type === "answered" && m.id === command.id);
+  assert.deepEqual(undone.turnIds, [answered.turnId]);
+  assert.equal(undone.conversation, true);
+  assert.deepEqual(undone.removed, ["made.txt"]);
+  // The agent leaves a file with unsaved changes alone; the panel knows they are its edits.
+  assert.ok(undone.skipped.some((s) => s.path === "fresh.txt"), JSON.stringify(undone.skipped));
+  const text = after.filter((m) => m.type === "update" && m.notification.update.sessionUpdate === "agent_message_chunk").map((m) => m.notification.update.content.text).join("");
+  assert.match(text, /^Undid the last turn\./);
+  assert.ok(!fs.existsSync(file("made.txt")), "the agent removed what the command made");
+
+  // The agent's unsaved edits of the turn are taken back with it; the user's change stays.
+  assert.equal(doc("a.txt").getText(), "old line\n");
+  assert.equal(doc("a.txt").isDirty, false);
+  assert.equal(doc("fresh.txt"), undefined);
+  assert.ok(!fs.existsSync(file("fresh.txt")));
+  assert.equal(doc("b.txt").getText(), "the user's line\n");
+  assert.deepEqual(after.filter((m) => m.type === "review").at(-1).files.map((f) => f.label), ["b.txt"]);
+  const notices = after.filter((m) => m.type === "update" && m.notification.update.sessionUpdate === "notice").map((m) => m.notification.update);
+  assert.deepEqual(notices.map((n) => [n.severity, n.description]), [["info", "a.txt, fresh.txt"], ["warning", "b.txt"]]);
+});
+
+test("Rewind to here sends /rewind <turn>: both turns go, and the first prompt comes back to the box (not replayed)", { timeout: 60_000 }, async (t) => {
+  const { prompts, click, turn } = await panelWithMock(t, "interp-rewind-", [textReply("One."), textReply("Two.")]);
+  const first = await turn("first prompt");
+  const second = await turn("second prompt");
+  const after = await click({ type: "rewind", turnId: first.turnId });
+  assert.deepEqual(prompts.at(-1), [{ type: "text", text: `/rewind ${first.turnId}` }]);
+  const answered = after.find((m) => m.type === "answered" && m.undone);
+  assert.deepEqual(answered.undone.turnIds, [first.turnId, second.turnId]);
+  assert.deepEqual(after.find((m) => m.type === "draft"), { type: "draft", text: "first prompt", attachments: [] });
+  const again = fakeView();
+  stub.state.webviewProviders.get("interpreter.chat").resolveWebviewView(again.view);
+  await again.send({ type: "ready" });
+  const replay = again.posted.find((m) => m.type === "replay").messages;
+  assert.ok(replay.some((m) => m.type === "answered" && m.undone), "the undo is replayed");
+  assert.ok(!replay.some((m) => m.type === "draft"), "the box is filled once");
+});

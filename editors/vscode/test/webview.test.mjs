@@ -381,3 +381,150 @@ test("a message the user steers in while the answer streams: the answer goes on 
   assert.deepEqual(p.qa(".msg.agent").map((e) => e.textContent.trim()), ["Working on it.", "Next answer."]);
   p.app.dispose();
 });
+
+/** A chat of two answered turns (t1, t2) in session "s"; `extra` messages follow. */
+function twoTurns(p, ...extra) {
+  const chunk = (messageId, text) => ({ type: "update", notification: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } } } });
+  const messages = [
+    { type: "reset", sessionId: "s" },
+    { type: "userMessage", id: "p1", text: "first prompt", attachments: [{ kind: "file", path: "/w/a.txt", label: "a.txt" }] },
+    { type: "turn", running: true, startedAt: Date.now() },
+    chunk("m1", "First answer."),
+    { type: "update", notification: { sessionId: "s", update: { sessionUpdate: "tool_call", toolCallId: "c1", title: "echo hi > made.txt", kind: "execute", status: "completed" } } },
+    { type: "answered", id: "p1", turnId: "t1" },
+    { type: "turn", running: false, stopReason: "end_turn" },
+    { type: "userMessage", id: "p2", text: "second prompt", attachments: [] },
+    { type: "turn", running: true, startedAt: Date.now() },
+    chunk("m2", "Second answer."),
+    { type: "answered", id: "p2", turnId: "t2" },
+    { type: "turn", running: false, stopReason: "end_turn" },
+    ...extra,
+  ];
+  for (const m of messages) p.app.receive(m);
+  p.run();
+  return messages;
+}
+
+const report = (messageId, text) => ({ type: "update", notification: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } } } });
+const undone = (turnIds, conversation = true) => ({ turnIds, conversation, restored: [], removed: ["made.txt"], skipped: [] });
+const actions = (el) => [...el.querySelectorAll(".turn-actions button")].map((b) => b.getAttribute("data-turn-action"));
+
+test("turn controls: Rewind to here under each message with a turn id, Undo turn under the last; off while a turn runs", (t) => {
+  const p = page();
+  t.after(() => p.app.dispose());
+  p.app.receive({ type: "reset", sessionId: "s" });
+  p.app.receive({ type: "userMessage", id: "p1", text: "first prompt", attachments: [] });
+  p.run();
+  assert.equal(p.qa(".turn-actions").length, 0, "no controls before the turn id is known");
+  twoTurns(p);
+  const [first, second] = p.qa(".msg.user").slice(-2);
+  assert.deepEqual(actions(first), ["rewind"]);
+  assert.deepEqual(actions(second), ["undo", "rewind"]);
+  const rewind = first.querySelector('[data-turn-action="rewind"]');
+  assert.equal(rewind.getAttribute("aria-label"), "Rewind to before this message");
+  assert.ok(rewind.getAttribute("title"));
+  rewind.click();
+  assert.deepEqual(p.posted.at(-1), { type: "rewind", turnId: "t1" });
+  second.querySelector('[data-turn-action="undo"]').click();
+  assert.deepEqual(p.posted.at(-1), { type: "undoTurn" });
+
+  // While a turn runs: marked disabled, and a click sends nothing; the message is not redrawn
+  // (the log would read it again), so the focus stays on the control.
+  const posted = p.posted.length;
+  const undo = p.q('.msg.user [data-turn-action="undo"]');
+  undo.focus();
+  p.app.receive({ type: "turn", running: true, startedAt: Date.now() });
+  p.run();
+  assert.equal(p.q('.msg.user [data-turn-action="undo"]'), undo);
+  assert.equal(p.win.document.activeElement, undo);
+  for (const b of p.qa(".turn-actions button")) assert.equal(b.getAttribute("aria-disabled"), "true");
+  undo.click();
+  p.q('.msg.user [data-turn-action="rewind"]').click();
+  assert.equal(p.posted.length, posted);
+  p.app.receive({ type: "turn", running: false, stopReason: "end_turn" });
+  p.run();
+  assert.ok(p.qa(".turn-actions button").every((b) => !b.hasAttribute("aria-disabled")));
+
+  // A slash command that ran no turn leaves Undo turn where it is; a prompt whose turn is not
+  // known takes it away (`/undo` would take that turn, not the one shown).
+  p.app.receive({ type: "userMessage", id: "p3", text: "/model m2", attachments: [] });
+  p.run();
+  assert.deepEqual(p.qa(".msg.user").map(actions), [["rewind"], ["undo", "rewind"], []]);
+  p.app.receive({ type: "userMessage", id: "p4", text: "this one failed", attachments: [] });
+  p.app.receive({ type: "error", message: "the model failed" });
+  p.run();
+  assert.deepEqual(p.qa(".msg.user").map(actions), [["rewind"], ["rewind"], [], []]);
+});
+
+test("an undo drops the undone turns' messages; its report stays, and a replay draws the same", (t) => {
+  const p = page();
+  t.after(() => p.app.dispose());
+  const messages = twoTurns(
+    p,
+    { type: "command", id: "u1", text: "/undo" },
+    { type: "turn", running: true, startedAt: Date.now() },
+    report("r1", "Undid the last turn."),
+    { type: "answered", id: "u1", undone: undone(["t2"]) },
+    { type: "turn", running: false, stopReason: "end_turn" },
+  );
+  const text = (el) => el.textContent.trim();
+  assert.deepEqual(p.qa(".msg.user .user-text").map(text), ["first prompt"], "the command is no bubble");
+  assert.deepEqual(p.qa(".msg.agent").map(text), ["First answer.", "Undid the last turn."]);
+  assert.equal(p.qa('[data-tool-call="c1"]').length, 1, "the first turn's card stays");
+  assert.deepEqual(actions(p.q(".msg.user")), ["undo", "rewind"], "Undo turn moves to the turn before");
+
+  const again = page();
+  t.after(() => again.app.dispose());
+  again.app.receive({ type: "replay", messages });
+  again.run();
+  assert.equal(again.q(".transcript").textContent, p.q(".transcript").textContent);
+
+  // Typed: the `/undo` bubble stays with its report. Only the files (conversation false): nothing goes.
+  // (The first report came after turn t1: it goes with it.)
+  p.app.receive({ type: "userMessage", id: "p5", text: "/undo", attachments: [] });
+  p.app.receive(report("r2", "Undid the first turn."));
+  p.app.receive({ type: "answered", id: "p5", undone: undone(["t1"]) });
+  p.run();
+  assert.deepEqual(p.qa(".msg.user .user-text").map(text), ["/undo"]);
+  assert.deepEqual(p.qa(".msg.agent").map(text), ["Undid the first turn."]);
+  assert.equal(p.qa('[data-tool-call="c1"]').length, 0);
+  const kept = page();
+  t.after(() => kept.app.dispose());
+  twoTurns(kept, { type: "command", id: "u2", text: "/rewind t1 code" }, { type: "answered", id: "u2", undone: undone(["t1", "t2"], false) });
+  assert.equal(kept.qa(".msg.user").length, 2);
+});
+
+test("Rewind to here: the turns from that message on go, and its text and attachments are back in the composer", (t) => {
+  const p = page();
+  t.after(() => p.app.dispose());
+  twoTurns(p);
+  p.qa(".msg.user")[0].querySelector('[data-turn-action="rewind"]').focus();
+  p.qa(".msg.user")[0].querySelector('[data-turn-action="rewind"]').click();
+  assert.deepEqual(p.posted.at(-1), { type: "rewind", turnId: "t1" });
+  for (const m of [
+    { type: "command", id: "u1", text: "/rewind t1" },
+    { type: "turn", running: true, startedAt: Date.now() },
+    report("r1", "Undid the last 2 turns.\n- removed `made.txt` (the turn created it)"),
+    { type: "answered", id: "u1", undone: undone(["t1", "t2"]) },
+    { type: "draft", text: "first prompt", attachments: [{ kind: "file", path: "/w/a.txt", label: "a.txt" }] },
+    { type: "turn", running: false, stopReason: "end_turn" },
+  ]) {
+    p.app.receive(m);
+  }
+  p.run();
+  assert.equal(p.qa(".msg.user").length, 0);
+  assert.deepEqual(p.qa(".msg").map((e) => e.querySelector("p").textContent), ["Undid the last 2 turns."], "only the report");
+  assert.equal(p.qa(".tool").length, 0);
+  assert.equal(p.app.input.value, "first prompt");
+  assert.equal(p.win.document.activeElement, p.app.input, "the focus goes to the box");
+  assert.deepEqual(p.qa(".composer .chip").map((c) => c.firstChild.textContent), ["a.txt"]);
+  // Sent again, with its attachment.
+  p.app.input.dispatchEvent(new p.win.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.deepEqual(p.posted.at(-1), { type: "send", text: "first prompt", attachments: [{ kind: "file", path: "/w/a.txt", label: "a.txt" }] });
+
+  // Text the user had typed stays, after the prompt.
+  p.app.input.value = "my own words";
+  p.app.receive({ type: "draft", text: "first prompt", attachments: [] });
+  p.run();
+  assert.equal(p.app.input.value, "first prompt\n\nmy own words");
+});

@@ -11,11 +11,12 @@ import type {
   ContentBlock,
   CreateElicitationRequest,
   CreateElicitationResponse,
+  PromptResponse,
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionNotification,
 } from "@agentclientprotocol/sdk";
-import type { AgentStatus, Attachment, HostMessage, WebviewMessage } from "../shared/protocol";
+import type { AgentStatus, Attachment, HostMessage, Undone, WebviewMessage } from "../shared/protocol";
 import { DEFAULT_PROVIDER, providerFromAuthError, secretName } from "../settings";
 import { vscodeDiagnostics } from "./diagnostics";
 import type { ReviewManager } from "./review";
@@ -38,6 +39,20 @@ function isChunk(u: SessionNotification["update"]): u is Chunk {
   return u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "agent_thought_chunk" || u.sessionUpdate === "user_message_chunk";
 }
 
+/** `_meta["interpreter/undone"]` of an undo's answer, when it has the shape the panel relies on. */
+function undoneOf(meta: PromptResponse["_meta"]): Undone | undefined {
+  const u = meta?.["interpreter/undone"] as Record<string, unknown> | undefined;
+  if (!u || !Array.isArray(u.turnIds) || typeof u.conversation !== "boolean") return undefined;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+  const skipped = Array.isArray(u.skipped) ? (u.skipped as Undone["skipped"]).filter((x) => typeof x?.path === "string") : [];
+  return { turnIds: strings(u.turnIds), conversation: u.conversation, restored: strings(u.restored), removed: strings(u.removed), skipped };
+}
+
+/** Whether a typed or clicked undo puts files back (`/rewind <id> conversation` does not). */
+function restoresFiles(command: string): boolean {
+  return !/^\/rewind\s+\S+\s+conversation\s*$/.test(command.trim());
+}
+
 export class ChatController implements vscode.Disposable {
   readonly agent: AgentClient;
   private view?: vscode.Webview;
@@ -48,6 +63,10 @@ export class ChatController implements vscode.Disposable {
   private running = false;
   /** Prompts sent and not answered: one runs, the others wait behind it in the agent. */
   private inFlight = 0;
+  /** Running stretches of this window (the review manager tags the agent's edits with them). */
+  private turnCount = 0;
+  /** Known turns by the agent's id: their running stretch, and the prompt that started them. */
+  private readonly turns = new Map<string, { count: number; text: string; attachments: Attachment[] }>();
   private readonly permissions = new Map<string, (optionId?: string) => void>();
   /** Child sessions of the agent's subagents, by id: their updates join the current chat. */
   private readonly children = new Set<string>();
@@ -134,6 +153,10 @@ export class ChatController implements vscode.Disposable {
         return this.send(msg.text, msg.attachments);
       case "cancel":
         return this.cancel();
+      case "undoTurn":
+        return this.command("/undo");
+      case "rewind":
+        return this.command(`/rewind ${msg.turnId}`);
       case "question":
         this.questions.get(msg.id)?.(msg);
         return;
@@ -221,7 +244,7 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
-  private prompt(text: string, attachments: Attachment[]): ContentBlock[] {
+  private blocks(text: string, attachments: Attachment[]): ContentBlock[] {
     const blocks: ContentBlock[] = [];
     if (text) blocks.push({ type: "text", text });
     for (const a of attachments) {
@@ -238,26 +261,73 @@ export class ChatController implements vscode.Disposable {
 
   async send(text: string, attachments: Attachment[]): Promise<void> {
     const sid = await this.ensureSession();
-    if (!sid) {
-      this.lastPrompt = { text, attachments };
-      return;
-    }
     this.lastPrompt = { text, attachments };
-    this.post({ type: "userMessage", text, attachments });
+    if (!sid) return;
+    const id = randomUUID();
+    this.post({ type: "userMessage", id, text, attachments });
+    if (await this.prompt(sid, id, text, attachments)) this.lastPrompt = undefined;
+  }
+
+  /** A click in the panel (Undo turn, Rewind to here) as prompt text, without a bubble. */
+  private async command(text: string): Promise<void> {
+    // The panel offers these only between turns; a queued undo would take back the next one.
+    if (this.running) return;
+    const sid = await this.ensureSession();
+    if (!sid) return;
+    const id = randomUUID();
+    this.post({ type: "command", id, text });
+    await this.prompt(sid, id, text, []);
+  }
+
+  /** Sends a prompt and acts on its answer; false when it failed (the error is shown). */
+  private async prompt(sid: string, id: string, text: string, attachments: Attachment[]): Promise<boolean> {
     this.inFlight += 1;
-    if (!this.running) this.post({ type: "turn", running: true, startedAt: Date.now() });
+    if (!this.running) {
+      this.turnCount += 1;
+      this.deps.review.startTurn(this.turnCount);
+      this.post({ type: "turn", running: true, startedAt: Date.now() });
+    }
     this.running = true;
+    const count = this.turnCount;
     try {
-      const res = await this.agent.prompt(sid, this.prompt(text, attachments));
-      this.lastPrompt = undefined;
+      const res = await this.agent.prompt(sid, this.blocks(text, attachments));
+      await this.answered(sid, id, count, text, attachments, res);
       if (this.inFlight === 1) this.post({ type: "turn", running: false, stopReason: res.stopReason });
+      return true;
     } catch (e) {
       if (this.inFlight === 1) this.post({ type: "turn", running: false });
       this.showError(e);
+      return false;
     } finally {
       this.inFlight -= 1;
       this.running = this.inFlight > 0;
     }
+  }
+
+  /** The answer's `_meta`: the turn the prompt ran, or what an undo took back. */
+  private async answered(sid: string, id: string, count: number, text: string, attachments: Attachment[], res: PromptResponse): Promise<void> {
+    const meta = res._meta?.["interpreter/turnId"];
+    const turnId = typeof meta === "string" ? meta : undefined;
+    const undone = undoneOf(res._meta);
+    // A prompt steered into a running turn shares its id; the first one started it.
+    if (turnId && !this.turns.has(turnId)) this.turns.set(turnId, { count, text, attachments });
+    if (turnId) this.post({ type: "answered", id, turnId });
+    if (!undone) return;
+    this.post({ type: "answered", id, undone });
+    const taken = undone.turnIds.flatMap((t) => this.turns.get(t) ?? []);
+    // Oldest first: a rewind puts the prompt of the turn it went back to in the box again.
+    const first = this.turns.get(undone.turnIds[0] ?? "");
+    if (undone.conversation) {
+      for (const t of undone.turnIds) this.turns.delete(t);
+      if (text.startsWith("/rewind") && first) this.post({ type: "draft", text: first.text, attachments: first.attachments }, false);
+    }
+    if (!restoresFiles(text) || taken.length === 0) return;
+    const { reverted, kept } = await this.deps.review.takeBack(Math.min(...taken.map((t) => t.count)));
+    // The agent's report calls files with unsaved changes kept: say which of them were its own.
+    const notice = (severity: string, title: string, paths: string[]) =>
+      this.post({ type: "update", notification: { sessionId: sid, update: { sessionUpdate: "notice", severity, title, description: paths.map((p) => this.relative(p)).join(", ") } } });
+    if (reverted.length) notice("info", "Took back the agent's unsaved edits of those turns:", reverted);
+    if (kept.length) notice("warning", "Kept the files you changed after the turn; the agent's edits in them still wait for review:", kept);
   }
 
   async cancel(): Promise<void> {
@@ -376,6 +446,7 @@ export class ChatController implements vscode.Disposable {
 
   async newChat(): Promise<void> {
     if (this.running) await this.cancel();
+    this.turns.clear();
     this.agent.clearSession();
     this.post({ type: "reset" });
     await this.ensureSession();
@@ -385,6 +456,7 @@ export class ChatController implements vscode.Disposable {
     const cwd = this.deps.roots()[0];
     if (!cwd) return;
     if (this.running) await this.cancel();
+    this.turns.clear();
     this.post({ type: "reset", sessionId });
     const res = await this.agent.loadSession(sessionId, cwd);
     this.setConfigOptions(res.configOptions ?? []);

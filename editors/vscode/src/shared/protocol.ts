@@ -30,6 +30,19 @@ export interface ReviewFile {
   created: boolean;
 }
 
+/**
+ * What `/undo` or `/rewind` took back: the prompt answer's `_meta["interpreter/undone"]`.
+ * Paths are relative to the session's folder.
+ */
+export interface Undone {
+  turnIds: string[];
+  /** Whether the turns left the conversation (false: only their files went back). */
+  conversation: boolean;
+  restored: string[];
+  removed: string[];
+  skipped: { path: string; reason: string }[];
+}
+
 /** Something attached to the next prompt: a file (resource link) or a selection (embedded). */
 export interface Attachment {
   kind: "file" | "selection";
@@ -47,8 +60,14 @@ export type HostMessage =
   /** The workspace folders, to show paths relative to them. */
   | { type: "roots"; roots: string[] }
   | { type: "update"; notification: SessionNotification }
-  /** A prompt of ours went out (shown at once; the agent does not echo it). */
-  | { type: "userMessage"; text: string; attachments: Attachment[] }
+  /** A prompt of ours went out (shown at once; the agent does not echo it). `id` names the prompt. */
+  | { type: "userMessage"; id: string; text: string; attachments: Attachment[] }
+  /** A command sent for a click (Undo turn, Rewind to here): no bubble, its report follows. */
+  | { type: "command"; id: string; text: string }
+  /** A prompt's answer: the turn it ran (`_meta["interpreter/turnId"]`), or what an undo took back. */
+  | { type: "answered"; id: string; turnId?: string; undone?: Undone }
+  /** Text and attachments back in the composer: the prompt of the turn rewound to (not replayed). */
+  | { type: "draft"; text: string; attachments: Attachment[] }
   | { type: "turn"; running: boolean; stopReason?: StopReason; startedAt?: number }
   | { type: "status"; status: AgentStatus }
   | { type: "configOptions"; options: SessionConfigOption[] }
@@ -69,6 +88,10 @@ export type WebviewMessage =
   | { type: "ready" }
   | { type: "send"; text: string; attachments: Attachment[] }
   | { type: "cancel" }
+  /** Take back the last turn (`/undo`). */
+  | { type: "undoTurn" }
+  /** Go back to just before this turn (`/rewind <turnId>`). */
+  | { type: "rewind"; turnId: string }
   | { type: "permission"; id: string; optionId: string }
   | { type: "question"; id: string; action: "accept" | "decline" | "cancel"; content?: Record<string, string | string[]> }
   | { type: "setConfig"; configId: string; value: string }

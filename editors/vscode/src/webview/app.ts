@@ -5,7 +5,7 @@ import type { HostMessage, ReviewFile, SessionInfo } from "../shared/protocol";
 import { Composer } from "./composer";
 import { type Ctx, type Post, h, relPath, renderItem, renderPlan, seconds } from "./items";
 import { markdownRenderer } from "./markdown";
-import { type Changes, type Model, applyMessage, emptyChanges, emptyModel } from "./model";
+import { type Changes, type Model, applyMessage, emptyChanges, emptyModel, turnControls } from "./model";
 
 export interface AppOptions {
   /** Runs `fn` before the next paint (requestAnimationFrame in the webview). */
@@ -41,7 +41,7 @@ export class App {
   ) {
     const doc = win.document;
     this.schedule = opts.schedule ?? ((fn) => win.requestAnimationFrame(() => fn()));
-    this.ctx = { doc, md: markdownRenderer(win), post, roots: [] };
+    this.ctx = { doc, md: markdownRenderer(win), post, roots: [], turns: { starts: new Set(), running: false } };
     this.titleEl = h(doc, "h1", { class: "title" }, "New chat");
     const historyButton = h(doc, "button", { type: "button", class: "icon-button", "aria-label": "Chat history", title: "History", "aria-expanded": "false" }, "History");
     const newButton = h(doc, "button", { type: "button", class: "icon-button", "aria-label": "New chat", title: "New chat" }, "New");
@@ -97,7 +97,22 @@ export class App {
 
   private render(c: Changes): void {
     const m = this.model;
+    const doc = this.ctx.doc;
     this.ctx.roots = m.roots;
+    // Turn controls: the messages they move on are redrawn; the running state is set in place,
+    // since a redrawn message would be announced again in the log.
+    const turns = { ...turnControls(m), running: m.running };
+    const prev = this.ctx.turns;
+    for (const key of new Set([...prev.starts, ...turns.starts])) {
+      if (turns.last !== prev.last || prev.starts.has(key) !== turns.starts.has(key)) c.items.add(key);
+    }
+    if (turns.running !== prev.running) {
+      for (const b of this.transcript.querySelectorAll("[data-turn-action]")) {
+        if (turns.running) b.setAttribute("aria-disabled", "true");
+        else b.removeAttribute("aria-disabled");
+      }
+    }
+    this.ctx.turns = turns;
     const stick = this.nearBottom();
     if (c.reset) {
       this.nodes.clear();
@@ -105,14 +120,23 @@ export class App {
       for (const it of m.items) c.items.add(it.key);
       c.plan = c.header = c.review = c.composer = c.status = true;
     }
+    let lostFocus = false;
+    for (const key of c.removed) {
+      const el = this.nodes.get(key);
+      if (el?.contains(doc.activeElement)) lostFocus = true;
+      el?.remove();
+      this.nodes.delete(key);
+    }
     for (const it of m.items) {
       if (!c.items.has(it.key)) continue;
       const el = renderItem(this.ctx, it);
       const old = this.nodes.get(it.key);
-      // Keep a fold the user opened open.
+      // Keep a fold the user opened open, and the focus on a turn control.
       if (old?.tagName === "DETAILS" && el.tagName === "DETAILS" && (old as HTMLDetailsElement).open) (el as HTMLDetailsElement).open = true;
+      const focused = old?.contains(doc.activeElement) ? (doc.activeElement as HTMLElement).getAttribute("data-turn-action") : null;
       if (old) old.replaceWith(el);
       else this.transcript.append(el);
+      if (focused) (el.querySelector(`[data-turn-action="${focused}"]`) as HTMLElement | null)?.focus();
       this.nodes.set(it.key, el);
       const p = it.kind === "permission" ? it : it.kind === "tool" ? it.permission : undefined;
       if (p && !p.done && this.focusedPermission !== p.id) {
@@ -130,6 +154,8 @@ export class App {
     if (c.status || c.composer) this.composer.update(m);
     if (c.status) this.renderStatus();
     if (c.files) this.composer.update(m);
+    if (c.draft !== undefined) this.composer.restore(c.draft);
+    else if (lostFocus) this.input.focus();
     if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
   }
 

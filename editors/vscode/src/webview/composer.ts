@@ -84,6 +84,15 @@ export class Composer {
     this.input.value = text;
   }
 
+  /** A rewound prompt, back to edit and send again; text the user had typed stays after it. */
+  restore(text: string): void {
+    const own = this.input.value.trim();
+    this.input.value = own ? `${text}\n\n${own}` : text;
+    this.onDraft(this.input.value);
+    this.input.focus();
+    this.input.selectionStart = this.input.selectionEnd = text.length;
+  }
+
   update(m: Model): void {
     this.model = m;
     this.sendButton.textContent = m.running ? "Stop" : "Send";

@@ -13,6 +13,9 @@ export interface Ctx {
   md: RenderMarkdown;
   post: Post;
   roots: string[];
+  /** Turn controls: which messages start a known turn (keys), the turn "Undo turn" takes back,
+   *  and whether a turn runs (the controls are off then). */
+  turns: { starts: Set<string>; last?: string; running: boolean };
 }
 
 type Child = Node | string | null | undefined | false;
@@ -282,6 +285,36 @@ function seconds(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
 }
 
+/**
+ * Under a message that started a turn: Rewind to here, and Undo turn on the last turn. While
+ * a turn runs they are aria-disabled rather than disabled, so a focused one keeps the focus.
+ */
+function turnActions(ctx: Ctx, turnId: string): HTMLElement {
+  const d = ctx.doc;
+  const off = ctx.turns.running ? "true" : undefined;
+  const action = (name: string, label: string, aria: string, title: string, msg: WebviewMessage) => {
+    const b = h(d, "button", { type: "button", class: "link", "data-turn-action": name, "aria-label": aria, title, "aria-disabled": off }, label);
+    b.addEventListener("click", () => {
+      if (!ctx.turns.running) ctx.post(msg);
+    });
+    return b;
+  };
+  const row = h(d, "div", { class: "turn-actions", role: "group", "aria-label": "Turn" });
+  if (ctx.turns.last === turnId) {
+    row.append(action("undo", "Undo turn", "Undo the last turn", "Take back the last turn: its file changes and its messages", { type: "undoTurn" }));
+  }
+  row.append(
+    action(
+      "rewind",
+      "Rewind to here",
+      "Rewind to before this message",
+      "Take back this turn and every later one (files and messages), and put this message back in the box to edit",
+      { type: "rewind", turnId },
+    ),
+  );
+  return row;
+}
+
 export function renderItem(ctx: Ctx, item: Item): HTMLElement {
   switch (item.kind) {
     case "user": {
@@ -292,6 +325,7 @@ export function renderItem(ctx: Ctx, item: Item): HTMLElement {
         for (const a of item.attachments) chips.append(h(ctx.doc, "span", { class: "chip" }, a.label));
         el.append(chips);
       }
+      if (item.turnId && ctx.turns.starts.has(item.key)) el.append(turnActions(ctx, item.turnId));
       return el;
     }
     case "agent": {

@@ -40,7 +40,8 @@ export interface Subagent {
 }
 
 export type Item =
-  | { kind: "user"; key: string; messageId?: string; text: string; attachments: Attachment[] }
+  /** `id`: the prompt (ours); `turnId`: the agent's turn it ran in, once answered. */
+  | { kind: "user"; key: string; messageId?: string; id?: string; turnId?: string; text: string; attachments: Attachment[] }
   | { kind: "agent"; key: string; messageId?: string; text: string }
   | { kind: "thought"; key: string; messageId?: string; text: string; startedAt: number; endedAt?: number }
   | { kind: "tool"; key: string; call: ToolCall; permission?: Permission }
@@ -90,6 +91,8 @@ export interface Model {
   roots: string[];
   /** Subagents announced (`subagent_spawned`), by child session, until their first call. */
   spawned: Record<string, { name: string; task: string }>;
+  /** Where each unanswered prompt's items begin: the key of the item before them (null: none). */
+  promptStart: Record<string, string | null>;
 }
 
 /** What changed in one batch, so the renderer redraws only that. */
@@ -104,6 +107,10 @@ export interface Changes {
   status: boolean;
   sessions: boolean;
   files: boolean;
+  /** Items taken out (turns undone), by key. */
+  removed: string[];
+  /** Text to put back in the composer (a rewind). */
+  draft?: string;
 }
 
 export function emptyChanges(): Changes {
@@ -118,6 +125,7 @@ export function emptyChanges(): Changes {
     status: false,
     sessions: false,
     files: false,
+    removed: [],
   };
 }
 
@@ -125,6 +133,7 @@ export function emptyModel(): Model {
   return {
     items: [],
     spawned: {},
+    promptStart: {},
     plan: [],
     commands: [],
     configOptions: [],
@@ -174,6 +183,44 @@ function appendChunk(m: Model, c: Changes, kind: "agent" | "thought" | "user", t
   else if (kind === "thought") m.items.push({ kind, key, messageId, text, startedAt: Date.now() });
   else m.items.push({ kind, key, messageId, text, attachments: [] });
   c.items.add(key);
+}
+
+/** The user messages that get turn controls: the first of each known turn (by key), and the
+ *  turn "Undo turn" takes back, which must be the last prompt's (slash commands that ran no
+ *  turn aside), since `/undo` takes the agent's last turn. */
+export function turnControls(m: Model): { starts: Set<string>; last?: string } {
+  const starts = new Set<string>();
+  const seen = new Set<string>();
+  for (const it of m.items) {
+    if (it.kind === "user" && it.turnId && !seen.has(it.turnId)) {
+      seen.add(it.turnId);
+      starts.add(it.key);
+    }
+  }
+  let last: string | undefined;
+  for (let i = m.items.length - 1; i >= 0; i--) {
+    const it = m.items[i];
+    if (it.kind !== "user") continue;
+    if (it.turnId) {
+      last = it.turnId;
+      break;
+    }
+    // A prompt whose turn is not known (it failed, or came with a loaded chat) may be the last.
+    if (!it.text.startsWith("/")) break;
+  }
+  return { starts, last };
+}
+
+/** Takes out the undone turns: from the message that started the first of them up to the
+ *  undo's own prompt, whose report stays. */
+function dropUndone(m: Model, c: Changes, promptId: string, turnIds: string[]): void {
+  const before = m.promptStart[promptId];
+  if (before === undefined) return;
+  const end = before === null ? 0 : m.items.findIndex((it) => it.key === before) + 1;
+  const undone = new Set(turnIds);
+  const start = m.items.findIndex((it, i) => i < end && it.kind === "user" && it.turnId !== undefined && undone.has(it.turnId));
+  if (start < 0) return;
+  for (const it of m.items.splice(start, end - start)) c.removed.push(it.key);
 }
 
 function endThought(m: Model, c: Changes): void {
@@ -335,11 +382,32 @@ export function applyMessage(m: Model, c: Changes, msg: HostMessage): void {
       break;
     case "userMessage": {
       endThought(m, c);
+      if (msg.id) m.promptStart[msg.id] = m.items.at(-1)?.key ?? null;
       const key = nextKey("user");
-      m.items.push({ kind: "user", key, text: msg.text, attachments: msg.attachments });
+      m.items.push({ kind: "user", key, id: msg.id, text: msg.text, attachments: msg.attachments });
       c.items.add(key);
       break;
     }
+    case "command":
+      m.promptStart[msg.id] = m.items.at(-1)?.key ?? null;
+      break;
+    case "answered":
+      for (const it of m.items) {
+        if (msg.turnId && it.kind === "user" && it.id === msg.id) {
+          it.turnId = msg.turnId;
+          c.items.add(it.key);
+        }
+      }
+      if (msg.undone?.conversation) dropUndone(m, c, msg.id, msg.undone.turnIds);
+      delete m.promptStart[msg.id];
+      break;
+    case "draft":
+      c.draft = msg.text;
+      if (msg.attachments.length) {
+        m.attachments = [...msg.attachments, ...m.attachments];
+        c.composer = true;
+      }
+      break;
     case "turn":
       m.running = msg.running;
       m.turnStartedAt = msg.running ? (msg.startedAt ?? Date.now()) : undefined;
