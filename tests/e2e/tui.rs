@@ -954,18 +954,35 @@ fn a_subagent_is_a_nested_cell_with_live_status_and_a_summary() {
     t.keys(&["C-c"]);
 }
 
-/// Issue 27 in the terminal: `/undo` after a turn that patched a CRLF file and added one puts
-/// both back, keeps the file the user changed since, and says so in a cell.
+/// Issue 27 in the terminal: `/undo` after a turn that patched a CRLF file, added one, and ran
+/// a command that made a file, deleted one and cleared an exec bit puts all of it back, keeps
+/// the file the user changed since (said in a cell) and the unrelated one they edited, and the
+/// next request no longer holds the turn.
 #[test]
 fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
     let repo = TestRepo::new();
     std::fs::write(repo.path().join("crlf.txt"), b"one\r\ntwo\r\n").unwrap();
     repo.write("also.txt", "before\n");
+    repo.write("doomed.txt", "delete me\n");
+    repo.write("run.sh", "#!/bin/sh\necho hi\n");
+    repo.write("unrelated.txt", "untouched\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let p = repo.path().join("run.sh");
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     let patch = "*** Begin Patch\n*** Update File: crlf.txt\n@@\n one\n-two\n+TWO\n*** Update File: also.txt\n@@\n-before\n+agent\n*** Add File: added.txt\n+new\n*** End Patch\n";
+    let command = "echo out > made.txt && rm doomed.txt && chmod a-x run.sh";
     let mock = MockServer::start_blocking(
         Script::from_json(
-            &json!({"replies": [tool("p1", "apply_patch", json!({"input": patch})), text("Patched.")]})
-                .to_string(),
+            &json!({"replies": [
+                tool("p1", "apply_patch", json!({"input": patch})),
+                tool("c1", "shell", json!({"command": command})),
+                text("Patched."),
+                text("Here.")
+            ]})
+            .to_string(),
         )
         .expect("script"),
     )
@@ -984,7 +1001,9 @@ fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
         s.contains("Patched.") && !s.contains("Working")
     });
     assert_eq!(repo.read("added.txt"), "new\n");
+    assert_eq!(repo.read("made.txt"), "out\n");
     repo.write("also.txt", "the user's\n");
+    repo.write("unrelated.txt", "the user's own\n");
     t.line("/undo");
     let s = t.wait_for("the undo's report", Duration::from_secs(10), |s| {
         s.contains("Undid the last turn.")
@@ -998,7 +1017,29 @@ fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
         b"one\r\ntwo\r\n"
     );
     assert!(!repo.path().join("added.txt").exists());
+    assert!(!repo.path().join("made.txt").exists());
+    assert_eq!(repo.read("doomed.txt"), "delete me\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(repo.path().join("run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
     assert_eq!(repo.read("also.txt"), "the user's\n");
+    assert_eq!(repo.read("unrelated.txt"), "the user's own\n");
+    // The next request holds no trace of the undone turn.
+    t.line("what now?");
+    t.wait_for("the next answer", Duration::from_secs(10), |s| {
+        s.contains("Here.")
+    });
+    let body = mock.model_requests().last().unwrap().body.to_string();
+    assert!(
+        body.contains("what now?") && !body.contains("patch the files"),
+        "{body}"
+    );
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
