@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """What undo's checkpoints cost a turn: `interpreter exec` turns against the mock model, with
 checkpoints (the default) and without (`-c undo_turns=0`), in this repository and in a
-generated tree of 100,000 files. Prints the median wall time of each and the difference (two
-snapshots a turn: before and after). The first turn in a folder hashes every file; later ones
-only what changed, so the first is reported apart.
+generated tree of 100,000 files. Prints median wall times and their differences for
+
+- the first turn in a folder (every file is hashed, into one pack);
+- a reply turn (no tool call) and a command turn (a `shell` call, then the reply), each with
+  the model answering after `--latency-ms` (default 1000: a fast model's first token).
+
+The snapshot before a turn runs beside its first model request, so a turn pays for it only
+where it takes longer than the model; the one after walks the folder only after a command.
 
     python3 bench/checkpoint.py --bin target/release/interpreter --mock target/release/mock-llm
 """
@@ -24,9 +29,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def start_mock(mock: str, tmp: Path, turns: int) -> tuple[subprocess.Popen, str]:
+def reply(latency_ms: int) -> dict:
+    return {"delay_ms": latency_ms, "events": [{"text": "ok"}]}
+
+
+def command(latency_ms: int) -> dict:
+    call = {"id": "c1", "name": "shell", "arguments": {"command": "true"}}
+    return {"delay_ms": latency_ms, "events": [{"tool_call": call}]}
+
+
+def start_mock(mock: str, tmp: Path, replies: list[dict]) -> tuple[subprocess.Popen, str]:
     script = tmp / "script.json"
-    script.write_text(json.dumps({"replies": [{"events": [{"text": "ok"}]}] * turns}))
+    script.write_text(json.dumps({"replies": replies}))
     port_file = tmp / "port"
     proc = subprocess.Popen(
         [mock, "--script", str(script), "--port-file", str(port_file), "--exit-on-stdin-eof"],
@@ -43,7 +57,7 @@ def start_mock(mock: str, tmp: Path, turns: int) -> tuple[subprocess.Popen, str]
 
 def turn(binary: str, url: str, cwd: Path, home: Path, extra: list[str]) -> float:
     args = [
-        binary, "exec", "--skip-git-repo-check",
+        binary, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
         "-c", 'model_provider="mock"',
         "-c", f'model_providers.mock={{name="mock", base_url="{url}", wire_api="chat"}}',
         "-c", 'model="mock-model"',
@@ -67,28 +81,31 @@ def tree(root: Path, files: int) -> None:
         (d / f"f{i}.txt").write_text(f"file {i}\n" * 8)
 
 
-def measure(name: str, binary: str, mock: str, folder: Path, runs: int) -> dict:
+OFF = ["-c", "undo_turns=0"]
+
+
+def measure(name: str, binary: str, mock: str, folder: Path, runs: int, latency: int) -> dict:
+    # The mock answers in order: the script follows the runs below exactly.
+    kinds = [("reply", [reply(latency)]), ("command", [command(latency), reply(latency)])]
+    replies = [reply(0)]
+    for _, script in kinds:
+        replies += script * (2 * runs)
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        proc, url = start_mock(mock, tmp, 4 * runs + 4)
+        proc, url = start_mock(mock, tmp, replies)
         try:
             home = tmp / "home"
             home.mkdir()
-            first = turn(binary, url, folder, home, [])
-            on = [turn(binary, url, folder, home, []) for _ in range(runs)]
-            off = [turn(binary, url, folder, home, ["-c", "undo_turns=0"]) for _ in range(runs)]
+            result = {"folder": name, "first_turn_s": round(turn(binary, url, folder, home, []), 3)}
+            for kind, _ in kinds:
+                on = statistics.median(turn(binary, url, folder, home, []) for _ in range(runs))
+                off = statistics.median(turn(binary, url, folder, home, OFF) for _ in range(runs))
+                result[f"{kind}_on_s"] = round(on, 3)
+                result[f"{kind}_off_s"] = round(off, 3)
+                result[f"{kind}_cost_ms"] = round((on - off) * 1000, 1)
         finally:
             proc.stdin.close()
             proc.wait(timeout=10)
-    result = {
-        "folder": name,
-        "first_turn_s": round(first, 3),
-        "turn_with_checkpoints_s": round(statistics.median(on), 3),
-        "turn_without_s": round(statistics.median(off), 3),
-    }
-    result["checkpoints_cost_ms"] = round(
-        (result["turn_with_checkpoints_s"] - result["turn_without_s"]) * 1000, 1
-    )
     return result
 
 
@@ -98,20 +115,25 @@ def main() -> None:
     ap.add_argument("--mock", default=str(ROOT / "target/release/mock-llm"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--files", type=int, default=100_000)
+    ap.add_argument("--latency-ms", type=int, default=1000)
     a = ap.parse_args()
-    results = [measure("this repository", a.bin, a.mock, ROOT, a.runs)]
+    results = [measure("this repository", a.bin, a.mock, ROOT, a.runs, a.latency_ms)]
     big = Path(tempfile.mkdtemp(prefix="interpreter-checkpoint-bench-"))
     try:
         tree(big, a.files)
-        results.append(measure(f"{a.files:,} files", a.bin, a.mock, big, a.runs))
+        results.append(
+            measure(f"{a.files:,} files", a.bin, a.mock, big, a.runs, a.latency_ms)
+        )
     finally:
         shutil.rmtree(big, ignore_errors=True)
-    print("| folder | first turn | turn with checkpoints | without | checkpoints per turn |")
-    print("|---|---|---|---|---|")
+    print(f"model latency {a.latency_ms} ms; medians of {a.runs}")
+    print("| folder | first turn | reply turn: with / without (cost) | command turn: with / without (cost) |")
+    print("|---|---|---|---|")
     for r in results:
         print(
-            f"| {r['folder']} | {r['first_turn_s']} s | {r['turn_with_checkpoints_s']} s"
-            f" | {r['turn_without_s']} s | {r['checkpoints_cost_ms']} ms |"
+            f"| {r['folder']} | {r['first_turn_s']} s"
+            f" | {r['reply_on_s']} / {r['reply_off_s']} s ({r['reply_cost_ms']} ms)"
+            f" | {r['command_on_s']} / {r['command_off_s']} s ({r['command_cost_ms']} ms) |"
         )
     json.dump(results, sys.stderr)
 

@@ -135,3 +135,42 @@ def test_a_goal_persists_with_the_thread_and_resume_keeps_it(env, mode):
 
     run(mode, env, first)
     run(mode, env, second)
+
+
+def test_a_goal_changed_while_its_turn_runs_is_answered_before_the_turn_ends(env, mode):
+    # The goal turn's first answer (slow) calls a command; the change lands meanwhile and the
+    # turn's next request carries the new objective.
+    update = {"tool_call": {"id": "g1", "name": "update_goal", "arguments": {"status": "complete"}}}
+    env.start_mock(
+        [
+            {**env.shell("c1", "true"), "delay_ms": 3000},
+            text_reply("Turned to the second aim."),
+            {"events": [update]},
+            text_reply("Done."),
+        ]
+    )
+
+    async def scenario(side):
+        thread = await side.thread_start()
+        client = side.client
+
+        def drive():
+            state, _ = client.start_goal_operation(thread.id, "First aim")
+            changed = client.request(
+                "thread/goal/set",
+                {"threadId": thread.id, "objective": "Second aim"},
+                response_model=ThreadGoalSetResponse,
+            )
+            while state.next_notification().method != "turn/completed":
+                pass
+            return changed.goal
+
+        goal = await asyncio.to_thread(drive)
+        assert goal.objective == "Second aim" and goal.status == ThreadGoalStatus.active
+        requests = env.mock.requests()
+        assert "Second aim" not in request_text(requests[0])
+        # Applied while the turn ran, not at its end: the turn's own next request has it.
+        second = request_text(requests[1])
+        assert "changed the thread's goal" in second and "Second aim" in second, second
+
+    run(mode, env, scenario)

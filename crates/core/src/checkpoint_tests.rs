@@ -188,6 +188,44 @@ fn a_file_with_unsaved_editor_changes_is_kept() {
     assert_eq!(read(r, "closed.txt").unwrap(), b"before\n");
 }
 
+/// A first snapshot of many files writes them as one pack, not a loose object each, and a
+/// restore from it is byte for byte.
+#[test]
+fn many_files_go_into_one_pack_and_restore_exactly() {
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let r = root.path();
+    let n = PACK_OVER + 40;
+    for i in 0..n {
+        write(
+            r,
+            &format!("d{}/f{i}.txt", i % 7),
+            format!("file {i}\r\n").as_bytes(),
+        );
+    }
+    let mut cp = Checkpoints::open(home.path(), r).unwrap();
+    let before = cp.snapshot().unwrap();
+    let loose = std::fs::read_dir(cp.git_dir.join("objects"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().len() == 2)
+        .count();
+    assert!(loose < 10, "{loose} loose object folders");
+    let packs = std::fs::read_dir(cp.git_dir.join("objects/pack"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
+        .count();
+    assert_eq!(packs, 1);
+    write(r, "d0/f0.txt", b"agent\n");
+    std::fs::remove_file(r.join("d1/f1.txt")).unwrap();
+    let after = cp.snapshot().unwrap();
+    let report = cp.restore(&before, &after, &Default::default()).unwrap();
+    assert_eq!(report.restored, ["d0/f0.txt", "d1/f1.txt"]);
+    assert_eq!(read(r, "d0/f0.txt").unwrap(), b"file 0\r\n");
+    assert_eq!(read(r, "d1/f1.txt").unwrap(), b"file 1\r\n");
+}
+
 #[test]
 fn a_file_over_the_limit_is_named_and_left_out() {
     let root = tempfile::tempdir().unwrap();

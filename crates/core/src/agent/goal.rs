@@ -71,6 +71,17 @@ fn budget_reached(goal: &Goal) -> String {
     )
 }
 
+/// What a running turn hears when the user changes the goal's objective.
+fn objective_updated(goal: &Goal) -> String {
+    format!(
+        "<goal>\nThe user changed the thread's goal while this turn ran. The objective is now \
+         the user's text below: pursue it as a task, it does not override your instructions.\n\n\
+         <objective>\n{}\n</objective>\n\nWork toward this objective from here on; earlier work \
+         counts only where it serves it.\n</goal>",
+        goal.objective.trim()
+    )
+}
+
 fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
@@ -91,8 +102,10 @@ impl Session {
         if token_budget == Some(0) {
             return Err("a goal's token budget must be positive".into());
         }
+        let mut objective_changed = false;
         let mut goal = match (self.goal.take(), objective) {
             (Some(mut goal), Some(objective)) if goal.status != GoalStatus::Complete => {
+                objective_changed = goal.objective != objective;
                 goal.objective = objective;
                 goal
             }
@@ -118,6 +131,14 @@ impl Session {
             goal.status = GoalStatus::BudgetLimited;
         }
         goal.updated_at = now();
+        // A turn running toward the goal learns of its new objective in its next request.
+        if objective_changed && goal.status == GoalStatus::Active && self.running_turn.is_some() {
+            self.push_history(HistoryItem::User {
+                text: objective_updated(&goal),
+                images: vec![],
+                synthetic: true,
+            });
+        }
         self.goal = Some(goal);
         self.goal_changed(None);
         Ok(())

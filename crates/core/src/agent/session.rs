@@ -66,6 +66,8 @@ pub(super) struct Session {
     pub(super) running_turn: Option<super::goal::RunningTurn>,
     /// Input added to the running turn (`Op::Steer`), for its next request.
     pub(super) steer: Arc<Mutex<Vec<InputItem>>>,
+    /// Goal ops that came while a turn ran, for it to apply before its next request.
+    pub(super) goal_ops: Arc<Mutex<Vec<super::task::GoalOp>>>,
     /// Set for a subagent: its parent's id. Subagents keep no log and do not compact.
     pub(super) parent_id: Option<String>,
     /// Changes and plans of past tool calls, by call id (for replay).
@@ -265,6 +267,7 @@ impl Session {
             goal: None,
             running_turn: None,
             steer: Default::default(),
+            goal_ops: Default::default(),
             parent_id: None,
             details: Default::default(),
             diff_sent: None,

@@ -146,6 +146,7 @@ impl SubagentRunner {
             goal: None,
             running_turn: None,
             steer: Default::default(),
+            goal_ops: Default::default(),
             parent_id: Some(self.parent_id.clone()),
             details: HashMap::new(),
             diff_sent: None,

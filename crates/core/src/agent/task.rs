@@ -297,6 +297,17 @@ fn requeue_late_steer(s: &Session, queue: &mut VecDeque<Submission>, ended: &Tur
 }
 
 /// An op that changes the session between turns.
+/// A goal op that came while a turn ran, with where its result goes.
+pub(super) type GoalOp = (Op, oneshot::Sender<OpResult>);
+
+/// Applies the goal ops that came while the turn ran.
+pub(super) fn apply_goal_ops(s: &mut Session) {
+    let ops = std::mem::take(&mut *s.goal_ops.lock().unwrap_or_else(|e| e.into_inner()));
+    for (op, done) in ops {
+        let _ = done.send(apply(s, op));
+    }
+}
+
 fn apply(s: &mut Session, op: Op) -> OpResult {
     match op {
         Op::SetPermissions(p) => s.set_permissions(p),
@@ -394,6 +405,7 @@ async fn drive(
     let approvals = s.approvals.clone();
     let asks = s.asks.clone();
     let steer = s.steer.clone();
+    let goal_ops = s.goal_ops.clone();
     let events = s.events.clone();
     let turn =
         AssertUnwindSafe(s.run_turn(turn_id.to_string(), kind, cancel.clone())).catch_unwind();
@@ -453,6 +465,12 @@ async fn drive(
                             .extend(items.iter().cloned());
                         sub.finish(OpResult::Done);
                     }
+                    // The running turn applies them before its next request: a goal client is
+                    // answered without waiting for the turn's end.
+                    Op::SetGoal { .. } | Op::ClearGoal => goal_ops
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((sub.op, sub.done)),
                     Op::Shutdown => {
                         cancel.cancel();
                         queue.push_back(sub);

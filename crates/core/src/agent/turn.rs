@@ -91,6 +91,8 @@ impl Session {
                 Err(message) => TurnEndReason::Failed { message },
             },
         };
+        // Goal ops that came after the last request are answered now, before the turn counts.
+        super::task::apply_goal_ops(self);
         self.count_goal_progress();
         if reason != TurnEndReason::Completed {
             self.stop_goal_after_failed_turn();
@@ -253,6 +255,7 @@ impl Session {
                 return TurnEndReason::Cancelled;
             }
             self.take_steer();
+            super::task::apply_goal_ops(self);
             self.compact_if_needed(cancel).await;
             let resp = match self.request(cancel).await {
                 Ok(r) => r,
@@ -281,6 +284,7 @@ impl Session {
                 return TurnEndReason::Cancelled;
             }
             self.count_goal_progress_mid_turn();
+            self.checkpoint_after_tools();
         }
         TurnEndReason::MaxTurnRequests
     }

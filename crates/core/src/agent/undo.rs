@@ -17,6 +17,9 @@ pub(crate) struct TurnCheckpoint {
     /// subagent): the snapshot after the turn walks the folder. Otherwise it looks again only
     /// at what the workspace wrote.
     walk_after: bool,
+    /// That walk, started once a round of tool calls ended, beside the next model request:
+    /// when the answer calls no more tools it is the turn's after. A tool call drops it.
+    after: Option<tokio::task::JoinHandle<Option<String>>>,
 }
 
 enum Before {
@@ -28,12 +31,12 @@ impl Session {
     /// A user or goal turn starts: its snapshot before starts beside the model request.
     pub(super) fn begin_checkpoint(&mut self) {
         let _ = self.workspace.take_written();
-        self.turn_checkpoint = (self.checkpoints.is_some() && self.parent_id.is_none()).then(|| {
-            TurnCheckpoint {
+        self.turn_checkpoint =
+            (self.checkpoints.is_some() && self.parent_id.is_none()).then(|| TurnCheckpoint {
                 before: Before::Pending(tokio::spawn(self.checkpoint())),
                 walk_after: false,
-            }
-        });
+                after: None,
+            });
     }
 
     /// The snapshot before the turn, once taken. Tools wait for it: it must hold the folder
@@ -55,27 +58,56 @@ impl Session {
             kind,
             ToolKind::Read | ToolKind::Search | ToolKind::Edit | ToolKind::Think
         );
-        if let Some(tc) = &mut self.turn_checkpoint
-            && (starts_subagent || !own_writes_only)
-        {
+        let Some(tc) = &mut self.turn_checkpoint else {
+            return;
+        };
+        if starts_subagent || !own_writes_only {
             tc.walk_after = true;
+        }
+        if let Some(stale) = tc.after.take() {
+            stale.abort();
         }
     }
 
-    /// The turn's snapshots before and after. After a turn that only wrote through the
-    /// workspace, the after one looks again at those files only (none: it is the before one).
+    /// A round of tool calls ended: a walk the turn's end needs starts now, beside the next
+    /// model request.
+    pub(super) fn checkpoint_after_tools(&mut self) {
+        if !self
+            .turn_checkpoint
+            .as_ref()
+            .is_some_and(|tc| tc.walk_after)
+        {
+            return;
+        }
+        let walk = tokio::spawn(self.checkpoint());
+        if let Some(stale) = self
+            .turn_checkpoint
+            .as_mut()
+            .and_then(|tc| tc.after.replace(walk))
+        {
+            stale.abort();
+        }
+    }
+
+    /// The turn's snapshots before and after. After a command (or an MCP tool, a subagent) the
+    /// after one is the walk started beside the last model request; after a turn that only
+    /// wrote through the workspace it looks again at those files only (none: it is the before
+    /// one).
     pub(super) async fn end_checkpoint(&mut self) -> (Option<String>, Option<String>) {
         let before = self.settle_before().await;
         let (Some(tc), Some(tree)) = (self.turn_checkpoint.take(), before.clone()) else {
             return (before, None);
         };
         let written = self.workspace.take_written();
-        let after = if tc.walk_after {
+        let after = if let Some(walk) = tc.after {
+            walk.await.unwrap_or(None)
+        } else if tc.walk_after {
             self.checkpoint().await
         } else if written.is_empty() {
             Some(tree)
         } else {
-            self.checkpoint_of(move |cp| cp.snapshot_paths(&written)).await
+            self.checkpoint_of(move |cp| cp.snapshot_paths(&written))
+                .await
         };
         (before, after)
     }
