@@ -64,6 +64,8 @@ pub(crate) struct Checkpoints {
     index: Option<String>,
     /// Left out of the last snapshot: too large.
     pub(crate) skipped: Vec<String>,
+    /// The root is in a git repository, whose objects the store borrows.
+    in_repository: bool,
 }
 
 /// What `manifest.json` holds: the last snapshot of the folder.
@@ -290,7 +292,8 @@ impl Checkpoints {
             init.args(["init", "-q", "--bare"]).arg(&git_dir);
             run(init, b"").context("making the checkpoint store")?;
         }
-        if let Some(objects) = repository_objects(root) {
+        let objects = repository_objects(root);
+        if let Some(objects) = &objects {
             let alternates = git_dir.join("objects/info/alternates");
             std::fs::create_dir_all(alternates.parent().context("alternates folder")?)?;
             std::fs::write(&alternates, format!("{}\n", objects.display()))?;
@@ -306,7 +309,62 @@ impl Checkpoints {
             tree: stored.tree,
             index: stored.index,
             skipped: Vec::new(),
+            in_repository: objects.is_some(),
         })
+    }
+
+    /// What the repository's index holds for files under the root that git sees unchanged:
+    /// path → (mode, blob, blob size). A first snapshot takes these instead of hashing every
+    /// file, where the blob is exactly the file's size (a filter such as line-ending
+    /// conversion changes the bytes: those files are hashed as they are). Reads the
+    /// repository, never writes it; empty when git cannot say.
+    fn index_blobs(&self) -> HashMap<String, (String, String, u64)> {
+        let user_git = |args: &[&str], input: &[u8]| -> Option<Vec<u8>> {
+            let mut cmd = Command::new("git");
+            cmd.args(args)
+                .current_dir(&self.root)
+                .env("GIT_OPTIONAL_LOCKS", "0")
+                .stderr(Stdio::null());
+            run(cmd, input).ok()
+        };
+        let (Some(listed), Some(modified)) = (
+            user_git(&["ls-files", "-s", "-z"], b""),
+            user_git(&["diff-files", "--name-only", "-z", "--relative"], b""),
+        ) else {
+            return HashMap::new();
+        };
+        let modified: HashSet<&[u8]> = modified.split(|&b| b == 0).collect();
+        let mut entries: Vec<(String, String, String)> = Vec::new();
+        for rec in listed.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+            let Some(tab) = rec.iter().position(|&b| b == b'\t') else {
+                continue;
+            };
+            let (head, path) = (String::from_utf8_lossy(&rec[..tab]), &rec[tab + 1..]);
+            let mut parts = head.split(' ');
+            let (Some(mode), Some(blob), Some("0")) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            if matches!(mode, "100644" | "100755" | "120000") && !modified.contains(path) {
+                let path = String::from_utf8_lossy(path).into_owned();
+                entries.push((path, mode.to_string(), blob.to_string()));
+            }
+        }
+        let ids: Vec<u8> = entries
+            .iter()
+            .flat_map(|(_, _, blob)| format!("{blob}\n").into_bytes())
+            .collect();
+        let mut cmd = git(&self.git_dir);
+        cmd.args(["cat-file", "--batch-check=%(objectsize)"]);
+        let Ok(sizes) = run(cmd, &ids) else {
+            return HashMap::new();
+        };
+        let sizes = String::from_utf8_lossy(&sizes);
+        entries
+            .into_iter()
+            .zip(sizes.lines())
+            .filter_map(|((path, mode, blob), size)| Some((path, (mode, blob, size.parse().ok()?))))
+            .collect()
     }
 
     fn manifest_path(&self) -> PathBuf {
@@ -353,6 +411,12 @@ impl Checkpoints {
         let mut to_hash: Vec<(String, PathBuf, std::fs::Metadata)> = Vec::new();
         let mut links: Vec<(String, Vec<u8>, std::fs::Metadata)> = Vec::new();
         self.skipped.clear();
+        // A first snapshot in a repository starts from what its index already hashed.
+        let seed = if self.manifest.is_empty() && self.in_repository {
+            self.index_blobs()
+        } else {
+            HashMap::new()
+        };
         for (rel, path, meta) in self.walk() {
             let mode = if meta.file_type().is_symlink() {
                 "120000"
@@ -373,6 +437,19 @@ impl Checkpoints {
                         && e.mtime + RACY_NS < e.seen =>
                 {
                     next.insert(rel, e.clone());
+                }
+                _ if let Some((_, blob, _)) = seed
+                    .get(&rel)
+                    .filter(|(m, _, size)| m == mode && *size == meta.len()) =>
+                {
+                    let entry = Entry {
+                        mode: mode.into(),
+                        blob: blob.clone(),
+                        size: meta.len(),
+                        mtime: mtime_ns(&meta),
+                        seen,
+                    };
+                    next.insert(rel, entry);
                 }
                 _ if meta.file_type().is_symlink() => {
                     let target = std::fs::read_link(&path)

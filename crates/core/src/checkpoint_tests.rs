@@ -126,6 +126,41 @@ fn undo_in_a_repository_leaves_its_index_head_and_refs_alone() {
     assert_eq!(read(r, "target/big.o").unwrap(), b"ignored build output\n");
 }
 
+/// A first snapshot in a repository takes the index's blobs for files git sees unchanged
+/// (no hashing), but hashes as they are a file a filter changes (CRLF under `text=auto`), a
+/// modified one and an untracked one; a restore from it is byte for byte. The root is a
+/// subfolder of the repository.
+#[test]
+fn a_first_snapshot_in_a_repository_starts_from_its_index() {
+    let repo = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let top = repo.path();
+    git(top, &["init", "-q"]);
+    write(top, ".gitattributes", b"* text=auto\n");
+    write(top, "sub/same.txt", b"committed\n");
+    write(top, "sub/crlf.txt", b"one\r\ntwo\r\n");
+    write(top, "sub/edited.txt", b"committed\n");
+    git(top, &["add", "."]);
+    git(top, &["commit", "-qm", "first"]);
+    write(top, "sub/edited.txt", b"edited, not staged\n");
+    write(top, "sub/new.txt", b"untracked\n");
+    let r = top.join("sub");
+    let mut cp = Checkpoints::open(home.path(), &r).unwrap();
+    let before = cp.snapshot().unwrap();
+    let tree = cp.read_tree(&before).unwrap();
+    let staged = git(&r, &["ls-files", "-s", "same.txt"]);
+    assert!(staged.contains(&tree["same.txt"].1), "{staged} {tree:?}");
+    for f in ["same.txt", "crlf.txt", "edited.txt", "new.txt"] {
+        write(&r, f, b"agent\n");
+    }
+    let after = cp.snapshot().unwrap();
+    cp.restore(&before, &after, &Default::default()).unwrap();
+    assert_eq!(read(&r, "same.txt").unwrap(), b"committed\n");
+    assert_eq!(read(&r, "crlf.txt").unwrap(), b"one\r\ntwo\r\n");
+    assert_eq!(read(&r, "edited.txt").unwrap(), b"edited, not staged\n");
+    assert_eq!(read(&r, "new.txt").unwrap(), b"untracked\n");
+}
+
 /// A folder the turn wrote into, replaced by a link out of the workspace before the undo:
 /// nothing is written or removed through it.
 #[cfg(unix)]
