@@ -196,6 +196,25 @@ mod acp {
     use mock_llm::e2e::interpreter_bin;
     use std::sync::{Arc, Mutex};
 
+    /// `interpreter acp` on the mock, its home the repository's.
+    fn acp_agent(mock: &MockServer, repo: &TestRepo) -> AcpAgent {
+        let mut args: Vec<String> = vec!["acp".into()];
+        args.extend(TestRepo::mock_config(&mock.url(), "chat"));
+        AcpAgent::new(AcpAgentConfig::new(interpreter_bin()).args(args).env(
+            "OPENINTERPRETER_HOME",
+            repo.home.path().display().to_string(),
+        ))
+    }
+
+    /// The agent's message text goes to `said`.
+    fn collect_text(said: &Mutex<String>, n: SessionNotification) {
+        if let SessionUpdate::AgentMessageChunk(c) = n.update
+            && let ContentBlock::Text(t) = c.content
+        {
+            said.lock().unwrap().push_str(&t.text);
+        }
+    }
+
     /// `/undo` in an ACP session (Zed's agent panel types it): the same turn, the same user
     /// edits, the same result; the report is the agent's message.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -204,12 +223,7 @@ mod acp {
         files(&repo);
         let root = std::fs::canonicalize(repo.path()).unwrap();
         let mock = MockServer::start(script()).await.unwrap();
-        let mut args: Vec<String> = vec!["acp".into()];
-        args.extend(TestRepo::mock_config(&mock.url(), "chat"));
-        let agent = AcpAgent::new(AcpAgentConfig::new(interpreter_bin()).args(args).env(
-            "OPENINTERPRETER_HOME",
-            repo.home.path().display().to_string(),
-        ));
+        let agent = acp_agent(&mock, &repo);
         let said = Arc::new(Mutex::new(String::new()));
         let heard = said.clone();
         let cwd = root.clone();
@@ -217,11 +231,7 @@ mod acp {
             .v1()
             .on_receive_notification(
                 async move |n: SessionNotification, _cx| {
-                    if let SessionUpdate::AgentMessageChunk(c) = n.update
-                        && let ContentBlock::Text(t) = c.content
-                    {
-                        heard.lock().unwrap().push_str(&t.text);
-                    }
+                    collect_text(&heard, n);
                     Ok(())
                 },
                 on_receive_notification!(),
@@ -313,12 +323,7 @@ mod acp {
         ]))
         .await
         .unwrap();
-        let mut args: Vec<String> = vec!["acp".into()];
-        args.extend(TestRepo::mock_config(&mock.url(), "chat"));
-        let agent = AcpAgent::new(AcpAgentConfig::new(interpreter_bin()).args(args).env(
-            "OPENINTERPRETER_HOME",
-            repo.home.path().display().to_string(),
-        ));
+        let agent = acp_agent(&mock, &repo);
         let said = Arc::new(Mutex::new(String::new()));
         let heard = said.clone();
         let cwd = root.clone();
@@ -328,11 +333,7 @@ mod acp {
             .v1()
             .on_receive_notification(
                 async move |n: SessionNotification, _cx| {
-                    if let SessionUpdate::AgentMessageChunk(c) = n.update
-                        && let ContentBlock::Text(t) = c.content
-                    {
-                        heard.lock().unwrap().push_str(&t.text);
-                    }
+                    collect_text(&heard, n);
                     Ok(())
                 },
                 on_receive_notification!(),

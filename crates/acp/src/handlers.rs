@@ -366,20 +366,32 @@ pub(super) fn new_session(
             mcp_servers: req.mcp_servers,
             resume: false,
         };
-        let s = match open_session(&state, &cx, open).await {
-            Ok(s) => s,
-            Err(e) => return ok(responder.respond_with_error(e)),
-        };
-        let st = s.settings();
-        let r = responder.respond(
+        open_then_answer(&state, &cx, open, responder, |st| {
             NewSessionResponse::new(SessionId::new(id))
                 .modes(st.mode_state())
-                .config_options(st.config_options()),
-        );
-        // After the response: Zed drops updates for sessions it does not know yet.
-        announce_commands(&s);
-        ok(r)
+                .config_options(st.config_options())
+        })
+        .await
     })
+}
+
+/// Opens the session `open` asks for and answers with what `answer` makes of its settings;
+/// its commands are announced after the response (Zed drops updates for sessions it does not
+/// know yet).
+async fn open_then_answer<T: agent_client_protocol::JsonRpcResponse>(
+    state: &AcpState,
+    cx: &ConnectionTo<Client>,
+    open: OpenRequest,
+    responder: Responder<T>,
+    answer: impl FnOnce(&Settings) -> T,
+) -> R {
+    let s = match open_session(state, cx, open).await {
+        Ok(s) => s,
+        Err(e) => return ok(responder.respond_with_error(e)),
+    };
+    let r = responder.respond(answer(&s.settings()));
+    announce_commands(&s);
+    ok(r)
 }
 
 pub(super) fn load_session(
@@ -455,18 +467,12 @@ pub(super) fn resume_session(
             mcp_servers: req.mcp_servers,
             resume: true,
         };
-        let s = match open_session(&state, &cx, open).await {
-            Ok(s) => s,
-            Err(e) => return ok(responder.respond_with_error(e)),
-        };
-        let st = s.settings();
-        let r = responder.respond(
+        open_then_answer(&state, &cx, open, responder, |st| {
             ResumeSessionResponse::new()
                 .modes(st.mode_state())
-                .config_options(st.config_options()),
-        );
-        announce_commands(&s);
-        ok(r)
+                .config_options(st.config_options())
+        })
+        .await
     })
 }
 
@@ -504,18 +510,12 @@ pub(super) fn fork_session(
             mcp_servers: req.mcp_servers,
             resume: true,
         };
-        let s = match open_session(&state, &cx, open).await {
-            Ok(s) => s,
-            Err(e) => return ok(responder.respond_with_error(e)),
-        };
-        let st = s.settings();
-        let r = responder.respond(
+        open_then_answer(&state, &cx, open, responder, |st| {
             ForkSessionResponse::new(SessionId::new(id))
                 .modes(st.mode_state())
-                .config_options(st.config_options()),
-        );
-        announce_commands(&s);
-        ok(r)
+                .config_options(st.config_options())
+        })
+        .await
     })
 }
 

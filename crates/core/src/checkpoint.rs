@@ -257,6 +257,29 @@ fn repository_objects(root: &Path) -> Option<PathBuf> {
     Some(dir.join("objects")).filter(|d| d.is_dir())
 }
 
+/// Git's mode for a file: a link, an executable or a plain file.
+fn file_mode(meta: &std::fs::Metadata) -> &'static str {
+    if meta.file_type().is_symlink() {
+        "120000"
+    } else if executable(meta) {
+        "100755"
+    } else {
+        "100644"
+    }
+}
+
+impl Entry {
+    fn of(mode: &str, blob: &str, meta: &std::fs::Metadata, seen: i128) -> Entry {
+        Entry {
+            mode: mode.into(),
+            blob: blob.into(),
+            size: meta.len(),
+            mtime: mtime_ns(meta),
+            seen,
+        }
+    }
+}
+
 fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
     meta.modified()
         .ok()
@@ -418,13 +441,7 @@ impl Checkpoints {
             HashMap::new()
         };
         for (rel, path, meta) in self.walk() {
-            let mode = if meta.file_type().is_symlink() {
-                "120000"
-            } else if executable(&meta) {
-                "100755"
-            } else {
-                "100644"
-            };
+            let mode = file_mode(&meta);
             if meta.len() > MAX_FILE_BYTES && !meta.file_type().is_symlink() {
                 self.skipped.push(rel);
                 continue;
@@ -442,14 +459,7 @@ impl Checkpoints {
                     .get(&rel)
                     .filter(|(m, _, size)| m == mode && *size == meta.len()) =>
                 {
-                    let entry = Entry {
-                        mode: mode.into(),
-                        blob: blob.clone(),
-                        size: meta.len(),
-                        mtime: mtime_ns(&meta),
-                        seen,
-                    };
-                    next.insert(rel, entry);
+                    next.insert(rel.clone(), Entry::of(mode, blob, &meta, seen));
                 }
                 _ if meta.file_type().is_symlink() => {
                     let target = std::fs::read_link(&path)
@@ -465,16 +475,7 @@ impl Checkpoints {
             let mut cmd = git(&self.git_dir);
             cmd.args(["hash-object", "-w", "--stdin"]);
             let id = text(run(cmd, &target).context("hashing a link")?);
-            next.insert(
-                rel,
-                Entry {
-                    mode: "120000".into(),
-                    blob: id,
-                    size: meta.len(),
-                    mtime: mtime_ns(&meta),
-                    seen,
-                },
-            );
+            next.insert(rel, Entry::of("120000", &id, &meta, seen));
         }
         self.record(next)
     }
@@ -500,21 +501,7 @@ impl Checkpoints {
             .collect();
         let ids = text(run(cmd, &paths).context("hashing files")?);
         for ((rel, _, meta), id) in files.into_iter().zip(ids.lines()) {
-            let mode = if executable(&meta) {
-                "100755"
-            } else {
-                "100644"
-            };
-            next.insert(
-                rel,
-                Entry {
-                    mode: mode.into(),
-                    blob: id.to_string(),
-                    size: meta.len(),
-                    mtime: mtime_ns(&meta),
-                    seen,
-                },
-            );
+            next.insert(rel, Entry::of(file_mode(&meta), id, &meta, seen));
         }
         Ok(())
     }
@@ -578,21 +565,7 @@ impl Checkpoints {
             let Some(id) = ids.get(&mark) else {
                 bail!("git fast-import gave no id for {rel}");
             };
-            let mode = if executable(&meta) {
-                "100755"
-            } else {
-                "100644"
-            };
-            next.insert(
-                rel,
-                Entry {
-                    mode: mode.into(),
-                    blob: id.clone(),
-                    size: meta.len(),
-                    mtime: mtime_ns(&meta),
-                    seen,
-                },
-            );
+            next.insert(rel, Entry::of(file_mode(&meta), id, &meta, seen));
         }
         Ok(())
     }
