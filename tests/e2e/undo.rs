@@ -186,7 +186,7 @@ mod acp {
     use super::*;
     use agent_client_protocol::schema::ProtocolVersion;
     use agent_client_protocol::v1::schema::{
-        ContentBlock, InitializeRequest, NewSessionRequest, PromptRequest,
+        ContentBlock, InitializeRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
         RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
         SelectedPermissionOutcome, SessionNotification, SessionUpdate, StopReason, TextContent,
     };
@@ -329,10 +329,18 @@ mod acp {
         let cwd = root.clone();
         let metas = Arc::new(Mutex::new(Vec::new()));
         let kept = metas.clone();
+        let replayed = Arc::new(Mutex::new(Vec::new()));
+        let seen = replayed.clone();
         Client
             .v1()
             .on_receive_notification(
                 async move |n: SessionNotification, _cx| {
+                    if let SessionUpdate::UserMessageChunk(c) = &n.update
+                        && let ContentBlock::Text(t) = &c.content
+                    {
+                        let turn = c.meta.as_ref().and_then(|m| m.get("interpreter/turnId"));
+                        seen.lock().unwrap().push((t.text.clone(), turn.cloned()));
+                    }
                     collect_text(&heard, n);
                     Ok(())
                 },
@@ -380,6 +388,13 @@ mod acp {
                         .await?;
                     assert_ne!(fork.session_id, session.session_id);
                     prompt(&fork.session_id, "charlie in the fork").await?;
+                    // Loaded again, the fork's messages name the turns they started.
+                    cx.send_request(LoadSessionRequest::new(
+                        fork.session_id.clone(),
+                        cwd.clone(),
+                    ))
+                    .block_task()
+                    .await?;
                     said.lock().unwrap().clear();
                     prompt(&session.session_id, "/rewind").await?;
                     prompt(&session.session_id, "/rewind 2").await?;
@@ -409,6 +424,16 @@ mod acp {
             metas[3].is_null(),
             "a listing changes nothing: {:?}",
             metas[3]
+        );
+        let replayed = replayed.lock().unwrap().clone();
+        let turn = |i: usize| Some(metas[i]["interpreter/turnId"].clone());
+        assert_eq!(
+            replayed,
+            [
+                ("alpha first".to_string(), turn(0)),
+                ("bravo second".to_string(), turn(1)),
+                ("charlie in the fork".to_string(), turn(2)),
+            ]
         );
         let undone = &metas[4]["interpreter/undone"];
         assert_eq!(undone["turnIds"], json!([second_turn]), "{undone}");

@@ -2,7 +2,7 @@
 //! tool calls in their final state.
 
 use agent_client_protocol::v1::schema::{
-    SessionUpdate, ToolCall, ToolCallLocation, ToolCallStatus,
+    Meta, SessionUpdate, ToolCall, ToolCallLocation, ToolCallStatus,
 };
 use interpreter_protocol::{ToolStatus, TranscriptItem};
 
@@ -13,9 +13,17 @@ impl Translator {
         for (i, item) in items.into_iter().enumerate() {
             let message_id = format!("replay-{i}");
             match item {
-                TranscriptItem::UserMessage { text, .. } => self.send(
-                    SessionUpdate::UserMessageChunk(chunk(&text, Some(&message_id))),
-                ),
+                TranscriptItem::UserMessage { text, turn_id, .. } => {
+                    let mut c = chunk(&text, Some(&message_id));
+                    // The turn it started, as a live prompt's answer names it: a client can
+                    // offer to rewind to it.
+                    if let Some(id) = turn_id {
+                        let mut meta = Meta::new();
+                        meta.insert("interpreter/turnId".into(), id.into());
+                        c = c.meta(meta);
+                    }
+                    self.send(SessionUpdate::UserMessageChunk(c))
+                }
                 TranscriptItem::Reasoning { text } => self.send(SessionUpdate::AgentThoughtChunk(
                     chunk(&text, Some(&message_id)),
                 )),

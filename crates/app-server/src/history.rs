@@ -41,7 +41,7 @@ pub(crate) fn turns_from_transcript(
         };
         let index = turn.items.len();
         let value = match item {
-            TranscriptItem::UserMessage { text, images } => {
+            TranscriptItem::UserMessage { text, images, .. } => {
                 let mut content = vec![json!({"type": "text", "text": text})];
                 content.extend(
                     images
@@ -187,6 +187,7 @@ mod tests {
             TranscriptItem::UserMessage {
                 text: "hi".into(),
                 images: vec![],
+                turn_id: None,
             },
             TranscriptItem::AgentMessage {
                 text: "let me look".into(),
@@ -200,6 +201,7 @@ mod tests {
             TranscriptItem::UserMessage {
                 text: "again".into(),
                 images: vec![],
+                turn_id: None,
             },
         ];
         let turns = turns_from_transcript("t", &items, Path::new("/w"));

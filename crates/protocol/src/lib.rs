@@ -406,6 +406,9 @@ pub enum TranscriptItem {
         text: String,
         /// Attached images, as data URLs.
         images: Vec<String>,
+        /// The turn it started, while that turn can be taken back (`Op::Rewind` takes it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_id: Option<String>,
     },
     /// The model's reasoning for one response.
     Reasoning {

@@ -577,6 +577,7 @@ fn resumed_transcript_is_replayed() {
         TranscriptItem::UserMessage {
             text: "say hi".into(),
             images: vec![],
+            turn_id: None,
         },
         TranscriptItem::AgentMessage {
             text: "Hi there.".into(),

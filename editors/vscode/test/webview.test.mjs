@@ -456,6 +456,27 @@ test("turn controls: Rewind to here under each message with a turn id, Undo turn
   assert.deepEqual(p.qa(".msg.user").map(actions), [["rewind"], ["rewind"], [], []]);
 });
 
+test("a loaded chat's messages that started turns get the controls from their _meta", (t) => {
+  const p = page();
+  t.after(() => p.app.dispose());
+  p.app.receive({ type: "reset", sessionId: "s" });
+  const replayed = (messageId, text, turnId) => ({
+    type: "update",
+    notification: {
+      sessionId: "s",
+      update: { sessionUpdate: "user_message_chunk", messageId, content: { type: "text", text }, ...(turnId ? { _meta: { "interpreter/turnId": turnId } } : {}) },
+    },
+  });
+  p.app.receive(replayed("replay-0", "before the undo window", undefined));
+  p.app.receive(report("replay-1", "Old answer."));
+  p.app.receive(replayed("replay-2", "loaded prompt", "t7"));
+  p.app.receive(report("replay-3", "Its answer."));
+  p.run();
+  assert.deepEqual(p.qa(".msg.user").map(actions), [[], ["undo", "rewind"]]);
+  p.q('.msg.user [data-turn-action="rewind"]').click();
+  assert.deepEqual(p.posted.at(-1), { type: "rewind", turnId: "t7" });
+});
+
 test("an undo drops the undone turns' messages; its report stays, and a replay draws the same", (t) => {
   const p = page();
   t.after(() => p.app.dispose());

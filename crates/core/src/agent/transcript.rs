@@ -25,8 +25,29 @@ impl Session {
                 _ => None,
             })
             .collect();
+        // The first message of the user's own in each undoable turn names that turn.
+        let mut turn_of: HashMap<usize, &str> = HashMap::new();
+        for mark in &self.turns {
+            let first = self
+                .history
+                .iter()
+                .enumerate()
+                .skip(mark.history_start)
+                .find(|(_, h)| {
+                    matches!(
+                        h,
+                        HistoryItem::User {
+                            synthetic: false,
+                            ..
+                        }
+                    )
+                });
+            if let Some((i, _)) = first {
+                turn_of.insert(i, &mark.turn_id);
+            }
+        }
         let mut out = Vec::new();
-        for item in &self.history {
+        for (i, item) in self.history.iter().enumerate() {
             match item {
                 HistoryItem::User {
                     text,
@@ -35,6 +56,7 @@ impl Session {
                 } => out.push(TranscriptItem::UserMessage {
                     text: text.clone(),
                     images: images.clone(),
+                    turn_id: turn_of.get(&i).map(|t| t.to_string()),
                 }),
                 HistoryItem::Assistant(reply) => {
                     if let Some(r) = reply.reasoning().filter(|r| !r.trim().is_empty()) {

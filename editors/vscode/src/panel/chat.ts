@@ -387,6 +387,12 @@ export class ChatController implements vscode.Disposable {
       this.setConfigOptions(n.update.configOptions);
       return;
     }
+    // A loaded chat's message that started a turn: a rewind to it puts its text back. It came
+    // before every turn of this window (running stretch 0).
+    const turnId = n.update.sessionUpdate === "user_message_chunk" ? n.update._meta?.["interpreter/turnId"] : undefined;
+    if (typeof turnId === "string" && n.update.sessionUpdate === "user_message_chunk" && n.update.content.type === "text" && !this.turns.has(turnId)) {
+      this.turns.set(turnId, { count: 0, text: n.update.content.text, attachments: [] });
+    }
     this.post({ type: "update", notification: n });
   }
 

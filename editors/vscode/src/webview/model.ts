@@ -277,9 +277,14 @@ export function applyUpdate(m: Model, c: Changes, u: Update): void {
     case "agent_thought_chunk":
       appendChunk(m, c, "thought", textOf(u.content), u.messageId ?? undefined);
       break;
-    case "user_message_chunk":
+    case "user_message_chunk": {
       appendChunk(m, c, "user", textOf(u.content), u.messageId ?? undefined);
+      // A loaded chat's message names the turn it started, as a live prompt's answer does.
+      const turnId = (u as { _meta?: Record<string, unknown> | null })._meta?.["interpreter/turnId"];
+      const it = m.items.at(-1);
+      if (typeof turnId === "string" && it?.kind === "user") it.turnId = turnId;
       break;
+    }
     case "tool_call": {
       endThought(m, c);
       const call: ToolCall = {
