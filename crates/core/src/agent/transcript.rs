@@ -12,6 +12,27 @@ impl Session {
         self.events.send(Event::Transcript(self.transcript()));
     }
 
+    /// The history index of the first message of the user's own in each undoable turn, and
+    /// that turn.
+    fn turn_starts(&self) -> HashMap<usize, &str> {
+        let own = |(_, h): &(usize, &HistoryItem)| {
+            matches!(
+                h,
+                HistoryItem::User {
+                    synthetic: false,
+                    ..
+                }
+            )
+        };
+        self.turns
+            .iter()
+            .filter_map(|mark| {
+                let mut rest = self.history.iter().enumerate().skip(mark.history_start);
+                rest.find(own).map(|(i, _)| (i, mark.turn_id.as_str()))
+            })
+            .collect()
+    }
+
     fn transcript(&self) -> Vec<TranscriptItem> {
         let results: HashMap<&str, (&str, bool)> = self
             .history
@@ -25,27 +46,7 @@ impl Session {
                 _ => None,
             })
             .collect();
-        // The first message of the user's own in each undoable turn names that turn.
-        let mut turn_of: HashMap<usize, &str> = HashMap::new();
-        for mark in &self.turns {
-            let first = self
-                .history
-                .iter()
-                .enumerate()
-                .skip(mark.history_start)
-                .find(|(_, h)| {
-                    matches!(
-                        h,
-                        HistoryItem::User {
-                            synthetic: false,
-                            ..
-                        }
-                    )
-                });
-            if let Some((i, _)) = first {
-                turn_of.insert(i, &mark.turn_id);
-            }
-        }
+        let turn_of = self.turn_starts();
         let mut out = Vec::new();
         for (i, item) in self.history.iter().enumerate() {
             match item {
