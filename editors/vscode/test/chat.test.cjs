@@ -60,6 +60,25 @@ async function mock(t, script, dir) {
   );
 }
 
+
+/** The chat panel, opened and ready, on the real binary against the mock at `baseUrl`, with
+ *  `work` as the workspace folder; `settings` add to or replace the mock's. */
+async function openChat(baseUrl, work, settings = {}) {
+  await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+    ...settings,
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const page = fakeView();
+  stub.state.webviewProviders.get("interpreter.chat").resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  return page;
+}
+
 test("a chat turn through the controller: permission from the page, replay for a new page, restart after a crash", { timeout: 60_000 }, async (t) => {
   const { dir, work } = scratch(t, "interp-chat-");
   const baseUrl = await mock(t, { replies: [toolReply("call_t", "shell", { command: "touch made.txt" }), textReply("Made it."), textReply("Still here.")] }, dir);
@@ -179,18 +198,7 @@ test("a question from the agent is a form in the panel, and the answer reaches t
   const { dir, work } = scratch(t, "interp-question-");
   const question = { questions: [{ id: "db", header: "DB", question: "Which database?", options: [{ label: "SQLite", description: "a file" }, { label: "Postgres", description: "a server" }] }] };
   const baseUrl = await mock(t, { replies: [toolReply("call_q", "request_user_input", question), textReply("Postgres it is.")] }, dir);
-  await activate({
-    "interpreter.path": INTERPRETER_BIN,
-    "interpreter.provider": "mock",
-    "interpreter.model": "mock-model",
-    "interpreter.baseUrl": baseUrl,
-    "interpreter.wireApi": "chat",
-  });
-  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
-  const provider = stub.state.webviewProviders.get("interpreter.chat");
-  const page = fakeView();
-  provider.resolveWebviewView(page.view);
-  await page.send({ type: "ready" });
+  const page = await openChat(baseUrl, work);
   await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
   await page.send({ type: "send", text: "set up a database", attachments: [] });
   const q = await waitUntil(() => page.posted.find((m) => m.type === "question"), "the question form");
@@ -216,19 +224,7 @@ test("a subagent's calls come from its child session into the card of the call t
     textReply("The subagent says 42."),
   ];
   const baseUrl = await mock(t, { replies }, dir);
-  await activate({
-    "interpreter.path": INTERPRETER_BIN,
-    "interpreter.provider": "mock",
-    "interpreter.model": "mock-model",
-    "interpreter.harness": "claude-code",
-    "interpreter.baseUrl": baseUrl,
-    "interpreter.wireApi": "chat",
-  });
-  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
-  const provider = stub.state.webviewProviders.get("interpreter.chat");
-  const page = fakeView();
-  provider.resolveWebviewView(page.view);
-  await page.send({ type: "ready" });
+  const page = await openChat(baseUrl, work, { "interpreter.harness": "claude-code" });
   const reset = await waitUntil(() => page.posted.find((m) => m.type === "reset" && m.sessionId), "the new session");
   await page.send({ type: "send", text: "what is the answer?", attachments: [] });
   await waitUntil(() => page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
@@ -251,18 +247,7 @@ test("a message sent while the answer streams runs right after the turn; the ans
   const { dir, work } = scratch(t, "interp-chat-");
   const slow = { events: [{ text: "Working " }, { delay_ms: 1500 }, { text: "on it." }] };
   const baseUrl = await mock(t, { replies: [slow, textReply("Next answer.")] }, dir);
-  await activate({
-    "interpreter.path": INTERPRETER_BIN,
-    "interpreter.provider": "mock",
-    "interpreter.model": "mock-model",
-    "interpreter.baseUrl": baseUrl,
-    "interpreter.wireApi": "chat",
-  });
-  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
-  const provider = stub.state.webviewProviders.get("interpreter.chat");
-  const page = fakeView();
-  provider.resolveWebviewView(page.view);
-  await page.send({ type: "ready" });
+  const page = await openChat(baseUrl, work);
   await waitUntil(() => page.posted.some((m) => m.type === "status" && m.status.state === "ready"), "the agent's initialize");
   const chunks = () =>
     page.posted.filter((m) => m.type === "update" && m.notification.update.sessionUpdate === "agent_message_chunk").map((m) => m.notification.update.content.text);
@@ -277,7 +262,7 @@ test("a message sent while the answer streams runs right after the turn; the ans
   assert.deepEqual(turns.map((m) => m.running), [true, false], "one running stretch for both prompts");
   // A new page gets the chat: two answers, in order.
   const again = fakeView();
-  provider.resolveWebviewView(again.view);
+  stub.state.webviewProviders.get("interpreter.chat").resolveWebviewView(again.view);
   await again.send({ type: "ready" });
   const replay = again.posted.find((m) => m.type === "replay");
   // The steer came while the first answer streamed: its chunks go on under their own id.
