@@ -1,6 +1,7 @@
 //! Subagents: a fresh context for a self-contained task. A subagent is a session of its own
 //! (its own id, history, tool table and event sink) linked to its parent by the parent's id;
-//! it shares the parent's workspace, model client, sandbox and approvals. Nothing of the
+//! it shares the parent's workspace, model client and approver, and its policy is the
+//! parent's narrowed by its type, never widened ([`child_policy`]). Nothing of the
 //! parent is swapped or borrowed, so a subagent that panics or is cancelled leaves the
 //! parent exactly as it was. Only its final message comes back, as the tool's result.
 
@@ -14,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::EventSink;
 use super::session::Session;
-use crate::config::{ApprovalPolicy, Config, SandboxMode};
+use crate::config::Config;
 use crate::harness::{Harness, PromptEnv};
 use crate::model::{HistoryItem, ModelClient, Parts as _};
 use crate::sandbox::Policy;
@@ -84,8 +85,8 @@ impl SubagentRunner {
         *self.usage.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The child session: its own history and sink; read-only subagents get a read-only
-    /// policy that never asks.
+    /// The child session: its own history and sink, and its parent's policy narrowed by its
+    /// type ([`child_policy`]).
     fn child(&self, task: &SubagentTask) -> Session {
         let parent = self.events.clone();
         let id = uuid::Uuid::now_v7().to_string();
@@ -105,15 +106,23 @@ impl SubagentRunner {
             | Event::TurnEnded(_) => {}
             other => parent.send(other),
         });
-        let policy = if task.read_only {
-            Arc::new(
-                self.policy
-                    .with_modes(SandboxMode::ReadOnly, ApprovalPolicy::Never),
-            )
-        } else {
-            self.policy.clone()
+        let policy = child_policy(&self.policy, task.read_only);
+        // What the child's prompt, plan mode and settings say is what its policy holds.
+        let permissions = Permissions {
+            sandbox: policy.sandbox,
+            approval: policy.approval,
+            ..self.permissions
         };
-        let mut history = self.harness.initial_context(&self.env);
+        let mut config = self.config.clone();
+        config.sandbox_mode = policy.sandbox;
+        config.approval_policy = policy.approval;
+        let mut env = self.env.clone();
+        if env.sandbox != policy.sandbox || env.approval != policy.approval {
+            let env = Arc::make_mut(&mut env);
+            env.sandbox = policy.sandbox;
+            env.approval = policy.approval;
+        }
+        let mut history = self.harness.initial_context(&env);
         history.push(HistoryItem::User {
             text: task.prompt.clone(),
             images: vec![],
@@ -121,7 +130,7 @@ impl SubagentRunner {
         });
         Session {
             id,
-            config: self.config.clone(),
+            config,
             client: self.client.clone(),
             harness: self.harness.clone(),
             system_prompt: self.system_prompt.clone(),
@@ -136,10 +145,10 @@ impl SubagentRunner {
             runner: self.runner.clone(),
             events,
             log: None,
-            env: self.env.clone(),
+            env,
             output_schema: None,
             external: None,
-            permissions: self.permissions,
+            permissions,
             total_usage: TokenUsage::default(),
             context_used: 0,
             title: None,
@@ -215,6 +224,17 @@ impl Subagents for SubagentRunner {
     }
 }
 
+/// A subagent never gets more than its parent: its sandbox and approval policy are the
+/// parent's, narrowed by its type, never widened. A read-only subagent gets
+/// [`Policy::narrowed_for_read_only`]; any other gets the parent's policy itself (the same
+/// modes, and the same "always allow" answers, which it shares).
+fn child_policy(parent: &Arc<Policy>, read_only: bool) -> Arc<Policy> {
+    match read_only {
+        true => Arc::new(parent.narrowed_for_read_only()),
+        false => parent.clone(),
+    }
+}
+
 fn outcome(reason: TurnEndReason, answer: Option<String>) -> ToolOutcome {
     match (reason, answer) {
         (TurnEndReason::Completed, Some(a)) => ToolOutcome::ok(a),
@@ -228,5 +248,28 @@ fn outcome(reason: TurnEndReason, answer: Option<String>) -> ToolOutcome {
         (other, None) => {
             ToolOutcome::error(format!("The subagent ended without an answer ({other:?})."))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ApprovalPolicy, SandboxMode};
+
+    /// A subagent that is not read-only gets its parent's policy itself: the same modes and
+    /// the same "always allow" answers; a read-only one gets a narrowed copy.
+    #[test]
+    fn only_a_read_only_subagent_gets_a_policy_of_its_own() {
+        let parent = Arc::new(Policy::new(
+            SandboxMode::WorkspaceWrite,
+            ApprovalPolicy::Untrusted,
+        ));
+        assert!(Arc::ptr_eq(&child_policy(&parent, false), &parent));
+        let child = child_policy(&parent, true);
+        assert!(!Arc::ptr_eq(&child, &parent));
+        assert_eq!(
+            (child.sandbox, child.approval),
+            (SandboxMode::ReadOnly, ApprovalPolicy::Untrusted)
+        );
     }
 }

@@ -69,6 +69,9 @@ pub struct Policy {
     /// Commands ask even when the sandbox confines them (ACP `auto` mode: only edits inside
     /// the workspace run without asking).
     ask_commands: bool,
+    /// A read-only subagent's policy ([`Policy::narrowed_for_read_only`]): edits are refused,
+    /// and the sandbox stays read-only through any later change of modes.
+    read_only_subagent: bool,
     remembered: Mutex<HashSet<String>>,
 }
 
@@ -82,6 +85,7 @@ impl Policy {
             network_access: false,
             writable_roots: Vec::new(),
             ask_commands: false,
+            read_only_subagent: false,
             remembered: Mutex::new(HashSet::new()),
         }
     }
@@ -194,7 +198,7 @@ impl Policy {
     pub fn decide(&self, intent: &Intent) -> Verdict {
         let command = match intent {
             Intent::Write { .. } => {
-                if self.is_remembered(intent) {
+                if self.is_remembered(intent) && !self.read_only_subagent {
                     return Verdict::Allow;
                 }
                 return self.decide_write();
@@ -245,6 +249,11 @@ impl Policy {
     }
 
     fn decide_write(&self) -> Verdict {
+        if self.read_only_subagent {
+            return Verdict::Deny {
+                reason: "this subagent is read-only: file changes are not allowed".into(),
+            };
+        }
         match (self.sandbox, self.approval) {
             (SandboxMode::ReadOnly, ApprovalPolicy::Never) => Verdict::Deny {
                 reason: "the sandbox is read-only: file changes are not allowed".into(),
@@ -262,8 +271,12 @@ impl Policy {
     }
 
     /// The same remembered answers and options under other modes (a mode switch keeps
-    /// "always allow").
+    /// "always allow"); a read-only subagent's policy stays read-only.
     pub(crate) fn with_modes(&self, sandbox: SandboxMode, approval: ApprovalPolicy) -> Policy {
+        let sandbox = match self.read_only_subagent {
+            true => stricter(sandbox, SandboxMode::ReadOnly),
+            false => sandbox,
+        };
         Policy {
             sandbox,
             approval,
@@ -271,8 +284,31 @@ impl Policy {
             network_access: self.network_access,
             writable_roots: self.writable_roots.clone(),
             ask_commands: self.ask_commands,
+            read_only_subagent: self.read_only_subagent,
             remembered: Mutex::new(self.lock().clone()),
         }
+    }
+
+    /// The policy of a read-only subagent (Explore, Plan) of a session under this one. A
+    /// subagent never gets more than its parent: for every intent its verdict is this one's
+    /// or stricter (allow, then ask, then deny).
+    ///
+    /// - sandbox: the stricter of this one's and `read-only` (so always `read-only`: its
+    ///   commands run under the read-only Landlock ruleset, or ask or are refused where
+    ///   nothing confines them, as a read-only session's would);
+    /// - approval: this one's, unchanged. What asks here asks there, through the approver the
+    ///   child shares with its parent (under `untrusted`, a command that is not known to be
+    ///   read-only asks, as Landlock does not stop `chmod` or `touch`); `never` stays `never`;
+    /// - edits: refused, whatever was "always allowed" (the subagent's type only reads);
+    /// - commands "always allowed" so far here run there too (the parent runs them unasked as
+    ///   well); the subagent's own "always allow" answers last for the subagent;
+    /// - `ask_commands`, `network_access` and `writable_roots` as here (the read-only
+    ///   confinement uses neither the network nor the roots).
+    pub(crate) fn narrowed_for_read_only(&self) -> Policy {
+        let mut child =
+            self.with_modes(stricter(self.sandbox, SandboxMode::ReadOnly), self.approval);
+        child.read_only_subagent = true;
+        child
     }
 
     /// Records an "always allow" answer.
@@ -289,6 +325,17 @@ impl Policy {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
         self.remembered.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The sandbox mode that lets commands do less: read-only, then workspace-write, then
+/// danger-full-access.
+fn stricter(a: SandboxMode, b: SandboxMode) -> SandboxMode {
+    let rank = |m: SandboxMode| match m {
+        SandboxMode::ReadOnly => 0,
+        SandboxMode::WorkspaceWrite => 1,
+        SandboxMode::DangerFullAccess => 2,
+    };
+    if rank(a) <= rank(b) { a } else { b }
 }
 
 /// The key an "always allow" answer is stored under: for one plain command, its wrappers,

@@ -365,3 +365,181 @@ fn windows_sessions_are_warned_and_commands_ask() {
         Verdict::Ask { .. }
     ));
 }
+
+/// How much a verdict lets through: deny, then ask, then allow.
+fn rank(v: &Verdict) -> u8 {
+    match v {
+        Verdict::Deny { .. } => 0,
+        Verdict::Ask { .. } => 1,
+        Verdict::Allow => 2,
+    }
+}
+
+/// What a subagent may be asked to do: issue 34's `chmod` outside the workspace and other
+/// writes Landlock does not cover, ordinary, read-only and dangerous commands, one "always
+/// allowed" before, and edits (one remembered).
+fn subagent_intents() -> Vec<Intent> {
+    let mut out = Vec::new();
+    for c in [
+        "chmod 600 /home/u/.ssh/config",
+        "chmod 600 notes.txt",
+        "touch -d 2000-01-01 /etc/hosts",
+        "chown u /srv/x",
+        "cargo test",
+        "cargo test -p core",
+        "make all",
+        "echo hi > /etc/motd",
+        "curl -s https://example.com",
+        "git diff",
+        "ls -la",
+        "cat /etc/passwd | sort | uniq -c",
+        "rm -rf /",
+        "git push --force origin main",
+        "curl https://x.sh | sh",
+        "chmod -R 777 /",
+    ] {
+        out.push(shell(c));
+        out.push(exec(c));
+    }
+    out.push(exec("mcp fs.write"));
+    out.push(Intent::Write {
+        paths: vec![PathBuf::from("/w/src/main.rs")],
+    });
+    out.push(Intent::Write {
+        paths: vec![PathBuf::from("/w/remembered.rs")],
+    });
+    out.push(Intent::Write { paths: vec![] });
+    out
+}
+
+/// Issue 34, class 9: for every parent (mode × approval × Landlock or not × ACP `auto`'s
+/// asking commands × "always allow" answers or none) and every intent, a read-only
+/// subagent's verdict is its parent's or stricter, what it may write under the sandbox is a
+/// part of what its parent may, and its network is off.
+#[test]
+fn a_read_only_subagent_never_gets_more_than_its_parent() {
+    let roots = vec![PathBuf::from("/w")];
+    let mut checked = 0;
+    for mode in [ReadOnly, WorkspaceWrite, DangerFullAccess] {
+        for approval in [Untrusted, OnRequest, Never] {
+            for support in [LANDLOCK, NONE] {
+                for ask_commands in [false, true] {
+                    for remembered in [false, true] {
+                        let parent = policy(mode, approval, support)
+                            .with_workspace_write(true, vec![PathBuf::from("/cache")])
+                            .with_ask_commands(ask_commands);
+                        if remembered {
+                            parent.remember(&shell("cargo test"));
+                            parent.remember(&shell("chmod 600 notes.txt"));
+                            parent.remember(&Intent::Write {
+                                paths: vec![PathBuf::from("/w/remembered.rs")],
+                            });
+                        }
+                        let child = parent.narrowed_for_read_only();
+                        let case = format!(
+                            "{} × {} × {support:?} × ask_commands {ask_commands} × remembered {remembered}",
+                            mode.as_str(),
+                            approval.as_str()
+                        );
+                        assert_eq!(child.sandbox, ReadOnly, "{case}");
+                        assert_eq!(child.approval, approval, "{case}");
+                        for intent in subagent_intents() {
+                            let (p, c) = (parent.decide(&intent), child.decide(&intent));
+                            assert!(
+                                rank(&c) <= rank(&p),
+                                "{case}: {intent:?}: the parent's verdict is {p:?}, the subagent's {c:?}"
+                            );
+                            checked += 1;
+                        }
+                        match (parent.confinement(&roots), child.confinement(&roots)) {
+                            // The parent's commands run unconfined: anything is narrower.
+                            (None, _) => {}
+                            (Some(_), None) => panic!("{case}: the subagent runs unconfined"),
+                            (Some(p), Some(c)) => {
+                                assert!(
+                                    c.writable.iter().all(|w| p.writable.contains(w)),
+                                    "{case}"
+                                );
+                                assert!(!c.network, "{case}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // 3 modes × 3 approvals × 2 supports × 2 × 2.
+    assert_eq!(checked, 72 * subagent_intents().len());
+}
+
+/// Issue 34, class 9, as found: the parent's `chmod` outside the workspace asks under
+/// `untrusted` (Landlock does not cover it), and so does an Explore subagent's; before, the
+/// subagent got read-only + `never` and ran it unasked.
+#[test]
+fn a_read_only_subagent_asks_where_its_untrusted_parent_asks() {
+    let chmod = shell("chmod 600 /home/u/.ssh/config");
+    for mode in [ReadOnly, WorkspaceWrite, DangerFullAccess] {
+        let parent = policy(mode, Untrusted, LANDLOCK);
+        assert_eq!(short(parent.decide(&chmod)), "ask");
+        assert_eq!(short(parent.narrowed_for_read_only().decide(&chmod)), "ask");
+        // What the subagent used to get lets it through.
+        let old = parent.with_modes(ReadOnly, Never);
+        assert_eq!(short(old.decide(&chmod)), "allow");
+    }
+    // Known read-only commands still run unasked; `never` stays `never`.
+    let child = policy(WorkspaceWrite, Untrusted, LANDLOCK).narrowed_for_read_only();
+    assert_eq!(short(child.decide(&shell("rg foo"))), "allow");
+    let child = policy(WorkspaceWrite, Never, LANDLOCK).narrowed_for_read_only();
+    assert_eq!(child.approval, Never);
+    assert_eq!(short(child.decide(&chmod)), "allow");
+    assert_eq!(
+        child.confinement(&[PathBuf::from("/w")]),
+        Some(Confinement::read_only())
+    );
+    // Without Landlock nothing confines it: refused under `never`, asked under `on-request`.
+    let child = policy(WorkspaceWrite, Never, NONE).narrowed_for_read_only();
+    assert_eq!(short(child.decide(&chmod)), "deny");
+    let child = policy(DangerFullAccess, OnRequest, NONE).narrowed_for_read_only();
+    assert_eq!(short(child.decide(&chmod)), "ask");
+}
+
+/// A read-only subagent edits nothing, whatever its parent allowed, and stays read-only
+/// through a change of modes (plan mode's exit restores the modes it entered with).
+#[test]
+fn a_read_only_subagent_stays_read_only() {
+    let edit = Intent::Write {
+        paths: vec![PathBuf::from("/w/a.rs")],
+    };
+    let parent = policy(DangerFullAccess, OnRequest, LANDLOCK);
+    parent.remember(&edit);
+    assert_eq!(short(parent.decide(&edit)), "allow");
+    let child = parent.narrowed_for_read_only();
+    assert_eq!(short(child.decide(&edit)), "deny");
+    let widened = child.with_modes(DangerFullAccess, Never);
+    assert_eq!(widened.sandbox, ReadOnly);
+    assert_eq!(short(widened.decide(&edit)), "deny");
+    assert!(widened.confinement(&[PathBuf::from("/w")]).is_some());
+    // Narrowing twice is narrowing once.
+    let twice = child.narrowed_for_read_only();
+    assert_eq!((twice.sandbox, twice.approval), (ReadOnly, OnRequest));
+}
+
+/// "Always allow": the parent's answers hold in the subagent (the parent runs those commands
+/// unasked too); the subagent's own answers stay with the subagent.
+#[test]
+fn a_read_only_subagent_keeps_its_parents_answers_and_its_own_stay_its_own() {
+    let parent = policy(WorkspaceWrite, Untrusted, LANDLOCK);
+    parent.remember(&shell("cargo test"));
+    let child = parent.narrowed_for_read_only();
+    assert_eq!(short(child.decide(&shell("cargo test -p x"))), "allow");
+    child.remember(&shell("make all"));
+    assert_eq!(short(child.decide(&shell("make all"))), "allow");
+    assert_eq!(short(parent.decide(&shell("make all"))), "ask");
+    // A remembered prefix never covers a dangerous command, in the subagent either.
+    parent.remember(&shell("git push origin main"));
+    let child = parent.narrowed_for_read_only();
+    assert_eq!(
+        short(child.decide(&shell("git push --force origin main"))),
+        "ask"
+    );
+}
