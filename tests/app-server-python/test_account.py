@@ -1,6 +1,7 @@
 """The `chatgptAuthTokens` login: an access token the embedding app manages. Model requests of
-every thread carry it as the bearer token, a fresh login replaces it for running threads too,
-`account/read` names the account, and the token is never written to disk."""
+every thread on a provider that requires OpenAI auth carry it as the bearer token, a fresh
+login replaces it for running threads too, `account/read` names the account, and the token is
+never written to disk."""
 
 from __future__ import annotations
 
@@ -24,10 +25,15 @@ def jwt(claims: dict) -> str:
 def test_token_login_authorizes_requests_and_a_refresh_reaches_a_running_thread(env):
     env.start_mock([text_reply("First."), text_reply("Second.")])
     config = env.config()
-    # A provider that needs a key nobody set: without the app's token no thread opens.
+    # A provider that needs a key nobody set and takes the OpenAI login (as the built-in
+    # `openai` does): without the app's token no thread opens.
     config = dataclasses.replace(
         config,
-        config_overrides=config.config_overrides + ('model_providers.mock.env_key="TOKEN_TEST_UNSET_KEY"',),
+        config_overrides=config.config_overrides
+        + (
+            'model_providers.mock.env_key="TOKEN_TEST_UNSET_KEY"',
+            "model_providers.mock.requires_openai_auth=true",
+        ),
         env={**config.env, "TOKEN_TEST_UNSET_KEY": ""},
     )
     first = jwt({"email": "dev@example.com", "https://api.openai.com/auth": {"chatgpt_plan_type": "pro"}})

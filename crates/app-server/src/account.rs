@@ -23,14 +23,18 @@ pub(crate) struct TokenAccount {
     plan_type: String,
 }
 
+/// The account the configured provider uses: the `chatgptAuthTokens` login for a provider
+/// that takes it (requires OpenAI auth), else the provider's own key.
 pub(crate) fn read(server: &Server) -> Result<Value, RpcError> {
-    if let Some(a) = server.token_account.lock().ok().and_then(|a| a.clone()) {
+    let config = config(server)?;
+    if config.provider.requires_openai_auth()
+        && let Some(a) = server.token_account.lock().ok().and_then(|a| a.clone())
+    {
         return Ok(json!({
             "account": {"type": "chatgpt", "email": a.email, "planType": a.plan_type},
             "requiresOpenaiAuth": false,
         }));
     }
-    let config = config(server)?;
     Ok(match config.provider.resolve_api_key() {
         Ok(Some(_)) => json!({"account": {"type": "apiKey"}, "requiresOpenaiAuth": false}),
         // A local provider needs no key.
@@ -79,8 +83,10 @@ pub(crate) fn login(server: &Server, params: Value) -> Result<Value, RpcError> {
 }
 
 /// An access token the embedding app manages: every model request of every thread (running
-/// ones too) carries it as the bearer token for the configured provider until the app logs in
-/// again with a fresh one or logs out. Kept in memory only, and redacted everywhere.
+/// ones too) to a provider that requires OpenAI auth (the built-in `openai`, or a table with
+/// `requires_openai_auth = true`) carries it as the bearer token until the app logs in again
+/// with a fresh one or logs out. Threads on any other provider use that provider's own key:
+/// the token never stands in for it. Kept in memory only, and redacted everywhere.
 fn login_tokens(server: &Server, p: LoginParams) -> Result<Value, RpcError> {
     let token = p
         .access_token

@@ -81,6 +81,9 @@ pub(crate) struct ProviderToml {
     pub(crate) wire_api: Option<String>,
     /// How the key is sent: `bearer` (Authorization) or `x-api-key` (Anthropic's header).
     pub auth: Option<String>,
+    /// Codex's `requires_openai_auth`: the app-server's ChatGPT login token stands in for the
+    /// key (default: only for the built-in `openai` provider).
+    pub(crate) requires_openai_auth: Option<bool>,
     #[serde(default)]
     pub(crate) http_headers: BTreeMap<String, String>,
     #[serde(default)]
@@ -98,7 +101,7 @@ pub(crate) struct ProviderToml {
 /// Processes a command may have alive at once by default (`max_processes`).
 pub(crate) const DEFAULT_MAX_PROCESSES: usize = 256;
 
-pub use crate::model::provider::{AuthScheme, MissingKey, ProviderConfig, WireApi};
+pub use crate::model::provider::{AuthScheme, MissingKey, ProviderAuth, ProviderConfig, WireApi};
 pub use interpreter_protocol::{ApprovalPolicy, ReasoningEffort, SandboxMode};
 
 /// The effective configuration a session starts from.
@@ -342,11 +345,17 @@ fn provider_config(
         }
         None => builtin.map(|b| b.wire_api).unwrap_or(WireApi::Chat),
     };
-    let auth = match &user.auth {
+    let scheme = match &user.auth {
         Some(a) => {
             AuthScheme::parse(a).with_context(|| format!("model_providers.{provider_id}.auth"))?
         }
         None => builtin.map(|b| b.auth).unwrap_or_default(),
+    };
+    let auth = ProviderAuth {
+        scheme,
+        requires_openai_auth: user
+            .requires_openai_auth
+            .unwrap_or(builtin.is_some_and(|b| b.id == "openai")),
     };
     let mut http_headers = user.http_headers.clone();
     for (header, var) in &user.env_http_headers {

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::catalog;
 use super::chat::{self, ChatStream};
 use super::messages::{self, MessagesStream};
-use super::provider::{AuthScheme, ExternalToken, ProviderConfig, WireApi};
+use super::provider::{AuthScheme, ProviderConfig, WireApi};
 use super::responses::{self, ResponsesStream};
 use super::sse::SseEvent;
 use super::types::{ModelError, ModelRequest, ModelResponse, StreamDelta};
@@ -42,10 +42,10 @@ fn send_cache_key(p: &ProviderConfig) -> bool {
 /// client) names us; nothing here names another product.
 pub(crate) fn headers(p: &ProviderConfig, api_key: Option<&str>) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    if let Some(token) = p.external_token.as_ref().and_then(ExternalToken::get) {
+    if let Some(token) = p.login_token() {
         out.push(("authorization", format!("Bearer {token}")));
     } else if let Some(k) = api_key {
-        match p.auth {
+        match p.auth.scheme {
             AuthScheme::Bearer => out.push(("authorization", format!("Bearer {k}"))),
             AuthScheme::XApiKey => out.push(("x-api-key", k.to_string())),
         }
