@@ -759,7 +759,7 @@ fn goal_stops_at_its_budget_and_exec_fails() {
 }
 
 /// A goal turn that crosses its budget between two requests is asked, in its next request, to
-/// wrap up; it ends there and no further goal turn starts.
+/// wrap up; it ends there and no further goal turn starts. The wrap-up request counts too.
 #[test]
 fn goal_turn_that_crosses_its_budget_is_asked_to_wrap_up() {
     let repo = TestRepo::new();
@@ -776,7 +776,7 @@ fn goal_turn_that_crosses_its_budget_is_asked_to_wrap_up() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("budgetLimited") && stderr.contains("60 tokens used of 50"),
+        stderr.contains("budgetLimited") && stderr.contains("120 tokens used of 50"),
         "{stderr}"
     );
     let reqs = mock.model_requests();

@@ -294,7 +294,9 @@ pub fn chat_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
     }
     let usage = Usage::of(reply, info).chat_json();
     let mut finish = chunk(json!({}), json!(reply.effective_finish_reason()));
-    if info.include_usage {
+    if reply.omits_usage() {
+        out.push(sse_data(&finish));
+    } else if info.include_usage {
         out.push(sse_data(&finish));
         out.push(sse_data(&json!({
             "id": id,
@@ -339,14 +341,18 @@ pub fn chat_json(reply: &Reply, info: &RequestInfo) -> Value {
     if !tool_calls.is_empty() {
         message["tool_calls"] = json!(tool_calls);
     }
-    json!({
+    let mut out = json!({
         "id": format!("chatcmpl-mock-{}", info.seq),
         "object": "chat.completion",
         "created": now_secs(),
         "model": info.model,
         "choices": [{"index": 0, "message": message, "finish_reason": reply.effective_finish_reason()}],
         "usage": Usage::of(reply, info).chat_json(),
-    })
+    });
+    if let Some(o) = out.as_object_mut().filter(|_| reply.omits_usage()) {
+        o.remove("usage");
+    }
+    out
 }
 
 // ---------------------------------------------------------------- responses
@@ -567,6 +573,9 @@ fn final_response(
         "output": items,
         "usage": Usage::of(reply, info).responses_json(),
     });
+    if let Some(o) = response.as_object_mut().filter(|_| reply.omits_usage()) {
+        o.remove("usage");
+    }
     match incomplete {
         Some(reason) => {
             response["incomplete_details"] = json!({"reason": reason});

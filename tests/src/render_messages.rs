@@ -63,15 +63,19 @@ pub fn messages_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
     let usage = Usage::of(reply, info);
     let mut start_usage = usage_json(&usage);
     start_usage["output_tokens"] = json!(1);
-    let mut out = vec![
-        event(
-            "message_start",
-            json!({"message": {"id": format!("msg_mock_{}", info.seq), "type": "message",
+    let mut start = json!({"message": {"id": format!("msg_mock_{}", info.seq), "type": "message",
                    "role": "assistant", "model": info.model, "content": [],
-                   "stop_reason": null, "stop_sequence": null, "usage": start_usage}}),
-        ),
-        event("ping", json!({})),
-    ];
+                   "stop_reason": null, "stop_sequence": null, "usage": start_usage}});
+    let mut delta = json!({"delta": {"stop_reason": stop_reason(reply), "stop_sequence": null},
+                           "usage": {"output_tokens": usage.completion}});
+    if reply.omits_usage() {
+        for v in [&mut start["message"], &mut delta] {
+            if let Some(o) = v.as_object_mut() {
+                o.remove("usage");
+            }
+        }
+    }
+    let mut out = vec![event("message_start", start), event("ping", json!({}))];
     let mut index = 0usize;
     for e in &reply.events {
         match e {
@@ -165,11 +169,7 @@ pub fn messages_stream(reply: &Reply, info: &RequestInfo) -> Vec<Action> {
         out.push(event("content_block_stop", json!({"index": index})));
         index += 1;
     }
-    out.push(event(
-        "message_delta",
-        json!({"delta": {"stop_reason": stop_reason(reply), "stop_sequence": null},
-               "usage": {"output_tokens": usage.completion}}),
-    ));
+    out.push(event("message_delta", delta));
     out.push(event("message_stop", json!({})));
     out
 }
@@ -193,7 +193,12 @@ pub fn messages_json(reply: &Reply, info: &RequestInfo) -> Value {
             _ => {}
         }
     }
-    json!({"id": format!("msg_mock_{}", info.seq), "type": "message", "role": "assistant",
-           "model": info.model, "content": content, "stop_reason": stop_reason(reply),
-           "stop_sequence": null, "usage": usage_json(&Usage::of(reply, info))})
+    let mut message = json!({"id": format!("msg_mock_{}", info.seq), "type": "message",
+           "role": "assistant", "model": info.model, "content": content,
+           "stop_reason": stop_reason(reply), "stop_sequence": null,
+           "usage": usage_json(&Usage::of(reply, info))});
+    if let Some(o) = message.as_object_mut().filter(|_| reply.omits_usage()) {
+        o.remove("usage");
+    }
+    message
 }

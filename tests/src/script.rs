@@ -225,6 +225,9 @@ pub struct UsageSpec {
     pub cached_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
+    /// Report no usage at all (a provider that leaves it out of the stream).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub omit: bool,
 }
 
 impl Reply {
@@ -421,8 +424,23 @@ impl Reply {
             completion_tokens: Some(completion_tokens),
             cached_tokens: Some(cached_tokens),
             reasoning_tokens: Some(reasoning_tokens),
+            omit: false,
         });
         self
+    }
+
+    /// Reports no token usage, on every wire (a provider that never sends it).
+    pub fn without_usage(mut self) -> Self {
+        self.usage = Some(UsageSpec {
+            omit: true,
+            ..Default::default()
+        });
+        self
+    }
+
+    /// The reply leaves its usage out.
+    pub fn omits_usage(&self) -> bool {
+        self.usage.as_ref().is_some_and(|u| u.omit)
     }
 
     pub fn with_error_code(mut self, code: impl Into<String>) -> Self {

@@ -2,6 +2,12 @@
 //! idle, until the model marks it complete (the `update_goal` tool), the user pauses or clears
 //! it, or its token budget runs out. Each turn's tokens and time count toward it; the log keeps
 //! it, so a resumed session goes on.
+//!
+//! The budget holds without the provider's help: a response whose usage the provider leaves
+//! out is counted by an estimate (`model::usage`). A turn that crosses the budget is told so,
+//! once, in its next request (the wrap-up), and ends after that request's response whatever
+//! it asks for (`turn.rs`); no further goal turn starts. Counting goes on to the turn's end, so
+//! the goal's total includes the wrap-up.
 
 use std::time::{Duration, Instant};
 
@@ -12,8 +18,8 @@ use crate::model::HistoryItem;
 use crate::store::LogLine;
 
 /// The turn running now: its id, and how far the goal has counted it. A goal counts a turn
-/// after each round of tool calls, so a turn that crosses the budget learns of it while it
-/// runs, and once more at its end.
+/// between two of its requests, so a turn that crosses the budget learns of it while it runs,
+/// and once more at its end.
 #[derive(Debug)]
 pub(crate) struct RunningTurn {
     pub(crate) id: String,
@@ -21,15 +27,24 @@ pub(crate) struct RunningTurn {
     counted_until: Instant,
     /// The provider said the account is out of quota: the goal stops as usage-limited.
     pub(crate) quota_exhausted: bool,
+    /// The turn works toward the goal: the goal was active when the turn started or when the
+    /// turn was last counted. Its tokens then go to the goal until the turn ends, whatever
+    /// the goal's status became meanwhile (its budget reached, `update_goal`, a pause), so the
+    /// goal's total is what its turns cost.
+    for_goal: bool,
+    /// The turn was told that the goal's budget is used: the request after that is its last.
+    wrap_up: bool,
 }
 
 impl RunningTurn {
-    pub(crate) fn new(id: String, total_tokens: u64) -> Self {
+    pub(crate) fn new(id: String, total_tokens: u64, goal: Option<&Goal>) -> Self {
         RunningTurn {
             id,
             tokens_counted: total_tokens,
             counted_until: Instant::now(),
             quota_exhausted: false,
+            for_goal: goal.is_some_and(|g| g.status == GoalStatus::Active),
+            wrap_up: false,
         }
     }
 }
@@ -162,52 +177,65 @@ impl Session {
         }
     }
 
-    /// The running turn's tokens and time since they were last counted go to an active goal;
-    /// at its budget the goal stops. True when this count is what stopped it.
-    pub(super) fn count_goal_progress(&mut self) -> bool {
+    /// The running turn's tokens and time since they were last counted go to the goal it
+    /// works toward (see [`RunningTurn::for_goal`]); at its budget an active goal stops.
+    pub(super) fn count_goal_progress(&mut self) {
         let total = self.total_usage.total_tokens();
         let Some(turn) = self.running_turn.as_mut() else {
-            return false;
+            return;
         };
         let tokens = total.saturating_sub(turn.tokens_counted);
         let seconds = turn.counted_until.elapsed().as_secs();
         turn.tokens_counted = total;
         turn.counted_until += Duration::from_secs(seconds);
-        let turn_id = turn.id.clone();
-        let Some(goal) = self
-            .goal
-            .as_mut()
-            .filter(|g| g.status == GoalStatus::Active)
-        else {
-            return false;
+        let Some(goal) = self.goal.as_mut() else {
+            return;
         };
-        if tokens == 0 && seconds == 0 {
-            return false;
+        turn.for_goal |= goal.status == GoalStatus::Active;
+        if !turn.for_goal || (tokens == 0 && seconds == 0) {
+            return;
         }
+        let turn_id = turn.id.clone();
         goal.tokens_used += tokens;
         goal.time_used_seconds += seconds;
-        let reached = goal.over_budget();
-        if reached {
+        if goal.status == GoalStatus::Active && goal.over_budget() {
             goal.status = GoalStatus::BudgetLimited;
         }
         goal.updated_at = now();
         self.goal_changed(Some(&turn_id));
-        reached
     }
 
-    /// Counts the running turn's progress between two requests; when that reaches the budget,
-    /// the turn's next request asks the model to wrap up (once: the goal is no longer active).
+    /// Counts the running turn's progress between two requests. When the goal it works
+    /// toward is budget-limited (this count reached the budget, or the user lowered it), the
+    /// turn is told once to wrap up: the next request is its last.
     pub(super) fn count_goal_progress_mid_turn(&mut self) {
-        if self.count_goal_progress()
-            && let Some(goal) = &self.goal
-        {
-            let text = budget_reached(goal);
-            self.push_history(HistoryItem::User {
-                text,
-                images: vec![],
-                synthetic: true,
-            });
-        }
+        self.count_goal_progress();
+        let Some(turn) = self
+            .running_turn
+            .as_mut()
+            .filter(|t| t.for_goal && !t.wrap_up)
+        else {
+            return;
+        };
+        let Some(goal) = self
+            .goal
+            .as_ref()
+            .filter(|g| g.status == GoalStatus::BudgetLimited)
+        else {
+            return;
+        };
+        turn.wrap_up = true;
+        let text = budget_reached(goal);
+        self.push_history(HistoryItem::User {
+            text,
+            images: vec![],
+            synthetic: true,
+        });
+    }
+
+    /// The running turn was told to wrap up: the request it makes now is its last.
+    pub(super) fn goal_wrap_up_asked(&self) -> bool {
+        self.running_turn.as_ref().is_some_and(|t| t.wrap_up)
     }
 
     /// The running turn did not complete: an active goal pauses, so it waits for the user
@@ -263,3 +291,7 @@ impl Budget for Goal {
         self.token_budget.is_some_and(|b| self.tokens_used >= b)
     }
 }
+
+#[cfg(test)]
+#[path = "goal_tests.rs"]
+mod tests;

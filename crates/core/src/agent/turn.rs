@@ -25,6 +25,10 @@ use crate::tools::{CallDescription, ToolContext, ToolOutcome};
 /// A tool call whose arguments were checked: `Err` holds the model's error text.
 type CheckedCall = (ToolCall, Result<(), String>);
 
+/// The result of a call made in the response to the wrap-up request, which ends the turn.
+const NOT_RUN_AFTER_WRAP_UP: &str = "Not run: the thread's goal has used its token budget and \
+     this turn ended with its wrap-up. No further tool calls run in it.";
+
 /// What the turn does after a response.
 enum Next {
     /// Run these calls, then ask the model again.
@@ -63,6 +67,7 @@ impl Session {
         self.running_turn = Some(RunningTurn::new(
             turn_id.clone(),
             self.total_usage.total_tokens(),
+            self.goal.as_ref(),
         ));
         let reason = match kind {
             TurnKind::User(_) | TurnKind::Goal(_) => {
@@ -250,18 +255,28 @@ impl Session {
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
         let mut corrections = 0;
-        for _ in 0..self.config.max_turn_requests {
+        for n in 0..self.config.max_turn_requests {
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
+            }
+            // Between two requests, whatever came between them (tool calls, a correction,
+            // steered input): the goal counts the turn so far and may ask it to wrap up.
+            if n > 0 {
+                self.count_goal_progress_mid_turn();
             }
             self.take_steer();
             super::task::apply_goal_ops(self);
             self.compact_if_needed(cancel).await;
+            let wrap_up = self.goal_wrap_up_asked();
             let resp = match self.request(cancel).await {
                 Ok(r) => r,
                 Err(reason) => return reason,
             };
-            let calls = match self.record_response(resp) {
+            let next = self.record_response(resp);
+            if wrap_up {
+                return self.end_after_wrap_up(next);
+            }
+            let calls = match next {
                 Next::Run(calls) => calls,
                 // Input steered in while the model answered gets its own request in this turn.
                 Next::End(TurnEndReason::Completed) if self.steer_pending() => continue,
@@ -283,10 +298,30 @@ impl Session {
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
             }
-            self.count_goal_progress_mid_turn();
             self.checkpoint_after_tools();
         }
         TurnEndReason::MaxTurnRequests
+    }
+
+    /// The wrap-up request (the goal's budget is used) was answered: the turn ends here,
+    /// whatever the response asks for. Calls it makes are not run; each gets a result saying
+    /// so, as a cancelled turn answers the calls it did not reach, so that every call in
+    /// history has its result on every wire. Steered input waits for a turn of its own.
+    fn end_after_wrap_up(&mut self, next: Next) -> TurnEndReason {
+        match next {
+            Next::Run(calls) => {
+                for (call, _) in calls {
+                    self.push_history(HistoryItem::ToolResult {
+                        call_id: call.id,
+                        output: NOT_RUN_AFTER_WRAP_UP.into(),
+                        is_error: true,
+                    });
+                }
+                TurnEndReason::Completed
+            }
+            Next::End(reason) => reason,
+            Next::Again { .. } => TurnEndReason::Completed,
+        }
     }
 
     /// One model request, streamed to the front end as deltas: each message of the response

@@ -143,6 +143,9 @@ impl ModelClient {
     /// thus costs at most `(request_max_retries + 1) × stream_idle_timeout_ms` plus the
     /// back-off between attempts. While nothing visible arrives, `on_wait` hears about it
     /// after [`WAIT_NOTICE_AFTER`] and then every [`WAIT_NOTICE_EVERY`].
+    ///
+    /// The response always has a usage: what the provider left out is estimated from the
+    /// body's bytes and the response's content (see [`super::usage`]).
     pub(crate) async fn stream(
         &self,
         req: &ModelRequest<'_>,
@@ -151,7 +154,9 @@ impl ModelClient {
         on_wait: WaitNotice<'_>,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
-        let body = self.request_body(req);
+        // Serialized once: every attempt sends these bytes, and their length is the request's
+        // size when the provider reports no usage.
+        let body = bytes::Bytes::from(self.request_body(req).to_string());
         let limits = OutputLimits::new(&self.provider.id, req.max_output_tokens);
         let now = Instant::now();
         let mut watch = Watch {
@@ -206,7 +211,7 @@ impl ModelClient {
     /// One try: send, wait for the headers, read the stream to its end.
     async fn attempt(
         &self,
-        body: &serde_json::Value,
+        body: &bytes::Bytes,
         limits: &OutputLimits,
         on_delta: DeltaSink<'_>,
         watch: &mut Watch<'_>,
@@ -224,8 +229,10 @@ impl ModelClient {
         if !resp.status().is_success() {
             return Err(self.http_error(resp, bounds.idle).await);
         }
-        self.read_stream(resp, bounds, limits, on_delta, watch, cancel)
-            .await
+        let acc = Accumulator::new(&self.provider, limits.clone());
+        self.read_stream(resp, bounds, acc, on_delta, watch, cancel)
+            .await?
+            .finish(on_delta, body.len() as u64)
     }
 
     /// The process-wide HTTP client (see [`shared_http`]), set up on first use.
@@ -244,7 +251,7 @@ impl ModelClient {
     fn build_request(
         &self,
         url: &str,
-        body: &serde_json::Value,
+        body: &bytes::Bytes,
     ) -> Result<reqwest::RequestBuilder, ModelError> {
         let mut rb = self
             .http(url)?
@@ -252,7 +259,7 @@ impl ModelClient {
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
             .header("originator", &self.originator)
-            .json(body);
+            .body(body.clone());
         if !self.provider.query_params.is_empty() {
             rb = rb.query(&self.provider.query_params);
         }
@@ -297,19 +304,18 @@ impl ModelClient {
         }
     }
 
-    /// Reads the SSE body to its end, each read within the idle timeout, and accumulates it
-    /// within `limits`.
+    /// Reads the SSE body to its end, each read within the idle timeout, into `acc` (within
+    /// its limits).
     async fn read_stream(
         &self,
         resp: reqwest::Response,
         bounds: Bounds,
-        limits: &OutputLimits,
+        mut acc: Accumulator,
         on_delta: DeltaSink<'_>,
         watch: &mut Watch<'_>,
         cancel: &CancellationToken,
-    ) -> Result<ModelResponse, ModelError> {
+    ) -> Result<Accumulator, ModelError> {
         let mut bytes = resp.bytes_stream();
-        let mut acc = Accumulator::new(&self.provider, limits.clone());
         let mut idle_end = Instant::now() + bounds.idle;
         loop {
             let next = tokio::select! {
@@ -348,7 +354,7 @@ impl ModelClient {
                 }
             }
         }
-        acc.finish(on_delta)
+        Ok(acc)
     }
 
     fn timeout(&self, what: &str) -> ModelError {
@@ -474,11 +480,24 @@ impl Accumulator {
         self.wire.partial_state()
     }
 
-    pub(super) fn finish(mut self, on_delta: DeltaSink<'_>) -> Result<ModelResponse, ModelError> {
+    /// The whole response, its usage completed (see [`super::usage`]) for a request body of
+    /// `request_bytes`.
+    pub(super) fn finish(
+        mut self,
+        on_delta: DeltaSink<'_>,
+        request_bytes: u64,
+    ) -> Result<ModelResponse, ModelError> {
         if let Some(ev) = self.decoder.finish() {
             self.event(&ev, on_delta)?;
         }
-        self.wire.finish()
+        let content_bytes = self.wire.output_bytes();
+        let mut resp = self.wire.finish()?;
+        resp.usage = Some(super::usage::with_estimates(
+            resp.usage,
+            request_bytes,
+            content_bytes,
+        ));
+        Ok(resp)
     }
 }
 

@@ -13,6 +13,7 @@ mod redact;
 pub mod responses;
 pub mod sse;
 pub(crate) mod types;
+mod usage;
 mod wire;
 
 pub(crate) use client::ModelClient;
