@@ -899,6 +899,135 @@ fn questions_are_an_inline_picker_and_the_picks_reach_the_model() {
     t.keys(&["C-c"]);
 }
 
+/// A mock serving `replies` and the terminal session (started with `args`) in a tmux window
+/// of 120 columns and `rows` rows, at its composer; None where tmux is missing.
+fn session_in_rows(
+    repo: &TestRepo,
+    replies: Value,
+    rows: u16,
+    args: &str,
+) -> Option<(MockServer, Tmux)> {
+    let script = Script::from_json(&json!({ "replies": replies }).to_string()).expect("script");
+    let mock = MockServer::start_blocking(script).expect("mock");
+    mock_config(repo, &mock);
+    let t = Tmux::start(repo, &[])?;
+    t.tmux(&[
+        "resize-window",
+        "-t",
+        "t",
+        "-x",
+        "120",
+        "-y",
+        &rows.to_string(),
+    ]);
+    t.line(&format!("clear; {} {args}", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    Some((mock, t))
+}
+
+/// Issue 34: a command of sixty newlines, then `rm -rf`, filled the approval prompt with
+/// empty rows: the `rm -rf`, the reason and the keys never reached the screen. Now the empty
+/// lines fold into one row, and the dangerous line, the reason and the keys are shown, on a
+/// screen of 40 rows and on one of 10; `n` refuses the command.
+#[test]
+fn a_dangerous_command_after_sixty_blank_lines_shows_its_rm_its_reason_and_the_keys() {
+    for rows in [40, 10] {
+        let repo = TestRepo::new();
+        let victim = tempfile::Builder::new()
+            .prefix("x-something")
+            .tempdir()
+            .expect("tempdir");
+        std::fs::write(victim.path().join("keep.txt"), "keep\n").expect("keep.txt");
+        let rm = format!("rm -rf {}", victim.path().display());
+        let command = format!("{}{rm}", "\n".repeat(60));
+        let replies = json!([
+            tool("c1", "shell", json!({ "command": command })),
+            text("Left it alone."),
+        ]);
+        let Some((mock, t)) = session_in_rows(&repo, replies, rows, "") else {
+            return;
+        };
+        t.line("clean up");
+        let s = t.wait_for(
+            "the rm, its reason and the keys",
+            Duration::from_secs(10),
+            |s| {
+                s.contains(&format!("> {rm}"))
+                    && s.contains("dangerous: recursive delete outside the workspace")
+                    && s.contains("y yes")
+                    && s.contains("n no")
+                    && s.contains("Esc cancel the turn")
+            },
+        );
+        assert!(s.contains("$ … 60 empty lines …"), "{rows} rows:\n{s}");
+        t.keys(&["n"]);
+        t.wait_for("the answer", Duration::from_secs(10), |s| {
+            s.contains("Left it alone.")
+        });
+        assert!(
+            victim.path().join("keep.txt").exists(),
+            "it ran though it was refused"
+        );
+        let result = tool_result(&mock.model_requests()[1].body, "c1");
+        assert!(
+            result.contains("The user rejected this tool call"),
+            "{result}"
+        );
+        t.keys(&["C-c"]);
+        t.keys(&["C-c"]);
+    }
+}
+
+/// Issue 34: a question of 500 options on a screen of 24 rows: after 30 presses of Down the
+/// highlighted option had scrolled off, and Enter chose option 31 blind. Now the list
+/// scrolls with the highlight, under the question and above the keys, and Enter sends the
+/// option shown.
+#[test]
+fn a_question_of_500_options_scrolls_with_the_highlight_and_answers_the_one_shown() {
+    let repo = TestRepo::new();
+    let options: Vec<Value> = (1..=500)
+        .map(|i| json!({ "label": format!("Option {i}") }))
+        .collect();
+    let question = json!({"id": "pick", "header": "Pick", "question": "Which option do you want?", "options": options});
+    let replies = json!([
+        tool(
+            "q1",
+            "request_user_input",
+            json!({ "questions": [question] })
+        ),
+        text("Option 31 it is."),
+    ]);
+    let Some((mock, t)) = session_in_rows(&repo, replies, 24, "-c harness=\\\"native\\\"") else {
+        return;
+    };
+    t.line("pick one");
+    t.wait_for("the question", Duration::from_secs(10), |s| {
+        s.contains("Pick: Which option do you want?") && s.contains("› 1. Option 1")
+    });
+    t.keys(&["Down"; 30]);
+    let s = t.wait_for("option 31 highlighted", Duration::from_secs(10), |s| {
+        s.contains("› 31. Option 31")
+    });
+    assert!(s.contains("Pick: Which option do you want?"), "{s}");
+    assert!(
+        s.contains("↑↓ move") && s.contains("Enter choose") && s.contains("Esc cancel the turn"),
+        "{s}"
+    );
+    assert!(s.contains("more options"), "{s}");
+    t.keys(&["Enter"]);
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Option 31 it is.")
+    });
+    assert_eq!(
+        tool_result(&mock.model_requests()[1].body, "q1"),
+        r#"{"answers":{"pick":{"answers":["Option 31"]}}}"#
+    );
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}
+
 #[test]
 fn a_subagent_is_a_nested_cell_with_live_status_and_a_summary() {
     let repo = TestRepo::new();

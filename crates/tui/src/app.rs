@@ -2,9 +2,7 @@
 //! no I/O: it turns events into transcript cells and keys into [`Action`]s, which the event
 //! loop (`mod.rs`) carries out.
 
-use interpreter_protocol::{
-    ApprovalPolicy, ApprovalRequest, Event, Op, TranscriptItem, TurnEndReason,
-};
+use interpreter_protocol::{ApprovalPolicy, Event, Op, TranscriptItem, TurnEndReason};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -64,7 +62,7 @@ pub(crate) struct App {
     /// Tool calls running now, in the order they began.
     pub running: Vec<ToolCell>,
     running_since: Vec<(String, Instant)>,
-    pub approvals: VecDeque<ApprovalRequest>,
+    pub approvals: VecDeque<super::approval::Prompt>,
     /// Questions the agent asks, answered one request at a time.
     pub questions: VecDeque<super::question::Form>,
     pub composer: Composer,
@@ -216,7 +214,9 @@ impl App {
             }
             Event::ToolCallOutputDelta { call_id, chunk } => self.output_delta(&call_id, &chunk),
             Event::ToolCallEnd(end) => self.tool_end(end),
-            Event::ApprovalRequested(req) => self.approvals.push_back(req),
+            Event::ApprovalRequested(req) => {
+                self.approvals.push_back(super::approval::Prompt::new(req))
+            }
             Event::QuestionAsked(req) => self.questions.push_back(super::question::Form::new(req)),
             Event::PlanUpdated(plan) => {
                 self.finish_output();
@@ -462,7 +462,7 @@ impl App {
     }
 
     fn tool_end(&mut self, end: interpreter_protocol::ToolCallEnd) {
-        self.approvals.retain(|a| a.call_id != end.call_id);
+        self.approvals.retain(|a| a.req.call_id != end.call_id);
         self.questions.retain(|q| q.req.call_id != end.call_id);
         for v in self.running.iter_mut().filter_map(|c| c.subagent.as_mut()) {
             if let Some(call) = v.calls.iter_mut().find(|c| c.0 == end.call_id) {

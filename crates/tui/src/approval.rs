@@ -1,13 +1,18 @@
 //! The inline approval prompt: what the call wants to do (the command, or the diff of an
-//! edit), why the policy asks, and the keys that answer it.
+//! edit), why the policy asks, and the keys that answer it, in the rows the screen has.
 
 use interpreter_protocol::{ApprovalDecision, ApprovalRequest, ToolKind};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
 
+use std::cell::RefCell;
+use std::ops::Range;
+
 use super::cells::{Ctx, clean, diff_lines};
-use super::wrap::Wrapped;
-use interpreter_core::face::terminal_text::{escape_invisible, escape_one_line};
+use super::fit::{Fit, head_rows};
+use super::fold::CommandText;
+use super::wrap::{Wrapped, wrap_all};
+use interpreter_core::face::terminal_text::escape_one_line;
 
 /// Diff lines an approval prompt shows; the whole diff follows in the call's cell.
 const PROMPT_DIFF_LINES: usize = 16;
@@ -47,75 +52,153 @@ pub(crate) fn always_label(key: &str) -> String {
     format!("always for `{}`", clean(&escape_one_line(shown)))
 }
 
-/// The prompt's lines.
-pub(crate) fn lines(ctx: &Ctx<'_>, req: &ApprovalRequest) -> Vec<Wrapped> {
-    let t = ctx.theme;
-    let question = match req.kind {
-        ToolKind::Execute => "Run this command?",
-        ToolKind::Edit | ToolKind::Delete | ToolKind::Move => "Make this change?",
-        _ => "Allow this tool call?",
-    };
-    let mut out = vec![Wrapped::indented(
-        Line::from(vec![
-            Span::styled("? ", t.warn()),
-            Span::styled(question, t.header()),
-        ]),
-        2,
-    )];
-    match &req.command {
-        // Every line of the command, escaped: `echo ok` and `rm -rf …` on two lines must not
-        // read as one, nor U+202E reverse what follows it.
-        Some(cmd) => {
-            let shown = escape_invisible(cmd);
-            for (i, line) in shown.trim_end_matches('\n').split('\n').enumerate() {
-                let prompt = if i == 0 { "  $ " } else { "  > " };
-                out.push(Wrapped {
-                    line: Line::from(vec![
-                        Span::styled(prompt, t.dim()),
-                        Span::styled(clean(line), t.code()),
-                    ]),
-                    indent: vec![Span::raw("    ")],
-                    hard: true,
-                });
-            }
+/// An approval request being asked, with what its layout needs kept.
+pub(crate) struct Prompt {
+    pub req: ApprovalRequest,
+    /// The parts of the command the danger is about (byte ranges of it).
+    danger: Vec<Range<usize>>,
+    /// The last rows drawn, for (width, budget): a command may be megabytes.
+    drawn: RefCell<Option<(u16, usize, Vec<Line<'static>>)>>,
+}
+
+impl Prompt {
+    pub(crate) fn new(req: ApprovalRequest) -> Prompt {
+        let danger = match (&req.command, req.dangerous) {
+            (Some(cmd), true) => super::danger::locate(cmd, &req.reason),
+            _ => Vec::new(),
+        };
+        Prompt {
+            req,
+            danger,
+            drawn: RefCell::new(None),
         }
-        None => out.push(Wrapped::indented(
-            Line::from(vec![
-                Span::raw("  "),
-                Span::styled(clean(&escape_one_line(&req.title)), t.text()),
-            ]),
-            2,
-        )),
     }
-    let mut diff: Vec<Wrapped> = req
-        .changes
-        .iter()
-        .flat_map(|c| diff_lines(ctx, c))
-        .collect();
-    if diff.len() > PROMPT_DIFF_LINES {
-        let more = diff.len() - PROMPT_DIFF_LINES;
-        diff.truncate(PROMPT_DIFF_LINES);
-        diff.push(Wrapped::indented(
-            Line::from(Span::styled(format!("    … {more} more lines"), t.dim())),
-            4,
-        ));
+
+    /// The prompt in at most `budget` rows (at least one) at `width`. The keys that answer
+    /// it come first, then the reason, then the part of the command the danger is about,
+    /// then the question; the command's other lines get what is left, folded
+    /// ([`super::fold`]), and whatever does not fit says how much of it was left out.
+    pub(crate) fn rows(&self, ctx: &Ctx<'_>, width: u16, budget: usize) -> Vec<Line<'static>> {
+        let budget = budget.max(1);
+        if let Some((w, b, rows)) = self.drawn.borrow().as_ref()
+            && (*w, *b) == (width, budget)
+        {
+            return rows.clone();
+        }
+        let rows = self.layout(ctx, width, budget);
+        *self.drawn.borrow_mut() = Some((width, budget, rows.clone()));
+        rows
     }
-    out.extend(diff);
-    let reason = clean(&escape_one_line(req.reason.trim()));
-    if req.dangerous {
-        out.push(Wrapped::indented(
-            Line::from(vec![
+
+    fn layout(&self, ctx: &Ctx<'_>, width: u16, budget: usize) -> Vec<Line<'static>> {
+        let t = ctx.theme;
+        let req = &self.req;
+        let question = match req.kind {
+            ToolKind::Execute => "Run this command?",
+            ToolKind::Edit | ToolKind::Delete | ToolKind::Move => "Make this change?",
+            _ => "Allow this tool call?",
+        };
+        let mut keys = wrap_all(&[keys_line(ctx, req)], width);
+        keys.truncate(budget);
+        let rest = budget - keys.len();
+        // The command (or the change) gets a row at least; the reason up to half the rest.
+        let body_min = usize::from(rest > 0);
+        let reason_rows = self
+            .reason(ctx, question)
+            .map(|[label, reason]| {
+                let cap = (rest.saturating_sub(1) / 2).max(1).min(rest - body_min);
+                let fit = Fit {
+                    prefix: std::slice::from_ref(&label),
+                    body: std::slice::from_ref(&reason),
+                    indent: 2,
+                    hard: false,
+                    marker: t.dim(),
+                };
+                if cap == 0 {
+                    Vec::new()
+                } else {
+                    fit.fit(width, cap, None)
+                }
+            })
+            .unwrap_or_default();
+        let mut header = wrap_all(
+            &[Wrapped::indented(
+                Line::from(vec![
+                    Span::styled("? ", t.warn()),
+                    Span::styled(question, t.header()),
+                ]),
+                2,
+            )],
+            width,
+        );
+        header.truncate(rest - body_min - reason_rows.len());
+        let body = rest - reason_rows.len() - header.len();
+        let mut out = header;
+        if body > 0 {
+            out.extend(self.body(ctx, width, body));
+        }
+        out.extend(reason_rows);
+        out.extend(keys);
+        out
+    }
+
+    /// The reason line (its label, then the reason), or None when it would only repeat the
+    /// question.
+    fn reason(&self, ctx: &Ctx<'_>, question: &str) -> Option<[Span<'static>; 2]> {
+        let t = ctx.theme;
+        let reason = clean(&escape_one_line(self.req.reason.trim()));
+        if self.req.dangerous {
+            return Some([
                 Span::styled("  dangerous: ", t.warn()),
                 Span::styled(reason, t.text()),
-            ]),
-            2,
-        ));
-    } else if !reason.is_empty() && !reason.eq_ignore_ascii_case(question) {
-        out.push(Wrapped::indented(
-            Line::from(Span::styled(format!("  {reason}"), t.dim())),
-            2,
-        ));
+            ]);
+        }
+        (!reason.is_empty() && !reason.eq_ignore_ascii_case(question))
+            .then(|| [Span::styled("  ", t.dim()), Span::styled(reason, t.dim())])
     }
+
+    /// What the call does, in `budget` rows: the command, or the title and the diff.
+    fn body(&self, ctx: &Ctx<'_>, width: u16, budget: usize) -> Vec<Line<'static>> {
+        let t = ctx.theme;
+        if let Some(cmd) = &self.req.command {
+            return CommandText::new(t, cmd, &self.danger).rows(t, width, budget);
+        }
+        let prefix = [Span::raw("  ")];
+        let title = [Span::styled(
+            clean(&escape_one_line(&self.req.title)),
+            t.text(),
+        )];
+        let mut out = Fit {
+            prefix: &prefix,
+            body: &title,
+            indent: 2,
+            hard: false,
+            marker: t.dim(),
+        }
+        .fit(width, (budget / 3).max(1), None);
+        let mut diff: Vec<Wrapped> = self
+            .req
+            .changes
+            .iter()
+            .flat_map(|c| diff_lines(ctx, c))
+            .collect();
+        if diff.len() > PROMPT_DIFF_LINES {
+            let more = diff.len() - PROMPT_DIFF_LINES;
+            diff.truncate(PROMPT_DIFF_LINES);
+            diff.push(Wrapped::indented(
+                Line::from(Span::styled(format!("    … {more} more lines"), t.dim())),
+                4,
+            ));
+        }
+        let room = budget.saturating_sub(out.len());
+        out.extend(head_rows(wrap_all(&diff, width), room, "rows", t.dim()));
+        out
+    }
+}
+
+/// The keys that answer `req`.
+fn keys_line(ctx: &Ctx<'_>, req: &ApprovalRequest) -> Wrapped {
+    let t = ctx.theme;
     let key = |k: &str| Span::styled(k.to_string(), t.key());
     let dim = |s: &str| Span::styled(s.to_string(), t.dim());
     let mut keys = vec![Span::raw("  "), key("y"), dim(" yes  ")];
@@ -125,8 +208,7 @@ pub(crate) fn lines(ctx: &Ctx<'_>, req: &ApprovalRequest) -> Vec<Wrapped> {
         keys.extend([key("a"), dim(&format!(" {always}  "))]);
     }
     keys.extend([key("n"), dim(" no  "), key("Esc"), dim(" cancel the turn")]);
-    out.push(Wrapped::indented(Line::from(keys), 2));
-    out
+    Wrapped::indented(Line::from(keys), 2)
 }
 
 #[cfg(test)]
@@ -154,15 +236,27 @@ mod tests {
     }
 
     fn shown(req: &ApprovalRequest) -> Vec<String> {
+        drawn(req, 80, 100)
+    }
+
+    /// The prompt for `req` at `width` in `rows`, as text.
+    fn drawn(req: &ApprovalRequest, width: u16, rows: usize) -> Vec<String> {
         let theme = Theme::new(false);
         let ctx = Ctx {
             theme: &theme,
             cwd: Path::new("/w"),
         };
-        lines(&ctx, req)
+        let out: Vec<String> = Prompt::new(req.clone())
+            .rows(&ctx, width, rows)
             .into_iter()
-            .map(|w| w.line.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert!(
+            out.len() <= rows.max(1),
+            "{} rows in {rows}: {out:#?}",
+            out.len()
+        );
+        out
     }
 
     /// Issue 22, item 11: `echo ok` and `rm -rf …` read as `echo okrm -rf …`, U+202E reversed

@@ -336,14 +336,18 @@ pub(super) fn guarded_paint<B: Backend>(
     screen.recover().map_err(|e| e.to_string())
 }
 
-/// One frame: new history, then the viewport as of `now`.
+/// One frame: new history, then the viewport as of `now`. A viewport about to shrink (a
+/// prompt answered) does so first: history written above a viewport keeps room for its
+/// height, and room kept for a prompt as tall as the screen would scroll the new history
+/// straight into the scrollback.
 pub(super) fn paint<B: Backend>(
     app: &mut App,
     screen: &mut Screen<B>,
     now: Instant,
 ) -> Result<(), String> {
-    flush_history(app, screen)?;
     let frame = render::frame(app, screen.width(), screen.max_rows(), now);
+    screen.shrink(frame.rows.len()).map_err(|e| e.to_string())?;
+    flush_history(app, screen)?;
     screen
         .draw(&frame.rows, frame.cursor)
         .map_err(|e| e.to_string())

@@ -39,8 +39,8 @@ impl App {
             self.rewind_key(key);
             return;
         }
-        if let Some(req) = self.approvals.front() {
-            if let Some(d) = super::approval::decision_for(&key, req) {
+        if let Some(p) = self.approvals.front() {
+            if let Some(d) = super::approval::decision_for(&key, &p.req) {
                 self.answer_approval(d);
             }
             return;
@@ -208,7 +208,7 @@ impl App {
         if self.turn.is_some() || !self.approvals.is_empty() || !self.questions.is_empty() {
             for a in std::mem::take(&mut self.approvals) {
                 self.op(Op::Approval {
-                    call_id: a.call_id,
+                    call_id: a.req.call_id,
                     decision: ApprovalDecision::Cancelled,
                 });
             }
@@ -243,7 +243,7 @@ impl App {
     }
 
     fn answer_approval(&mut self, decision: ApprovalDecision) {
-        let Some(req) = self.approvals.pop_front() else {
+        let Some(super::approval::Prompt { req, .. }) = self.approvals.pop_front() else {
             return;
         };
         if decision == ApprovalDecision::AllowAlways && !req.remember_key.trim().is_empty() {

@@ -7,7 +7,8 @@
 //! Split by responsibility: [`app`] keeps the state from events, [`keys`] maps keys to
 //! actions, [`cells`] and [`markdown`] draw the transcript, [`stream`] commits streamed text,
 //! [`composer`], [`popup`], [`approval`] and [`status`] are the parts of the viewport,
-//! [`render`] lays the viewport out, [`screen`] owns the inline viewport and [`terminal`]
+//! [`fit`] cuts a prompt's text to the rows it has, [`fold`] folds an approval's command and
+//! [`danger`] finds the part of it the danger is about, [`render`] lays the viewport out, [`screen`] owns the inline viewport and [`terminal`]
 //! sets the terminal up and restores it.
 #![warn(missing_docs, unreachable_pub)]
 
@@ -15,9 +16,14 @@ mod app;
 mod approval;
 mod cells;
 mod composer;
+mod danger;
+mod fit;
+mod fold;
 mod keys;
 mod markdown;
 mod popup;
+#[cfg(test)]
+mod prompt_tests;
 mod question;
 mod render;
 mod rewind;

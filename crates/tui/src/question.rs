@@ -1,14 +1,18 @@
 //! The inline question picker: one question at a time, its options as a list (↑/↓ or the
 //! digit keys, Space toggles in a multi-select question, Enter confirms), an "Other" row that
-//! takes the user's own words, and Esc, which cancels the question and the turn.
+//! takes the user's own words, and Esc, which cancels the question and the turn. However many
+//! options there are, the list scrolls so the highlighted one is drawn, under the question
+//! and above the keys.
 
 use interpreter_protocol::{QuestionAnswer, QuestionRequest};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::cells::{Ctx, clean};
-use super::wrap::Wrapped;
+use super::fit::{Fit, chars, plural};
+use super::wrap::{Wrapped, wrap_all};
 use interpreter_core::face::terminal_text::escape_one_line;
 
 /// A question request being answered.
@@ -18,6 +22,9 @@ pub(crate) struct Form {
     index: usize,
     /// The highlighted row (an option, or "Other" after them).
     cursor: usize,
+    /// The first option row shown when the picker was last drawn: the list moves only as
+    /// far as the highlighted row needs.
+    scroll: Cell<usize>,
     /// Rows picked in a multi-select question.
     picked: BTreeSet<usize>,
     /// The user's own words, while the "Other" row takes them.
@@ -40,6 +47,7 @@ impl Form {
             req,
             index: 0,
             cursor: 0,
+            scroll: Cell::new(0),
             picked: BTreeSet::new(),
             typing: None,
             answers: BTreeMap::new(),
@@ -47,7 +55,7 @@ impl Form {
     }
 
     /// Rows of the current question: its options, then "Other" where it takes own words.
-    fn rows(&self) -> usize {
+    fn row_count(&self) -> usize {
         let q = &self.req.questions[self.index];
         q.options.len() + usize::from(q.allow_other || q.options.is_empty())
     }
@@ -80,7 +88,7 @@ impl Form {
             }
             return Outcome::Pending;
         }
-        let rows = self.rows();
+        let rows = self.row_count();
         let multi = self.req.questions[self.index].multi_select;
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => self.cursor = (self.cursor + rows - 1) % rows,
@@ -134,6 +142,7 @@ impl Form {
         self.answers.insert(id, answer);
         self.index += 1;
         self.cursor = 0;
+        self.scroll.set(0);
         self.picked.clear();
         self.typing = None;
         if self.index < self.req.questions.len() {
@@ -144,8 +153,38 @@ impl Form {
         })
     }
 
-    /// The picker's lines.
-    pub(crate) fn lines(&self, ctx: &Ctx<'_>) -> Vec<Wrapped> {
+    /// The picker in at most `budget` rows (at least one) at `width`: the highlighted row
+    /// first, then the keys, then the question, then as many of the other options around
+    /// the highlighted one as fit. The list scrolls with the highlight, and rows say how
+    /// many options are above and below it.
+    pub(crate) fn rows(&self, ctx: &Ctx<'_>, width: u16, budget: usize) -> Vec<Line<'static>> {
+        let t = ctx.theme;
+        let budget = budget.max(1);
+        let mut keys = wrap_all(&[self.keys_line(ctx)], width);
+        // A row for the highlighted option, whatever else is cut.
+        keys.truncate(budget - 1);
+        let rest = budget - keys.len();
+        let head = self.head(ctx);
+        let head = Fit {
+            prefix: &head[..1],
+            body: &head[1..],
+            indent: 2,
+            hard: false,
+            marker: t.dim(),
+        };
+        let head_cap = (rest / 3).max(1).min(rest - 1);
+        let head = match head_cap {
+            0 => Vec::new(),
+            cap => head.fit(width, cap, None),
+        };
+        let mut out = head;
+        out.extend(self.list(ctx, width, rest - out.len()));
+        out.extend(keys);
+        out
+    }
+
+    /// The question's line: the sign, then its header, question and place.
+    fn head(&self, ctx: &Ctx<'_>) -> Vec<Span<'static>> {
         let t = ctx.theme;
         let q = &self.req.questions[self.index];
         let shown = |s: &str| clean(&escape_one_line(s));
@@ -160,31 +199,113 @@ impl Form {
                 t.dim(),
             ));
         }
-        let mut out = vec![Wrapped::indented(Line::from(head), 2)];
-        for row in 0..self.rows() {
-            let here = row == self.cursor;
-            let mark = match (q.multi_select, self.picked.contains(&row)) {
-                (true, true) => "[x] ",
-                (true, false) => "[ ] ",
-                _ => "",
-            };
-            let (label, description) = match q.options.get(row) {
-                Some(o) => (shown(&o.label), shown(&o.description)),
-                None => match &self.typing {
-                    Some(text) => (format!("Other: {}▏", clean(text)), String::new()),
-                    None => ("Other (type your own answer)".into(), String::new()),
-                },
-            };
-            let mut spans = vec![
-                Span::styled(if here { "  › " } else { "    " }, t.key()),
-                Span::styled(format!("{}. {mark}", row + 1), t.dim()),
-                Span::styled(label, if here { t.selected() } else { t.text() }),
-            ];
-            if !description.is_empty() {
-                spans.push(Span::styled(format!(" — {description}"), t.dim()));
-            }
-            out.push(Wrapped::indented(Line::from(spans), 7));
+        head
+    }
+
+    /// The options in `room` rows: a window that holds the highlighted one, moved as
+    /// little as it can from where it was, with a row for the options above and below it.
+    fn list(&self, ctx: &Ctx<'_>, width: u16, room: usize) -> Vec<Line<'static>> {
+        let t = ctx.theme;
+        let n = self.row_count();
+        let room = room.max(1);
+        // An option may take a few rows, not all of them.
+        let cap = room.saturating_sub(2).max(1);
+        let mut heights: BTreeMap<usize, Vec<Line<'static>>> = BTreeMap::new();
+        let mut rows_of = |row: usize| -> usize {
+            heights
+                .entry(row)
+                .or_insert_with(|| self.option_rows(ctx, row, width, cap))
+                .len()
+        };
+        let cursor = self.cursor.min(n.saturating_sub(1));
+        let marks = |top: usize, end: usize| usize::from(top > 0) + usize::from(end < n);
+        // Shown: options top..end, their rows counted in `used`.
+        let mut top = cursor;
+        let mut used = rows_of(cursor);
+        let hint = self.scroll.get();
+        while top > hint && used + rows_of(top - 1) + marks(top - 1, cursor + 1) <= room {
+            top -= 1;
+            used += rows_of(top);
         }
+        let mut end = cursor + 1;
+        while end < n && used + rows_of(end) + marks(top, end + 1) <= room {
+            used += rows_of(end);
+            end += 1;
+        }
+        // At the end of the list, the room left goes to the options above.
+        while top > 0 && used + rows_of(top - 1) + marks(top - 1, end) <= room {
+            top -= 1;
+            used += rows_of(top);
+        }
+        self.scroll.set(top);
+        let mut out = Vec::new();
+        let above = top > 0 && used + marks(top, end) <= room;
+        if above {
+            out.push(Line::from(Span::styled(
+                format!("    ↑ {}", plural(top, "more option")),
+                t.dim(),
+            )));
+        }
+        for row in top..end {
+            out.extend(heights.remove(&row).unwrap_or_default());
+        }
+        if end < n && out.len() < room {
+            out.push(Line::from(Span::styled(
+                format!("    ↓ {}", plural(n - end, "more option")),
+                t.dim(),
+            )));
+        }
+        out.truncate(room);
+        out
+    }
+
+    /// The rows of option `row` (or "Other"), at most `cap`.
+    fn option_rows(&self, ctx: &Ctx<'_>, row: usize, width: u16, cap: usize) -> Vec<Line<'static>> {
+        let t = ctx.theme;
+        let q = &self.req.questions[self.index];
+        let shown = |s: &str| clean(&escape_one_line(s));
+        let here = row == self.cursor;
+        let mark = match (q.multi_select, self.picked.contains(&row)) {
+            (true, true) => "[x] ",
+            (true, false) => "[ ] ",
+            _ => "",
+        };
+        let (label, description) = match q.options.get(row) {
+            Some(o) => (shown(&o.label), shown(&o.description)),
+            None => match &self.typing {
+                Some(text) => (format!("Other: {}▏", clean(text)), String::new()),
+                None => ("Other (type your own answer)".into(), String::new()),
+            },
+        };
+        let prefix = [
+            Span::styled(if here { "  › " } else { "    " }, t.key()),
+            Span::styled(format!("{}. {mark}", row + 1), t.dim()),
+        ];
+        let mut body = vec![Span::styled(
+            label,
+            if here { t.selected() } else { t.text() },
+        )];
+        if !description.is_empty() {
+            body.push(Span::styled(format!(" — {description}"), t.dim()));
+        }
+        // What is being typed is at the end of the row: a cut row keeps it.
+        let focus = (here && self.typing.is_some()).then(|| {
+            let end = chars(&body[..1]);
+            end.saturating_sub(1)..end
+        });
+        Fit {
+            prefix: &prefix,
+            body: &body,
+            indent: 7,
+            hard: false,
+            marker: t.dim(),
+        }
+        .fit(width, cap, focus)
+    }
+
+    fn keys_line(&self, ctx: &Ctx<'_>) -> Wrapped {
+        let t = ctx.theme;
+        let q = &self.req.questions[self.index];
         let key = |k: &str| Span::styled(k.to_string(), t.key());
         let dim = |s: &str| Span::styled(s.to_string(), t.dim());
         let mut keys = vec![
@@ -198,8 +319,7 @@ impl Form {
             keys.extend([key("Space"), dim(" toggle  ")]);
         }
         keys.extend([key("Esc"), dim(" cancel the turn")]);
-        out.push(Wrapped::indented(Line::from(keys), 2));
-        out
+        Wrapped::indented(Line::from(keys), 2)
     }
 }
 

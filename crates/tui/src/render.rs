@@ -41,10 +41,14 @@ pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame
     };
     let mut bottom: Vec<Line<'static>> = Vec::new();
     let mut cursor = None;
-    if let Some(req) = app.approvals.front() {
-        bottom.extend(wrap_all(&super::approval::lines(&ctx, req), width));
+    // A prompt has the viewport but for the status line, and lays itself out in it: what it
+    // asks and the keys that answer it are never cut off the bottom.
+    let prompt_rows = usize::from(max_rows).saturating_sub(1).max(1);
+    let prompt = !app.approvals.is_empty() || !app.questions.is_empty();
+    if let Some(p) = app.approvals.front() {
+        bottom.extend(p.rows(&ctx, width, prompt_rows));
     } else if let Some(form) = app.questions.front() {
-        bottom.extend(wrap_all(&form.lines(&ctx), width));
+        bottom.extend(form.rows(&ctx, width, prompt_rows));
     } else if app.picker.is_some() {
         bottom.push(Line::from(Span::styled(
             "Resume a session (Enter opens it, Esc starts a new one)",
@@ -71,7 +75,8 @@ pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame
         cursor = Some((cx, u16::try_from(bottom.len()).unwrap_or(0) + cy));
         bottom.extend(rows);
     }
-    if let Some(p) = app.popup.as_ref() {
+    // The composer's popup waits under a prompt (the keys answer the prompt).
+    if let Some(p) = app.popup.as_ref().filter(|_| !prompt) {
         bottom.extend(p.render(t, width));
     }
     bottom.push(super::status::line(t, app.view.as_ref(), width, &hint(app)));

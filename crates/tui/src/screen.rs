@@ -119,6 +119,18 @@ impl<B: Backend> Screen<B> {
         Ok(())
     }
 
+    /// Makes the viewport `rows` tall if that is shorter: it is cleared, and drawn again by
+    /// the next `draw`.
+    pub(crate) fn shrink(&mut self, rows: usize) -> Result<(), B> {
+        let height = u16::try_from(rows)
+            .unwrap_or(u16::MAX)
+            .clamp(1, self.max_rows());
+        if self.is_empty() || height >= self.area.height {
+            return Ok(());
+        }
+        self.set_height(height)
+    }
+
     /// Writes `lines` above the viewport. The viewport is redrawn by the next `draw`.
     pub(crate) fn insert_history(&mut self, lines: &[Line<'static>]) -> Result<(), B> {
         if lines.is_empty() || self.is_empty() {

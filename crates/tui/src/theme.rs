@@ -65,6 +65,16 @@ impl Theme {
     pub(crate) fn warn(&self) -> Style {
         self.fg(Color::Yellow)
     }
+    /// The part of a command an approval prompt's danger is about: it stands out without
+    /// colour too.
+    pub(crate) fn danger(&self) -> Style {
+        let style = self.fg(Color::Yellow).add_modifier(Modifier::BOLD);
+        if self.color {
+            style
+        } else {
+            style.add_modifier(Modifier::UNDERLINED)
+        }
+    }
     /// Inline code and commands.
     pub(crate) fn code(&self) -> Style {
         self.fg(Color::Cyan)
