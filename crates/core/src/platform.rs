@@ -21,6 +21,34 @@ pub fn create_mode(o: &mut OpenOptions, mode: u32) -> &mut OpenOptions {
     }
 }
 
+/// Opens `path` for reading without blocking (a FIFO or a device opens at once, and is told
+/// by the metadata, which is the open file's own) and, unless `follow`, without following a
+/// link at the last step. Callers read only what the metadata says is a regular file.
+pub(crate) fn open_nonblocking(
+    path: &std::path::Path,
+    follow: bool,
+) -> std::io::Result<(std::fs::File, Metadata)> {
+    let mut o = OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+        o.custom_flags(nofollow | libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    // Windows has no FIFOs in the file system; a link at the last step is checked here.
+    #[cfg(windows)]
+    if !follow && std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::Error::other(format!(
+            "{} is a link",
+            path.display()
+        )));
+    }
+    let file = o.open(path)?;
+    let meta = file.metadata()?;
+    Ok((file, meta))
+}
+
 /// The permission bits of a file (Unix); None where there are none.
 pub(crate) fn mode(meta: &Metadata) -> Option<u32> {
     #[cfg(unix)]

@@ -19,8 +19,8 @@ use interpreter_core::agent::{
 use interpreter_core::config::{Config, Overrides};
 use interpreter_core::face::slash;
 use interpreter_core::face::view::SessionView;
+use interpreter_core::sandbox::git::changes::Snapshot;
 use interpreter_core::sessions::Sessions;
-use interpreter_core::workspace::snapshot::Snapshot;
 
 use human::HumanWriter;
 use jsonl::JsonlWriter;

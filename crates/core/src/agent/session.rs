@@ -203,11 +203,6 @@ impl Session {
                 .with_context(|| format!("opening workspace {}", cwd.display()))?,
         );
         let harness = pick_harness(&config, harness_name, &events)?;
-        let permissions = Permissions {
-            sandbox: config.sandbox_mode,
-            approval: config.approval_policy,
-            ask_commands: false,
-        };
         let mut env = prompt_env(&config, &workspace, &events);
         env.face = face;
         let env = Arc::new(env);
@@ -222,14 +217,16 @@ impl Session {
             )?,
             LogStart::Opened(log) => log,
         };
-        let policy = Arc::new(
-            Policy::new(config.sandbox_mode, config.approval_policy)
-                .with_workspace_write(config.network_access, config.writable_roots.clone()),
-        );
-        for message in crate::sandbox::session_warnings(&policy, &config.home) {
-            events.send(Event::Warning { message });
-        }
+        let policy = session_policy(&config, &events);
         let approvals = Arc::new(Approvals::default());
+        let checkpoint_store = (checkpoints && config.undo_turns > 0).then(|| {
+            Arc::new(crate::checkpoint::Lazy::new(
+                &config.home,
+                &cwd,
+                workspace.roots(),
+                &id,
+            ))
+        });
         Ok(Session {
             system_prompt: harness.system_prompt(&env),
             tools: harness.tools(&env),
@@ -260,7 +257,11 @@ impl Session {
             env,
             output_schema,
             external: None,
-            permissions,
+            permissions: Permissions {
+                sandbox: config.sandbox_mode,
+                approval: config.approval_policy,
+                ask_commands: false,
+            },
             total_usage: TokenUsage::default(),
             context_used: 0,
             title: None,
@@ -272,8 +273,7 @@ impl Session {
             details: Default::default(),
             diff_sent: None,
             plan_saved: None,
-            checkpoints: (checkpoints && config.undo_turns > 0)
-                .then(|| Arc::new(crate::checkpoint::Lazy::new(&config.home, &cwd))),
+            checkpoints: checkpoint_store,
             turns: Vec::new(),
             turn_checkpoint: None,
             config,
@@ -660,4 +660,16 @@ fn open_log(
         harness: harness.to_string(),
         additional_directories: extra_roots.to_vec(),
     })?))
+}
+
+/// The session's sandbox and approval policy, its warnings said.
+fn session_policy(config: &Config, events: &EventSink) -> Arc<Policy> {
+    let policy = Arc::new(
+        Policy::new(config.sandbox_mode, config.approval_policy)
+            .with_workspace_write(config.network_access, config.writable_roots.clone()),
+    );
+    for message in crate::sandbox::session_warnings(&policy, &config.home) {
+        events.send(Event::Warning { message });
+    }
+    policy
 }

@@ -86,8 +86,8 @@ impl Session {
                 if reason == TurnEndReason::Completed {
                     self.diagnostics_at_turn_end(&cancel).await;
                 }
-                let (before, after) = self.end_checkpoint().await;
-                self.mark_turn(&turn_id, history_start, before, after);
+                let ended = self.end_checkpoint().await;
+                self.mark_turn(&turn_id, history_start, ended);
                 reason
             }
             TurnKind::Compact => match self.compact(&cancel).await {

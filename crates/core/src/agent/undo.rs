@@ -5,6 +5,7 @@
 use interpreter_protocol::{Event, Restore, SkippedFile, ToolKind, UndoReport, UndoableTurn};
 
 use super::session::Session;
+use crate::checkpoint::Taken;
 use crate::model::HistoryItem;
 use crate::store::{LogLine, TurnMark};
 
@@ -17,38 +18,90 @@ pub(crate) struct TurnCheckpoint {
     /// subagent): the snapshot after the turn walks the folder. Otherwise it looks again only
     /// at what the workspace wrote.
     walk_after: bool,
+    /// A tool ran: the snapshot before is needed. A turn that only answered stops it.
+    tools_ran: bool,
     /// That walk, started once a round of tool calls ended, beside the next model request:
     /// when the answer calls no more tools it is the turn's after. A tool call drops it.
-    after: Option<tokio::task::JoinHandle<Option<String>>>,
+    after: Option<tokio::task::JoinHandle<Option<Taken>>>,
+}
+
+/// A turn's checkpoints, once it ended.
+pub(super) struct Ended {
+    pub before: Option<Taken>,
+    pub after: Option<Taken>,
+    /// No tool ran: nothing of the turn's to put back.
+    pub quiet: bool,
 }
 
 enum Before {
-    Pending(tokio::task::JoinHandle<Option<String>>),
-    Taken(Option<String>),
+    Pending(tokio::task::JoinHandle<Option<Taken>>),
+    Taken(Option<Taken>),
 }
+
+/// How long the session waits for a snapshot: a little past the snapshot's own deadline, for
+/// a walk stuck in one system call (a hung network mount).
+const SNAPSHOT_WAIT: std::time::Duration =
+    crate::checkpoint::SNAPSHOT_DEADLINE.saturating_add(std::time::Duration::from_secs(5));
 
 impl Session {
     /// A user or goal turn starts: its snapshot before starts beside the model request.
     pub(super) fn begin_checkpoint(&mut self) {
         let _ = self.workspace.take_written();
+        if let Some(cp) = &self.checkpoints {
+            cp.resume();
+        }
         self.turn_checkpoint =
             (self.checkpoints.is_some() && self.parent_id.is_none()).then(|| TurnCheckpoint {
                 before: Before::Pending(tokio::spawn(self.checkpoint())),
                 walk_after: false,
+                tools_ran: false,
                 after: None,
             });
     }
 
     /// The snapshot before the turn, once taken. Tools wait for it: it must hold the folder
     /// as the user left it.
-    pub(super) async fn settle_before(&mut self) -> Option<String> {
-        let tc = self.turn_checkpoint.as_mut()?;
+    pub(super) async fn settle_before(&mut self) -> Option<Taken> {
+        let mut tc = self.turn_checkpoint.take()?;
         if let Before::Pending(handle) = &mut tc.before {
-            tc.before = Before::Taken(handle.await.unwrap_or(None));
+            tc.before = Before::Taken(self.waited(handle).await);
         }
-        match &tc.before {
-            Before::Taken(tree) => tree.clone(),
+        self.turn_checkpoint = Some(tc);
+        match &self.turn_checkpoint.as_ref()?.before {
+            Before::Taken(taken) => taken.clone(),
             Before::Pending(_) => None,
+        }
+    }
+
+    /// Waits for a snapshot, at most [`SNAPSHOT_WAIT`]; past it the turn goes on without one
+    /// (said once). Borrows nothing of the session across the wait.
+    fn waited<'a>(
+        &self,
+        handle: &'a mut tokio::task::JoinHandle<Option<Taken>>,
+    ) -> impl Future<Output = Option<Taken>> + Send + 'a {
+        let cp = self.checkpoints.clone();
+        let events = self.events.clone();
+        async move {
+            match tokio::time::timeout(SNAPSHOT_WAIT, handle).await {
+                Ok(joined) => joined.unwrap_or(None),
+                Err(_) => {
+                    let why = format!(
+                        "the snapshot took longer than {} s",
+                        SNAPSHOT_WAIT.as_secs()
+                    );
+                    tracing::warn!("checkpoint: {why}");
+                    if let Some(cp) = cp
+                        && !cp.warned.swap(true, std::sync::atomic::Ordering::Relaxed)
+                    {
+                        events.send(Event::Warning {
+                            message: format!(
+                                "turns of this session cannot be undone: no checkpoint could be taken ({why})"
+                            ),
+                        });
+                    }
+                    None
+                }
+            }
         }
     }
 
@@ -61,6 +114,7 @@ impl Session {
         let Some(tc) = &mut self.turn_checkpoint else {
             return;
         };
+        tc.tools_ran = true;
         if starts_subagent || !own_writes_only {
             tc.walk_after = true;
         }
@@ -93,43 +147,75 @@ impl Session {
     /// after one is the walk started beside the last model request; after a turn that only
     /// wrote through the workspace it looks again at those files only (none: it is the before
     /// one).
-    pub(super) async fn end_checkpoint(&mut self) -> (Option<String>, Option<String>) {
+    pub(super) async fn end_checkpoint(&mut self) -> Ended {
+        let quiet = self
+            .turn_checkpoint
+            .as_ref()
+            .is_some_and(|tc| !tc.tools_ran);
+        // A turn that ran no tool changed nothing of ours: its snapshot is not waited for.
+        // Stopped, it keeps the files it read for the next turn's.
+        if let Some(tc) = &self.turn_checkpoint
+            && quiet
+            && let Before::Pending(handle) = &tc.before
+            && !handle.is_finished()
+        {
+            if let Some(cp) = &self.checkpoints {
+                cp.stop();
+            }
+            self.turn_checkpoint = None;
+            return Ended {
+                before: None,
+                after: None,
+                quiet,
+            };
+        }
         let before = self.settle_before().await;
-        let (Some(tc), Some(tree)) = (self.turn_checkpoint.take(), before.clone()) else {
-            return (before, None);
+        let (Some(mut tc), Some(taken)) = (self.turn_checkpoint.take(), before.clone()) else {
+            return Ended {
+                before,
+                after: None,
+                quiet,
+            };
         };
         let written = self.workspace.take_written();
-        let after = if let Some(walk) = tc.after {
-            walk.await.unwrap_or(None)
+        let after = if let Some(mut walk) = tc.after.take() {
+            self.waited(&mut walk).await
         } else if tc.walk_after {
-            self.checkpoint().await
+            let mut walk = tokio::spawn(self.checkpoint());
+            self.waited(&mut walk).await
         } else if written.is_empty() {
-            Some(tree)
+            Some(taken)
         } else {
-            self.checkpoint_of(move |cp| cp.snapshot_paths(&written))
-                .await
+            let mut again =
+                tokio::spawn(self.checkpoint_of(move |cp| cp.snapshot_paths(&taken, &written)));
+            self.waited(&mut again).await
         };
-        (before, after)
+        Ended {
+            before,
+            after,
+            quiet,
+        }
     }
 
     /// The folder's checkpoint now, or None (no checkpoints here, or taking one failed:
     /// said as a warning). Borrows nothing of the session across the wait.
-    pub(super) fn checkpoint(&self) -> impl Future<Output = Option<String>> + Send + 'static {
+    pub(super) fn checkpoint(&self) -> impl Future<Output = Option<Taken>> + Send + 'static {
         self.checkpoint_of(|cp| cp.snapshot())
     }
 
     /// A checkpoint taken by `take` on a blocking thread; a failure is said once.
     fn checkpoint_of(
         &self,
-        take: impl FnOnce(&crate::checkpoint::Lazy) -> anyhow::Result<String> + Send + 'static,
-    ) -> impl Future<Output = Option<String>> + Send + 'static {
+        take: impl FnOnce(&crate::checkpoint::Lazy) -> anyhow::Result<Taken> + Send + 'static,
+    ) -> impl Future<Output = Option<Taken>> + Send + 'static {
         let cp = self.checkpoints.clone();
         let events = self.events.clone();
         async move {
             let cp = cp?;
             let taker = cp.clone();
             match tokio::task::spawn_blocking(move || take(&taker)).await {
-                Ok(Ok(tree)) => Some(tree),
+                Ok(Ok(taken)) => Some(taken),
+                Ok(Err(e)) if e.is::<crate::checkpoint::Stopped>() => None,
                 Ok(Err(e)) => {
                     tracing::warn!("checkpoint: {e:#}");
                     if !cp.warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
@@ -147,35 +233,62 @@ impl Session {
     }
 
     /// Records a finished user turn: in the log (before its end, so a resumed session can
-    /// undo it) and among the undoable turns.
-    pub(super) fn mark_turn(
-        &mut self,
-        turn_id: &str,
-        history_start: usize,
-        before: Option<String>,
-        after: Option<String>,
-    ) {
+    /// undo it) and among the undoable turns. The store may forget the rest.
+    pub(super) fn mark_turn(&mut self, turn_id: &str, history_start: usize, ended: Ended) {
         if self.parent_id.is_some() {
             return;
         }
+        let Ended {
+            before,
+            after,
+            quiet,
+        } = ended;
+        let uncovered = match (&before, &after) {
+            (Some(b), Some(a)) => crate::checkpoint::uncovered(b, a),
+            _ => Vec::new(),
+        };
         let mark = TurnMark {
             turn_id: turn_id.to_string(),
             history_start,
-            before,
-            after,
+            before: before.map(|t| t.id),
+            after: after.map(|t| t.id),
+            uncovered,
+            quiet,
         };
         self.log_line(&LogLine::Checkpoint {
             turn_id: mark.turn_id.clone(),
             history_start,
             before: mark.before.clone(),
             after: mark.after.clone(),
+            uncovered: mark.uncovered.clone(),
+            quiet,
         });
         self.turns.push(mark);
         // Older turns can no longer be taken back (`undo_turns`).
         if self.turns.len() > self.config.undo_turns {
             self.turns.remove(0);
         }
+        self.keep_checkpoints();
         self.send_undoable();
+    }
+
+    /// Tells the store which snapshots this session's undoable turns need, off the async
+    /// threads (it may collect what nothing needs any more).
+    fn keep_checkpoints(&self) {
+        let Some(cp) = self.checkpoints.clone() else {
+            return;
+        };
+        let ids: Vec<String> = self
+            .turns
+            .iter()
+            .flat_map(|t| t.before.iter().chain(&t.after))
+            .cloned()
+            .collect();
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = cp.keep(ids) {
+                tracing::warn!("checkpoint store: {e:#}");
+            }
+        });
     }
 
     /// Tells the faces which turns can be taken back now.
@@ -189,7 +302,7 @@ impl Session {
             .map(|m| UndoableTurn {
                 turn_id: m.turn_id.clone(),
                 prompt: self.prompt_of(m),
-                files: m.before.is_some() && m.after.is_some(),
+                files: m.quiet || (m.before.is_some() && m.after.is_some()),
             })
             .collect();
         self.events.send(Event::UndoableTurns { turns });
@@ -260,12 +373,15 @@ impl Session {
             turn_ids: marks.iter().map(|m| m.turn_id.clone()).collect(),
             ..Default::default()
         };
-        if matches!(restore, Restore::Code | Restore::Both) {
+        // Turns that ran no tool changed no file: the files go back to before the first that
+        // did.
+        let loud: Vec<&TurnMark> = marks.iter().filter(|m| !m.quiet).collect();
+        if matches!(restore, Restore::Code | Restore::Both) && !loud.is_empty() {
             let (Some(before), Some(after)) = (
-                marks.first().and_then(|m| m.before.clone()),
-                marks.last().and_then(|m| m.after.clone()),
+                loud.first().and_then(|m| m.before.clone()),
+                loud.last().and_then(|m| m.after.clone()),
             ) else {
-                return Err("those turns have no checkpoint (git was not available when they ran), so their files cannot be put back".into());
+                return Err("those turns have no checkpoint (taking one failed when they ran: the warning then said why), so their files cannot be put back".into());
             };
             let Some(cp) = self.checkpoints.clone() else {
                 return Err("this session keeps no checkpoints".into());
@@ -282,6 +398,18 @@ impl Session {
                 .into_iter()
                 .map(|(path, reason)| SkippedFile { path, reason })
                 .collect();
+            // What the turns changed that no checkpoint could hold: named, never touched.
+            for u in marks.iter().flat_map(|m| &m.uncovered) {
+                let named = report.restored.contains(&u.path)
+                    || report.removed.contains(&u.path)
+                    || report.skipped.iter().any(|k| k.path == u.path);
+                if !named {
+                    report.skipped.push(SkippedFile {
+                        path: u.path.clone(),
+                        reason: u.reason.clone(),
+                    });
+                }
+            }
             // What the agent read may no longer be on disk: it reads again.
             self.workspace.forget_reads();
         }

@@ -15,6 +15,7 @@
 
 pub(crate) mod command;
 mod confinement;
+pub mod git;
 #[cfg(target_os = "linux")]
 mod landlock;
 mod policy;
@@ -26,6 +27,66 @@ mod seatbelt;
 pub(crate) use confinement::Support;
 pub(crate) use confinement::{Confinement, Prepared};
 pub use policy::{Intent, Policy, Verdict, remember_key};
+
+/// `cmd` confined as a read-only, network-off command and in a process group of its own
+/// (killed whole by its caller): for what the agent runs by itself on repository content
+/// (git). Where this machine has no process sandbox it runs as it is; its caller turns off
+/// what could run a program.
+pub(crate) fn confine_own_run(
+    cmd: std::process::Command,
+) -> std::io::Result<std::process::Command> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        static READ_ONLY: std::sync::OnceLock<Option<Prepared>> = std::sync::OnceLock::new();
+        let prepared = READ_ONLY.get_or_init(|| {
+            confinement::Support::detect()
+                .confines_files()
+                .then(|| Prepared::new(&Confinement::read_only()).ok())
+                .flatten()
+        });
+        let mut cmd = cmd;
+        cmd.process_group(0);
+        if let Some(p) = prepared {
+            let hook = p.enter_hook();
+            // SAFETY: the hook makes only async-signal-safe system calls (landlock.rs).
+            unsafe {
+                cmd.pre_exec(hook);
+            }
+        }
+        Ok(cmd)
+    }
+    #[cfg(target_os = "macos")]
+    {
+        use std::os::unix::process::CommandExt;
+        if !confinement::Support::detect().confines_files() {
+            let mut cmd = cmd;
+            cmd.process_group(0);
+            return Ok(cmd);
+        }
+        let prepared = Prepared::new(&Confinement::read_only())?;
+        let argv: Vec<std::ffi::OsString> = std::iter::once(cmd.get_program().to_os_string())
+            .chain(cmd.get_args().map(|a| a.to_os_string()))
+            .collect();
+        let wrapped = prepared.wrap(argv);
+        let mut out = std::process::Command::new(&wrapped[0]);
+        out.args(&wrapped[1..]).process_group(0);
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => out.env(k, v),
+                None => out.env_remove(k),
+            };
+        }
+        if let Some(dir) = cmd.get_current_dir() {
+            out.current_dir(dir);
+        }
+        Ok(out)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        Ok(cmd)
+    }
+}
 
 /// What a new session must tell the user about its protection: a missing or partial process
 /// sandbox, a config file others can read while it holds a key. Each is also logged, once

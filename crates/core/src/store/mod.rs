@@ -67,6 +67,13 @@ pub(crate) enum LogLine {
         before: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         after: Option<String>,
+        /// What the turn changed that undo cannot put back (ignored by git, too large,
+        /// special, git's own files, other roots), with why.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        uncovered: Vec<crate::checkpoint::Uncovered>,
+        /// The turn ran no tool: it changed no file, and has no checkpoints of its own.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        quiet: bool,
     },
     /// These turns were taken back from the conversation: history is cut where the first
     /// began. Their lines stay in the log.
@@ -103,6 +110,10 @@ pub(crate) struct TurnMark {
     /// The workspace's checkpoints before and after the turn.
     pub before: Option<String>,
     pub after: Option<String>,
+    /// What the turn changed that its checkpoints could not hold.
+    pub uncovered: Vec<crate::checkpoint::Uncovered>,
+    /// The turn ran no tool (no checkpoints needed).
+    pub quiet: bool,
 }
 
 /// What a log holds after loading.
@@ -220,11 +231,15 @@ impl SessionStore {
                     history_start,
                     before,
                     after,
+                    uncovered,
+                    quiet,
                 }) => turns.push(TurnMark {
                     turn_id,
                     history_start,
                     before,
                     after,
+                    uncovered,
+                    quiet,
                 }),
                 Ok(LogLine::Undo { turn_ids }) => {
                     if let Some(first) = turns.iter().position(|t| turn_ids.contains(&t.turn_id)) {

@@ -14,7 +14,6 @@ pub mod merge;
 pub mod overlay;
 mod paths;
 pub mod positions;
-pub mod snapshot;
 pub(crate) mod startup;
 pub(crate) mod window;
 /// Pure, so its tests run on every platform; used by confinement on Windows.

@@ -149,24 +149,8 @@ impl StartupReads {
 /// Opens a regular file without following a symlink at the last step or blocking on a FIFO
 /// that replaced it since it was checked.
 fn open_regular(path: &Path) -> Option<std::fs::File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    // Windows has no FIFOs in the file system; a link at the last step is checked below.
-    #[cfg(windows)]
-    if std::fs::symlink_metadata(path)
-        .ok()?
-        .file_type()
-        .is_symlink()
-    {
-        return None;
-    }
-    let file = o.open(path).ok()?;
-    file.metadata().ok()?.is_file().then_some(file)
+    let (file, meta) = crate::platform::open_nonblocking(path, false).ok()?;
+    meta.is_file().then_some(file)
 }
 
 // Links and FIFOs: Unix.

@@ -23,21 +23,31 @@ fn str_arg<'a>(a: &'a Value, k: &str) -> Option<&'a str> {
 }
 
 /// Runs `git` with `words` (quoted for the shell) in the workspace.
+/// What is asked is the git command; what runs has the repository's programs turned off
+/// (fsmonitor, hooks, filters, diff drivers: `sandbox::git::neutral_words`).
 async fn git(ctx: &ToolContext, tool: &str, words: Vec<String>) -> ToolResult {
-    let mut argv = vec!["git".to_string()];
-    argv.extend(words);
-    let command = shlex::try_join(argv.iter().map(String::as_str))
-        .map_err(|e| ToolError::message(format!("{tool} failed: {e}")))?;
+    let join = |argv: &[String]| {
+        shlex::try_join(argv.iter().map(String::as_str))
+            .map_err(|e| ToolError::message(format!("{tool} failed: {e}")))
+    };
+    let asked = join(&[vec!["git".to_string()], words.clone()].concat())?;
+    let dir = ctx.workspace.cwd().to_path_buf();
+    let neutral = tokio::task::spawn_blocking(move || crate::sandbox::git::neutral_words(&dir))
+        .await
+        .unwrap_or_default();
+    let run = join(&[vec!["git".to_string()], neutral, words].concat())?;
+    ctx.authorize(
+        ctx.command_intent(&asked),
+        tool,
+        ToolKind::Read,
+        &asked,
+        vec![],
+    )
+    .await?;
     let r = ctx
-        .authorize_and_run(
-            tool,
-            ToolKind::Read,
-            &command,
-            ctx.workspace.cwd(),
-            GIT_TIMEOUT,
-            &format!("{tool} failed"),
-        )
-        .await?;
+        .run_streamed(&run, ctx.workspace.cwd(), GIT_TIMEOUT)
+        .await
+        .map_err(|e| ToolError::message(format!("{tool} failed: {e}")))?;
     let output = truncate_middle(r.output.trim(), ctx.output_token_limit);
     if r.exit_code != Some(0) {
         return Err(ToolError::message(format!(

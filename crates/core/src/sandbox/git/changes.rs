@@ -7,9 +7,8 @@ use interpreter_protocol::{FileChange, FileChangeKind};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-use super::MAX_READ_BYTES;
+use crate::workspace::MAX_READ_BYTES;
 
 /// A file's text as it was, or why it cannot be diffed.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,15 +112,24 @@ fn read(top: &Path, path: &Path) -> Content {
         why,
         oid: hash_object(top, path),
     };
-    match std::fs::metadata(path) {
-        Err(_) => return Content::Missing,
-        Ok(m) if !m.is_file() => return Content::Missing,
-        Ok(m) if m.len() > MAX_READ_BYTES => return opaque("over 16 MiB"),
-        Ok(_) => {}
-    }
-    let Ok(bytes) = std::fs::read(path) else {
+    // Never blocks on a FIFO or reads a device that is there instead of a file.
+    let Ok((file, meta)) = crate::platform::open_nonblocking(path, true) else {
         return Content::Missing;
     };
+    if !meta.is_file() {
+        return Content::Missing;
+    }
+    if meta.len() > MAX_READ_BYTES {
+        return opaque("over 16 MiB");
+    }
+    let mut bytes = Vec::new();
+    if file
+        .take(MAX_READ_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
+        return Content::Missing;
+    }
     match text_of(bytes) {
         Ok(t) => Content::Text(t),
         Err(why) => opaque(why),
@@ -137,7 +145,12 @@ fn text_of(bytes: Vec<u8>) -> Result<String, &'static str> {
 
 /// git's blob id for a file's content (streamed by git; nothing is written).
 fn hash_object(top: &Path, path: &Path) -> Option<String> {
-    let out = git(top, &["hash-object", "--", &path.to_string_lossy()], None).ok()?;
+    let out = git(
+        top,
+        &["hash-object", "--no-filters", "--", &path.to_string_lossy()],
+        None,
+    )
+    .ok()?;
     Some(String::from_utf8_lossy(&out).trim().to_string())
 }
 
@@ -246,42 +259,11 @@ fn index_texts(top: &Path, paths: &[&PathBuf]) -> io::Result<BTreeMap<PathBuf, C
     Ok(texts)
 }
 
+/// The agent's own git in `dir`: confined, with the repository's programs turned off.
 fn git(dir: &Path, args: &[&str], stdin: Option<Vec<u8>>) -> io::Result<Vec<u8>> {
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "core.quotePath=false"])
-        .args(args)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let writer = match (stdin, child.stdin.take()) {
-        (Some(bytes), Some(mut pipe)) => Some(std::thread::spawn(move || {
-            let _ = pipe.write_all(&bytes);
-        })),
-        _ => None,
-    };
-    let mut out = Vec::new();
-    if let Some(mut s) = child.stdout.take() {
-        s.read_to_end(&mut out)?;
-    }
-    if let Some(w) = writer {
-        let _ = w.join();
-    }
-    let status = child.wait()?;
-    if !status.success() {
-        return Err(io::Error::other(format!(
-            "git {} failed: {status}",
-            args[0]
-        )));
-    }
-    Ok(out)
+    let mut all = vec!["-c", "core.quotePath=false"];
+    all.extend_from_slice(args);
+    super::run(dir, &all, stdin.as_deref())
 }
 
 #[cfg(test)]
@@ -289,7 +271,7 @@ mod tests {
     use super::*;
 
     fn sh(dir: &Path, script: &str) {
-        let ok = Command::new("sh")
+        let ok = std::process::Command::new("sh")
             .args(["-c", script])
             .current_dir(dir)
             .status()
