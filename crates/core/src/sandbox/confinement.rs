@@ -164,6 +164,9 @@ fn temp_dirs() -> Vec<PathBuf> {
 pub(crate) struct Prepared {
     #[cfg(target_os = "linux")]
     fd: std::os::fd::OwnedFd,
+    /// The seccomp program when the network is off.
+    #[cfg(target_os = "linux")]
+    filter: Option<std::sync::Arc<seccompiler::BpfProgram>>,
     #[cfg(target_os = "macos")]
     confinement: Confinement,
 }
@@ -174,8 +177,14 @@ impl Prepared {
     pub(crate) fn new(c: &Confinement) -> std::io::Result<Prepared> {
         #[cfg(target_os = "linux")]
         {
+            let filter = if c.network {
+                None
+            } else {
+                super::landlock::network_filter()?.map(std::sync::Arc::new)
+            };
             Ok(Prepared {
                 fd: super::landlock::build_ruleset(c)?,
+                filter,
             })
         }
         #[cfg(target_os = "macos")]
@@ -220,6 +229,7 @@ impl Prepared {
     pub(crate) fn enter_hook(&self) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
         use std::os::fd::AsRawFd;
         let fd = self.fd.as_raw_fd();
-        move || super::landlock::restrict_self(fd)
+        let filter = self.filter.clone();
+        move || super::landlock::restrict_self(fd, filter.as_deref().map(Vec::as_slice))
     }
 }

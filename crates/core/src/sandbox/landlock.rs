@@ -100,17 +100,82 @@ pub(super) fn build_ruleset(c: &Confinement) -> io::Result<OwnedFd> {
     fd.ok_or_else(|| err(support.describe()))
 }
 
+/// The seccomp filter of a confinement without network, as Codex's Linux sandbox has it:
+/// Landlock covers TCP only, so every socket but a UNIX one is refused (`EPERM`): UDP, raw,
+/// MPTCP (`curl --mptcp`), SCTP, netlink. io_uring, which can open sockets of its own, is
+/// refused too. A system call of another architecture (32-bit on x86-64) kills the process.
+/// None where seccompiler has no architecture (the session then says so).
+pub(super) fn network_filter() -> io::Result<Option<seccompiler::BpfProgram>> {
+    use seccompiler::{
+        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+    let Ok(arch) = TargetArch::try_from(std::env::consts::ARCH) else {
+        return Ok(None);
+    };
+    let filter_err = |e: seccompiler::BackendError| err(format!("seccomp: {e}"));
+    let not_unix = || -> io::Result<Vec<SeccompRule>> {
+        let domain = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ne,
+            libc::AF_UNIX as u64,
+        )
+        .map_err(filter_err)?;
+        Ok(vec![SeccompRule::new(vec![domain]).map_err(filter_err)?])
+    };
+    let rules = [
+        (libc::SYS_socket, not_unix()?),
+        (libc::SYS_socketpair, not_unix()?),
+        (libc::SYS_io_uring_setup, Vec::new()),
+        (libc::SYS_io_uring_enter, Vec::new()),
+        (libc::SYS_io_uring_register, Vec::new()),
+    ]
+    .into_iter()
+    .collect();
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(filter_err)?;
+    seccompiler::BpfProgram::try_from(filter)
+        .map(Some)
+        .map_err(filter_err)
+}
+
 /// Runs in the child between fork and exec: only async-signal-safe system calls, no
-/// allocation (an `io::Error` from an errno does not allocate).
-pub(super) fn restrict_self(ruleset: RawFd) -> io::Result<()> {
+/// allocation (an `io::Error` from an errno does not allocate). `filter`: the seccomp
+/// program built in the parent, entered after the ruleset.
+pub(super) fn restrict_self(
+    ruleset: RawFd,
+    filter: Option<&[seccompiler::sock_filter]>,
+) -> io::Result<()> {
     // SAFETY: prctl and landlock_restrict_self take plain integers; `ruleset` is a descriptor
-    // the parent keeps open until the child has been spawned.
+    // the parent keeps open until the child has been spawned. seccomp copies the program,
+    // which the parent keeps alive (the hook owns it) until exec.
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             return Err(io::Error::last_os_error());
         }
         if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
             return Err(io::Error::last_os_error());
+        }
+        if let Some(filter) = filter {
+            let prog = libc::sock_fprog {
+                len: filter.len() as libc::c_ushort,
+                filter: filter.as_ptr() as *mut libc::sock_filter,
+            };
+            if libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                0,
+                &prog as *const libc::sock_fprog,
+            ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
         }
     }
     Ok(())

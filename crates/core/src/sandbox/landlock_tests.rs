@@ -216,6 +216,44 @@ async fn network_is_off_unless_enabled() {
     assert!(r.output.contains("connected"), "{}", r.output);
 }
 
+/// Landlock covers TCP only: with the network off, the seccomp filter refuses every socket
+/// but a UNIX one (MPTCP as `curl --mptcp` makes, UDP, raw) and io_uring.
+#[tokio::test]
+async fn network_off_refuses_every_socket_but_unix() {
+    if landlock_or_skip("network_off_refuses_every_socket_but_unix").is_none() {
+        return;
+    }
+    let base = scratch();
+    let ws = canon(base.path());
+    // IPPROTO_MPTCP is 262; each line says whether the socket could be made.
+    let probe = r#"python3 -c '
+import socket
+for name, args in [("mptcp", (2, 1, 262)), ("udp", (2, 2, 0)), ("tcp6", (10, 1, 0)), ("netlink", (16, 3, 0)), ("unix", (1, 1, 0))]:
+    try:
+        socket.socket(*args).close(); print(name, "made")
+    except OSError as e:
+        print(name, "refused", e.errno)
+'"#;
+    let closed = [
+        Confinement::read_only(),
+        Confinement::workspace_write(std::slice::from_ref(&ws), &[], false),
+    ];
+    for c in &closed {
+        let r = run(Some(c), &ws, probe).await;
+        for name in ["mptcp", "udp", "tcp6", "netlink"] {
+            assert!(
+                r.output.contains(&format!("{name} refused 1")),
+                "{c:?}: {}",
+                r.output
+            );
+        }
+        assert!(r.output.contains("unix made"), "{c:?}: {}", r.output);
+    }
+    let open = Confinement::workspace_write(std::slice::from_ref(&ws), &[], true);
+    let r = run(Some(&open), &ws, probe).await;
+    assert!(r.output.contains("udp made"), "{}", r.output);
+}
+
 #[tokio::test]
 async fn commands_cannot_signal_the_agent() {
     let Some(abi) = landlock_or_skip("commands_cannot_signal_the_agent") else {
