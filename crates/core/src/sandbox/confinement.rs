@@ -104,6 +104,9 @@ pub struct Confinement {
     pub writable: Vec<PathBuf>,
     /// TCP connect and bind allowed (abstract UNIX sockets outside the sandbox too).
     pub network: bool,
+    /// Paths under `writable` that stay read-only: `.git` folders and the agent's home
+    /// (`protect.rs`).
+    pub protected: Vec<PathBuf>,
 }
 
 impl Confinement {
@@ -112,6 +115,7 @@ impl Confinement {
         Confinement {
             writable: Vec::new(),
             network: false,
+            protected: Vec::new(),
         }
     }
 
@@ -136,7 +140,12 @@ impl Confinement {
         for t in temp_dirs() {
             add(&t);
         }
-        Confinement { writable, network }
+        let protected = super::protect::protected_under(&writable);
+        Confinement {
+            writable,
+            network,
+            protected,
+        }
     }
 }
 
@@ -167,6 +176,9 @@ pub(crate) struct Prepared {
     /// The seccomp program when the network is off.
     #[cfg(target_os = "linux")]
     filter: Option<std::sync::Arc<seccompiler::BpfProgram>>,
+    /// The read-only bind mounts of the protected paths, where namespaces work.
+    #[cfg(target_os = "linux")]
+    mounts: Option<std::sync::Arc<super::mountns::MountPlan>>,
     #[cfg(target_os = "macos")]
     confinement: Confinement,
 }
@@ -182,9 +194,25 @@ impl Prepared {
             } else {
                 super::landlock::network_filter()?.map(std::sync::Arc::new)
             };
+            let mounts = if c.protected.is_empty() {
+                None
+            } else {
+                super::mountns::MountPlan::new(&c.protected)?
+            };
+            let fd = if mounts.is_none() && !c.protected.is_empty() {
+                // No namespace: rights go to everything beside the protected paths.
+                let around = Confinement {
+                    writable: super::protect::grants(&c.writable, &c.protected),
+                    ..c.clone()
+                };
+                super::landlock::build_ruleset(&around)?
+            } else {
+                super::landlock::build_ruleset(c)?
+            };
             Ok(Prepared {
-                fd: super::landlock::build_ruleset(c)?,
+                fd,
                 filter,
+                mounts: mounts.map(std::sync::Arc::new),
             })
         }
         #[cfg(target_os = "macos")]
@@ -230,6 +258,12 @@ impl Prepared {
         use std::os::fd::AsRawFd;
         let fd = self.fd.as_raw_fd();
         let filter = self.filter.clone();
-        move || super::landlock::restrict_self(fd, filter.as_deref().map(Vec::as_slice))
+        let mounts = self.mounts.clone();
+        move || {
+            if let Some(m) = &mounts {
+                m.enter()?;
+            }
+            super::landlock::restrict_self(fd, filter.as_deref().map(Vec::as_slice))
+        }
     }
 }

@@ -282,3 +282,44 @@ async fn commands_cannot_signal_the_agent() {
     let r = run(Some(&c), &ws, "sleep 5 & kill $! && echo killed").await;
     assert!(r.output.contains("killed"), "{}", r.output);
 }
+
+/// A confined command reads `.git` and the agent's home inside the workspace but writes
+/// neither; the rest of the workspace, its root included, stays writable.
+#[tokio::test]
+async fn git_folders_and_the_agent_home_are_read_only_inside_the_workspace() {
+    if landlock_or_skip("git_folders_and_the_agent_home_are_read_only_inside_the_workspace")
+        .is_none()
+    {
+        return;
+    }
+    let base = scratch();
+    let ws = canon(base.path());
+    for d in [".git/hooks", ".openinterpreter", "src"] {
+        std::fs::create_dir_all(ws.join(d)).unwrap();
+    }
+    std::fs::write(ws.join(".git/config"), "[core]\n").unwrap();
+    std::fs::write(ws.join(".openinterpreter/config.toml"), "").unwrap();
+    super::protect::protect_home(&ws.join(".openinterpreter"));
+    let c = Confinement::workspace_write(std::slice::from_ref(&ws), &[], false);
+    let probe = "for f in .git/config .git/hooks/pre-commit .openinterpreter/config.toml src/a top; do \
+                 if echo x >> $f 2>/dev/null; then echo \"$f written\"; else echo \"$f refused\"; fi; done; \
+                 cat .git/config >/dev/null && echo read";
+    let r = run(Some(&c), &ws, probe).await;
+    for f in [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        ".openinterpreter/config.toml",
+    ] {
+        assert!(r.output.contains(&format!("{f} refused")), "{}", r.output);
+    }
+    assert!(r.output.contains("src/a written"), "{}", r.output);
+    assert!(r.output.contains("read"), "{}", r.output);
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    // The workspace root itself keeps its rights where a mount namespace can be made.
+    if super::mountns::MountPlan::new(&[]).unwrap().is_some() {
+        assert!(r.output.contains("top written"), "{}", r.output);
+    }
+}

@@ -18,7 +18,10 @@ mod confinement;
 pub mod git;
 #[cfg(target_os = "linux")]
 mod landlock;
+#[cfg(target_os = "linux")]
+mod mountns;
 mod policy;
+mod protect;
 /// Pure, so its golden tests run on every platform; used by commands on macOS only.
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod seatbelt;
@@ -95,6 +98,7 @@ pub(crate) fn session_warnings(policy: &Policy, home: &std::path::Path) -> Vec<S
     use std::collections::HashSet;
     use std::sync::Mutex;
     static LOGGED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    protect::protect_home(home);
     let warnings: Vec<String> = policy
         .sandbox_warning()
         .into_iter()

@@ -197,7 +197,27 @@ impl Policy {
 
     pub fn decide(&self, intent: &Intent) -> Verdict {
         let command = match intent {
-            Intent::Write { .. } => {
+            Intent::Write { paths } => {
+                // Git's own files and the agent's config run programs later: always asked,
+                // as a command writing them would be refused.
+                if let Some(p) = paths.iter().find(|p| super::protect::is_protected(p))
+                    && self.sandbox != SandboxMode::DangerFullAccess
+                    && !self.read_only_subagent
+                {
+                    let reason = format!(
+                        "{} is git's or the agent's own (hooks and config there run programs)",
+                        p.display()
+                    );
+                    return match self.approval {
+                        ApprovalPolicy::Never => Verdict::Deny {
+                            reason: format!("{reason}; approval policy `never` cannot ask"),
+                        },
+                        _ => Verdict::Ask {
+                            reason,
+                            dangerous: true,
+                        },
+                    };
+                }
                 if self.is_remembered(intent) && !self.read_only_subagent {
                     return Verdict::Allow;
                 }

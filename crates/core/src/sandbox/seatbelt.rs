@@ -39,6 +39,15 @@ pub(crate) fn profile(c: &Confinement) -> Profile {
         }
         text.push_str(")\n");
     }
+    if !c.protected.is_empty() {
+        text.push_str("\n; What the agent trusts stays read-only inside them: .git folders, the agent's home.\n(deny file-write*");
+        for (i, dir) in c.protected.iter().enumerate() {
+            let name = format!("PROTECTED_{i}");
+            text.push_str(&format!("\n  (subpath (param \"{name}\"))"));
+            params.push((name, dir.clone()));
+        }
+        text.push_str(")\n");
+    }
     if c.network {
         text.push('\n');
         text.push_str(NETWORK_POLICY);

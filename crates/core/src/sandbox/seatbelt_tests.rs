@@ -12,6 +12,7 @@ fn workspace_write(network: bool) -> Confinement {
             PathBuf::from("/private/var/folders/xy/abc123/T"),
         ],
         network,
+        protected: Vec::new(),
     }
 }
 
@@ -55,6 +56,7 @@ fn read_only_with_network_allows_sockets_but_no_writes() {
     let c = Confinement {
         writable: Vec::new(),
         network: true,
+        protected: Vec::new(),
     };
     let p = profile(&c);
     assert!(p.params.is_empty());
@@ -67,6 +69,7 @@ fn every_writable_folder_is_a_parameter_never_text() {
     let c = Confinement {
         writable: vec![PathBuf::from("/tmp/a\") (allow file-write* (subpath \"/")],
         network: false,
+        protected: Vec::new(),
     };
     let p = profile(&c);
     // The hostile folder name reaches sandbox-exec as a -D value only.
@@ -174,4 +177,27 @@ async fn sandbox_exec_holds_commands_to_the_workspace() {
         "a write outside the workspace got through: {}",
         r.output
     );
+}
+
+#[test]
+fn protected_folders_are_denied_after_the_writable_ones() {
+    let mut c = workspace_write(false);
+    c.protected = vec![
+        PathBuf::from("/Users/dev/project/.git"),
+        PathBuf::from("/Users/dev/project/.openinterpreter"),
+    ];
+    let p = profile(&c);
+    let allow = p.text.find("(allow file-write*").unwrap();
+    let deny = p.text.find("(deny file-write*").unwrap();
+    // Seatbelt's last matching rule wins: the deny comes after the allow.
+    assert!(deny > allow, "{}", p.text);
+    assert!(
+        p.text.contains("(subpath (param \"PROTECTED_1\"))"),
+        "{}",
+        p.text
+    );
+    assert!(p.params.contains(&(
+        "PROTECTED_0".to_string(),
+        PathBuf::from("/Users/dev/project/.git")
+    )));
 }
