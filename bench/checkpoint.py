@@ -4,8 +4,9 @@ checkpoints (the default) and without (`-c undo_turns=0`), in this repository an
 generated tree of 100,000 files, then the same files in a repository (committed, packed).
 Prints median wall times and their differences for
 
-- the first turn in a folder (every file is hashed, into one pack; in a repository only what
-  its index does not already hold);
+- the first turn in a folder, with and without checkpoints (a reply: the snapshot before it is
+  stopped when the turn ends without a tool call, keeping what it read), and a first command
+  turn (every file is read and stored before the command runs);
 - a reply turn (no tool call) and a command turn (a `shell` call, then the reply), each with
   the model answering after `--latency-ms` (default 1000: a fast model's first token).
 
@@ -89,16 +90,27 @@ OFF = ["-c", "undo_turns=0"]
 def measure(name: str, binary: str, mock: str, folder: Path, runs: int, latency: int) -> dict:
     # The mock answers in order: the script follows the runs below exactly.
     kinds = [("reply", [reply(latency)]), ("command", [command(latency), reply(latency)])]
-    replies = [reply(0)]
+    # Two first turns (without checkpoints, then with), each in a fresh home; then a first
+    # command turn in a third fresh home.
+    replies = [reply(0), reply(0), command(latency), reply(latency)]
     for _, script in kinds:
         replies += script * (2 * runs)
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         proc, url = start_mock(mock, tmp, replies)
         try:
+            for h in ("home-off", "home-command", "home"):
+                (tmp / h).mkdir()
             home = tmp / "home"
-            home.mkdir()
-            result = {"folder": name, "first_turn_s": round(turn(binary, url, folder, home, []), 3)}
+            off = turn(binary, url, folder, tmp / "home-off", OFF)
+            on = turn(binary, url, folder, home, [])
+            result = {
+                "folder": name,
+                "first_turn_off_s": round(off, 3),
+                "first_turn_s": round(on, 3),
+                "first_turn_cost_ms": round((on - off) * 1000, 1),
+                "first_command_turn_s": round(turn(binary, url, folder, tmp / "home-command", []), 3),
+            }
             for kind, _ in kinds:
                 on = statistics.median(turn(binary, url, folder, home, []) for _ in range(runs))
                 off = statistics.median(turn(binary, url, folder, home, OFF) for _ in range(runs))
@@ -137,11 +149,12 @@ def main() -> None:
     finally:
         shutil.rmtree(big, ignore_errors=True)
     print(f"model latency {a.latency_ms} ms; medians of {a.runs}")
-    print("| folder | first turn | reply turn: with / without (cost) | command turn: with / without (cost) |")
-    print("|---|---|---|---|")
+    print("| folder | first turn: with / without (cost) | first command turn | reply turn: with / without (cost) | command turn: with / without (cost) |")
+    print("|---|---|---|---|---|")
     for r in results:
         print(
-            f"| {r['folder']} | {r['first_turn_s']} s"
+            f"| {r['folder']} | {r['first_turn_s']} / {r['first_turn_off_s']} s ({r['first_turn_cost_ms']} ms)"
+            f" | {r['first_command_turn_s']} s"
             f" | {r['reply_on_s']} / {r['reply_off_s']} s ({r['reply_cost_ms']} ms)"
             f" | {r['command_on_s']} / {r['command_off_s']} s ({r['command_cost_ms']} ms) |"
         )

@@ -388,3 +388,83 @@ proptest! {
         }
     }
 }
+
+/// Bytes that do not deflate, so they sit in the pack as they are.
+fn incompressible(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn a_tampered_pack_is_named_and_none_of_it_written() {
+    let (root, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (root, home) = (root.path(), home.path());
+    let original = incompressible(7, 4096);
+    write(root, "a.bin", &original);
+    let mut cp = Checkpoints::open(home, root).unwrap();
+    let before = cp.snap();
+    write(root, "a.bin", b"the turn's\n");
+    let after = cp.snap();
+    // Someone rewrites the stored copy in place, same length.
+    let mut forged = 0;
+    for pack in walkdir_files(&home.join("checkpoints")) {
+        let mut bytes = std::fs::read(&pack).unwrap();
+        if let Some(at) = bytes.windows(original.len()).position(|w| w == original) {
+            bytes[at..at + 4].copy_from_slice(b"EVIL");
+            std::fs::write(&pack, bytes).unwrap();
+            forged += 1;
+        }
+    }
+    assert_eq!(forged, 1);
+    let mut fresh = Checkpoints::open(home, root).unwrap();
+    let report = fresh.restore(&before, &after, &Default::default()).unwrap();
+    assert_eq!(read(root, "a.bin").unwrap(), b"the turn's\n");
+    assert!(report.restored.is_empty(), "{report:?}");
+    assert_eq!(report.skipped.len(), 1, "{report:?}");
+    assert!(
+        report.skipped[0]
+            .1
+            .contains("no longer matches its checksum"),
+        "{report:?}"
+    );
+}
+
+fn walkdir_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().filter_map(Result::ok) {
+        if e.file_type().unwrap().is_dir() {
+            out.extend(walkdir_files(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}
+
+#[test]
+fn a_stopped_snapshot_is_no_failure_and_the_next_takes_the_whole_folder() {
+    let (root, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (root, home) = (root.path(), home.path());
+    for i in 0..50 {
+        write(root, &format!("f{i}.txt"), format!("file {i}\n").as_bytes());
+    }
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let stopped = Limit::new(Instant::now() + Duration::from_secs(600), stop);
+    let mut cp = Checkpoints::open(home, root).unwrap();
+    let err = cp.snapshot("t", &[], &stopped).unwrap_err();
+    assert!(err.is::<Stopped>(), "{err:#}");
+    // The next snapshot, in another process, still takes the whole folder.
+    let mut next = Checkpoints::open(home, root).unwrap();
+    let id = next.snap();
+    write(root, "f0.txt", b"changed\n");
+    let later = next.snap();
+    next.restore(&id, &later, &Default::default()).unwrap();
+    assert_eq!(read(root, "f0.txt").unwrap(), b"file 0\n");
+}
