@@ -416,6 +416,8 @@ impl Checkpoints {
     ) -> Result<String> {
         let mut writer = self.store.writer()?;
         let read = read_files(&self.store, &mut writer, to_read, limit)?;
+        // Nothing read and nothing gone: the manifest on disk is this one already.
+        let same_manifest = read.is_empty() && next.len() == self.manifest.len();
         for (rel, stat, outcome) in read {
             match outcome {
                 Ok((mode, id)) => {
@@ -467,6 +469,11 @@ impl Checkpoints {
             writer.add(&prepared)?;
         }
         writer.finish(&mut self.store)?;
+        let gc = self.store.dir().join("gc");
+        if !gc.exists() {
+            // A new store is all live at its first whole snapshot: the size to grow from.
+            let _ = crate::workspace::write_private(&gc, self.store.size().to_string().as_bytes());
+        }
         let refs = self.refs.entry(session.to_string()).or_default();
         let id_hex = hex(&id);
         if !refs.pending.contains(&id_hex) {
@@ -475,7 +482,7 @@ impl Checkpoints {
         let refs = refs.clone();
         self.write_refs(session, &refs)?;
         let dir = self.store.dir().to_path_buf();
-        if manifest::write(&dir.join("manifest"), &next).is_ok() {
+        if same_manifest || manifest::write(&dir.join("manifest"), &next).is_ok() {
             let _ = crate::workspace::write_private(&dir.join("base"), id_hex.as_bytes());
         }
         self.manifest = Arc::new(next);
@@ -509,10 +516,13 @@ impl Checkpoints {
         self.write_refs(session, &refs)?;
         self.refs.insert(session.to_string(), refs);
         let dir = self.store.dir().to_path_buf();
-        let live: u64 = std::fs::read_to_string(dir.join("gc"))
+        let live: Option<u64> = std::fs::read_to_string(dir.join("gc"))
             .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(0);
+            .and_then(|s| s.trim().parse().ok());
+        // No baseline before a first whole snapshot (`write_snapshot` sets it).
+        let Some(live) = live else {
+            return Ok(());
+        };
         if self.store.size() <= (2 * live).max(live + GC_SLACK) {
             return Ok(());
         }

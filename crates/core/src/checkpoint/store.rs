@@ -427,6 +427,10 @@ pub(crate) fn prepare(kind: Kind, bytes: &[u8]) -> Prepared {
     prepare_with_id(kind, bytes, id_of(kind, bytes))
 }
 
+/// Smaller objects are stored as they are: resetting the compressor clears about 160 KiB of
+/// tables, which costs more than storing a small file's bytes saves.
+const DEFLATE_FROM: usize = 2048;
+
 /// [`prepare`] for bytes whose id is known. The compressor is kept per thread: a new one
 /// allocates and clears hundreds of KiB, which for small files costs more than the file.
 pub(crate) fn prepare_with_id(kind: Kind, bytes: &[u8], id: Id) -> Prepared {
@@ -435,7 +439,7 @@ pub(crate) fn prepare_with_id(kind: Kind, bytes: &[u8], id: Id) -> Prepared {
             std::cell::RefCell::new(flate2::Compress::new(flate2::Compression::fast(), true));
     }
     let mut stored = Vec::new();
-    let deflated = bytes.len() > 64
+    let deflated = bytes.len() >= DEFLATE_FROM
         && DEFLATE.with_borrow_mut(|deflate| {
             deflate.reset();
             // Smaller or not at all: output room for one byte less than the input.
