@@ -25,7 +25,7 @@ win_target=x86_64-pc-windows-gnu
 # wine prefix lacks: git on PATH (the snapshot test, the checkpoints), and Unix-style absolute paths in the
 # tests' own fixtures (swe-agent's renderer, the grep test's expected listing).
 wine_skips=(
-  workspace::snapshot::tests::shell_edits_count_and_earlier_dirt_does_not
+  sandbox::git::changes::tests::shell_edits_count_and_earlier_dirt_does_not
   harness::swe_agent::tests::history_renders_as_text_actions_and_observations
   tools::files::search_tests::buffers_replace_the_disk
   checkpoint::tests::
