@@ -558,9 +558,18 @@ async fn claude_code_plan_mode_asks_to_leave_and_then_edits() {
     .unwrap();
     let permissions = Arc::new(Mutex::new(Vec::new()));
     let p1 = permissions.clone();
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let u1 = updates.clone();
     let cwd = std::fs::canonicalize(repo.path()).unwrap();
     let stop = Client
         .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                u1.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
         .on_receive_request(
             async move |r: RequestPermissionRequest, responder, _cx| {
                 p1.lock().unwrap().push(r);
@@ -605,6 +614,30 @@ async fn claude_code_plan_mode_asks_to_leave_and_then_edits() {
         .unwrap();
     assert_eq!(stop, StopReason::EndTurn);
     assert_eq!(repo.read("a.txt"), "hello world\n");
+    // The client's mode follows the session's: read-only in plan mode, back after it, with
+    // the options saying the same.
+    let updates = updates.lock().unwrap();
+    let modes: Vec<String> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::CurrentModeUpdate(m) => Some(m.current_mode_id.0.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(modes, ["read-only", "auto"], "{updates:#?}");
+    let option_modes: Vec<String> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ConfigOptionUpdate(o) => serde_json::to_value(&o.config_options)
+                .ok()?
+                .as_array()?
+                .iter()
+                .find(|o| o["id"] == "mode")
+                .and_then(|o| o["currentValue"].as_str().map(String::from)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(option_modes, ["read-only", "auto"], "{updates:#?}");
     // One question, for leaving plan mode; the refused edit asked nothing.
     let permissions = permissions.lock().unwrap();
     assert_eq!(permissions.len(), 1);

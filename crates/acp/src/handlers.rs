@@ -242,11 +242,11 @@ async fn open_session(
         harness,
         base_approval,
     };
+    translator.set_settings(settings);
     let s = Arc::new(AcpSession {
         id,
         cwd,
         handle,
-        settings: Mutex::new(settings),
         translator,
         commands: commands::available(&skills),
         running: Mutex::new(None),
@@ -853,11 +853,10 @@ pub(super) fn stop_reason(r: OpResult) -> Result<StopReason, String> {
 impl AcpSession {
     /// Changes one option of the session's settings and tells the session.
     pub(super) fn set_option(&self, id: &str, value: &str) -> Result<(), String> {
-        let op = {
-            let mut st = self.settings.lock().unwrap_or_else(|e| e.into_inner());
+        let op = self.translator.with_settings(|st| {
             st.set(id, value)?;
-            st.op_for(id)
-        };
+            Ok::<_, String>(st.op_for(id))
+        })?;
         if let Some(op) = op {
             let _ = self.handle.submit(op);
         }

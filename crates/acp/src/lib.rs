@@ -41,7 +41,7 @@ pub(crate) struct AcpSession {
     cwd: PathBuf,
     /// The agent session: ops in, events out (through `translator`).
     handle: SessionHandle,
-    settings: Mutex<Settings>,
+    /// Holds the session's settings, kept from the session's events (`Translator::settings`).
     translator: Arc<Translator>,
     commands: Vec<agent_client_protocol::v1::schema::AvailableCommand>,
     /// The end of the turn a `session/prompt` is running, for prompts that join it.
@@ -77,10 +77,7 @@ impl AcpState {
 
 impl AcpSession {
     fn settings(&self) -> Settings {
-        self.settings
-            .lock()
-            .map(|s| s.clone())
-            .unwrap_or_else(|e| e.into_inner().clone())
+        self.translator.settings()
     }
 
     /// Stops the running prompt (and any queued behind it); they answer `cancelled`.

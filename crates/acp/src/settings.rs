@@ -56,6 +56,27 @@ pub(super) struct Settings {
 }
 
 impl Settings {
+    /// Placeholder settings of a session still opening (its open replaces them).
+    pub(super) fn opening() -> Settings {
+        Settings {
+            mode: PermissionMode::ReadOnly,
+            model: String::new(),
+            provider: String::new(),
+            effort: None,
+            harness: String::new(),
+            base_approval: ApprovalPolicy::OnRequest,
+        }
+    }
+
+    /// These settings made to match what the session says it has now.
+    pub(super) fn follow(&mut self, s: &interpreter_protocol::SessionSettings) {
+        self.mode = PermissionMode::of(s.permissions);
+        self.model = s.model.clone();
+        self.provider = s.provider.clone();
+        self.effort = s.effort;
+        self.harness = s.harness.clone();
+    }
+
     /// The op that makes the session match option `id` of these settings.
     pub(super) fn op_for(&self, id: &str) -> Option<Op> {
         Some(match id {

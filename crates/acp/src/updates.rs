@@ -47,6 +47,10 @@ pub(super) struct Translator {
     pub(super) session: OnceLock<WeakSessionHandle>,
     /// What the events said about the session (for `/status`).
     pub(super) view: Mutex<Option<SessionView>>,
+    /// The session's modes and options as the client shows them: set when the session opens,
+    /// changed by the client's choices and by the session's `SettingsChanged` (plan mode, a
+    /// refused harness), which the client is told of.
+    settings: Mutex<Option<super::settings::Settings>>,
 }
 
 impl Translator {
@@ -74,7 +78,56 @@ impl Translator {
             streaming: Mutex::new(None),
             session: OnceLock::new(),
             view: Mutex::new(None),
+            settings: Mutex::new(None),
         }
+    }
+
+    pub(super) fn set_settings(&self, settings: super::settings::Settings) {
+        *self.settings.lock().unwrap_or_else(|e| e.into_inner()) = Some(settings);
+    }
+
+    /// The session's settings; the defaults of a session still opening.
+    pub(super) fn settings(&self) -> super::settings::Settings {
+        self.settings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .unwrap_or_else(super::settings::Settings::opening)
+    }
+
+    pub(super) fn with_settings<T>(
+        &self,
+        f: impl FnOnce(&mut super::settings::Settings) -> T,
+    ) -> T {
+        let mut guard = self.settings.lock().unwrap_or_else(|e| e.into_inner());
+        f(guard.get_or_insert_with(super::settings::Settings::opening))
+    }
+
+    /// The session's settings changed: what the client shows follows (only what differs from
+    /// what it was told, so a change the client asked for is not announced twice).
+    fn settings_changed(&self, new: &interpreter_protocol::SessionSettings) {
+        use agent_client_protocol::v1::schema::{ConfigOptionUpdate, CurrentModeUpdate};
+        let (before, after) = {
+            let mut guard = self.settings.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(st) = guard.as_mut() else {
+                // Still opening: the open reads the view.
+                return;
+            };
+            let before = st.clone();
+            st.follow(new);
+            (before, st.clone())
+        };
+        if before == after {
+            return;
+        }
+        if before.mode != after.mode {
+            self.send(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
+                after.mode.as_str(),
+            )));
+        }
+        self.send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+            after.config_options(),
+        )));
     }
 
     /// Keeps the session's view up to date.
@@ -265,7 +318,7 @@ impl Translator {
         };
         match e {
             Event::ApprovalRequested(req) => self.ask(req),
-
+            Event::SettingsChanged(new) => self.settings_changed(&new),
             Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
                 agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),
             )),
@@ -313,14 +366,7 @@ impl Translator {
                     })
                     .collect::<Vec<_>>(),
             ))),
-            Event::TokenCount(t) => {
-                let size = t.context_window.unwrap_or(131_072);
-                let mut u = UsageUpdate::new(t.context_used.min(size.max(t.context_used)), size);
-                if let Some(c) = t.cost_usd {
-                    u = u.cost(Cost::new(c, "USD"));
-                }
-                self.send(SessionUpdate::UsageUpdate(u));
-            }
+            Event::TokenCount(t) => self.usage(&t),
             Event::ContextCompacting { compaction_id } if self.compaction => {
                 self.send(SessionUpdate::CompactionUpdate(CompactionUpdate::new(
                     compaction_id,
@@ -360,6 +406,15 @@ impl Translator {
             )),
             _ => {}
         }
+    }
+
+    fn usage(&self, t: &interpreter_protocol::TokenCount) {
+        let size = t.context_window.unwrap_or(131_072);
+        let mut u = UsageUpdate::new(t.context_used.min(size.max(t.context_used)), size);
+        if let Some(c) = t.cost_usd {
+            u = u.cost(Cost::new(c, "USD"));
+        }
+        self.send(SessionUpdate::UsageUpdate(u));
     }
 
     fn kind_of(&self, call_id: &str) -> Option<ToolKind> {

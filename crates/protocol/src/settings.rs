@@ -148,6 +148,11 @@ impl PermissionMode {
         }
     }
 
+    /// The mode a session's permissions amount to, as the faces name it.
+    pub fn of(p: Permissions) -> PermissionMode {
+        Self::for_sandbox(p.sandbox)
+    }
+
     /// The mode a configured sandbox mode starts in.
     pub fn for_sandbox(sandbox: SandboxMode) -> PermissionMode {
         match sandbox {

@@ -317,7 +317,7 @@ impl Session {
             }));
     }
 
-    fn settings_changed(&self) {
+    pub(super) fn settings_changed(&self) {
         self.events.send(Event::SettingsChanged(self.settings()));
     }
 

@@ -319,6 +319,8 @@ fn apply(s: &mut Session, op: Op) -> OpResult {
         }
         Op::SetHarness { harness } => {
             if let Err(e) = s.set_harness(&harness) {
+                // A face that showed the choice shows the harness in use again.
+                s.settings_changed();
                 return fail(s, e);
             }
         }
