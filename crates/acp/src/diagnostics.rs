@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 
 /// The client capability key (in `clientCapabilities._meta`).
-pub(super) const CAPABILITY: &str = "interpreter/diagnostics";
+pub(super) const CAPABILITY: &str = interpreter_protocol::ext::ACP_DIAGNOSTICS_CAPABILITY;
 /// The extension method, agent → client.
-pub(super) const METHOD: &str = "_interpreter/diagnostics";
+pub(super) const METHOD: &str = interpreter_protocol::ext::ACP_DIAGNOSTICS_METHOD;
 
 /// Asks the client; `None` when the request fails or the answer has no `diagnostics` object.
 pub(super) async fn fetch(

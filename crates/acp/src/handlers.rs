@@ -18,6 +18,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
+use interpreter_protocol::ext;
 use interpreter_protocol::{InputItem, Op, PermissionMode, TurnEndReason};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -809,19 +810,27 @@ impl Answer {
     }
 }
 
+/// `{key: value}`, for a `_meta`.
+fn meta_of(key: &str, value: serde_json::Value) -> serde_json::Value {
+    serde_json::Value::Object([(key.to_string(), value)].into_iter().collect())
+}
+
 /// The prompt's turn (`_meta["interpreter/turnId"]`: what `/rewind` takes), or what an undo
 /// did (`_meta["interpreter/undone"]`: the turns, and the files restored, removed and kept,
 /// relative to the session's folder), with the stop reason.
 pub(super) fn answer(r: OpResult) -> Result<Answer, String> {
     let meta = match &r {
-        OpResult::Turn(ended) => Some(json!({"interpreter/turnId": ended.turn_id})),
-        OpResult::Undone(report) => Some(json!({"interpreter/undone": {
-            "turnIds": report.turn_ids,
-            "conversation": report.conversation,
-            "restored": report.restored,
-            "removed": report.removed,
-            "skipped": report.skipped,
-        }})),
+        OpResult::Turn(ended) => Some(meta_of(ext::ACP_TURN_ID, json!(ended.turn_id))),
+        OpResult::Undone(report) => Some(meta_of(
+            ext::ACP_UNDONE,
+            json!({
+                "turnIds": report.turn_ids,
+                "conversation": report.conversation,
+                "restored": report.restored,
+                "removed": report.removed,
+                "skipped": report.skipped,
+            }),
+        )),
         _ => None,
     };
     Ok(Answer {

@@ -19,7 +19,7 @@ impl Translator {
                     // offer to rewind to it.
                     if let Some(id) = turn_id {
                         let mut meta = Meta::new();
-                        meta.insert("interpreter/turnId".into(), id.into());
+                        meta.insert(interpreter_protocol::ext::ACP_TURN_ID.into(), id.into());
                         c = c.meta(meta);
                     }
                     self.send(SessionUpdate::UserMessageChunk(c))

@@ -28,6 +28,7 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 
 use interpreter_core::config::Overrides;
 use interpreter_protocol::Restore;
+use interpreter_protocol::ext;
 use threads::LoadedThread;
 use transport::{Incoming, Outbound, Read, RpcError};
 
@@ -219,15 +220,15 @@ async fn dispatch(server: &Arc<Server>, method: &str, params: Value) -> Result<V
         "thread/goal/set" => goals::set(server, parse(params)?).await,
         "thread/goal/get" => goals::get(server, parse(params)?),
         "thread/goal/clear" => goals::clear(server, parse(params)?).await,
-        "interpreter/thread/undo" => turns::rollback(server, parse(params)?, Restore::Both).await,
+        ext::APP_SERVER_THREAD_UNDO => turns::rollback(server, parse(params)?, Restore::Both).await,
         "turn/interrupt" => turns::interrupt(server, parse(params)?),
         "turn/steer" => turns::steer(server, parse(params)?),
         "model/list" => account::model_list(server),
         "account/read" => account::read(server),
         "account/login/start" => account::login(server, params),
         "account/logout" => account::logout(server),
-        "interpreter/harness/list" => account::harness_list(server, params),
-        "interpreter/harness/set" => account::harness_set(server, params),
+        ext::APP_SERVER_HARNESS_LIST => account::harness_list(server, params),
+        ext::APP_SERVER_HARNESS_SET => account::harness_set(server, params),
         other => Err(RpcError::new(
             transport::METHOD_NOT_FOUND,
             format!("Method not found: `{other}`"),

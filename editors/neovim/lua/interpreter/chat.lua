@@ -12,6 +12,7 @@ local acp = require("interpreter.acp")
 local config = require("interpreter.config")
 local diagnostics = require("interpreter.diagnostics")
 local elicit = require("interpreter.elicit")
+local ext = require("interpreter.extensions")
 local fs = require("interpreter.fs")
 local render = require("interpreter.render")
 local transcript = require("interpreter.transcript")
@@ -467,8 +468,8 @@ send_now = function(item)
       state.last_stop = reason
       add({ "", ("-- turn ended: %s"):format(reason), "" })
       local meta = type(result) == "table" and result._meta
-      if type(meta) == "table" and type(meta["interpreter/undone"]) == "table" then
-        on_undone(meta["interpreter/undone"])
+      if type(meta) == "table" and type(meta[ext.ACP_UNDONE]) == "table" then
+        on_undone(meta[ext.ACP_UNDONE])
       end
     end
     drain()

@@ -9,8 +9,9 @@ local M = {}
 
 local uv = vim.uv or vim.loop
 
-M.CAPABILITY = "interpreter/diagnostics"
-M.METHOD = "_interpreter/diagnostics"
+local ext = require("interpreter.extensions")
+M.CAPABILITY = ext.ACP_DIAGNOSTICS_CAPABILITY
+M.METHOD = ext.ACP_DIAGNOSTICS_METHOD
 
 --- Quiet time after a change before answering (servers publish in bursts).
 local QUIET_MS = 150

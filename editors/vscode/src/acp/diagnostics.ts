@@ -6,10 +6,12 @@
 // language server re-checked it) or a short bound passes; a file not written since it was
 // last asked about is answered at once.
 
+import { ACP_DIAGNOSTICS_CAPABILITY, ACP_DIAGNOSTICS_METHOD } from "../shared/extensions";
+
 /** The capability key, in `clientCapabilities._meta`. */
-export const DIAGNOSTICS_CAPABILITY = "interpreter/diagnostics";
+export const DIAGNOSTICS_CAPABILITY = ACP_DIAGNOSTICS_CAPABILITY;
 /** The extension method, agent → client. */
-export const DIAGNOSTICS_METHOD = "_interpreter/diagnostics";
+export const DIAGNOSTICS_METHOD = ACP_DIAGNOSTICS_METHOD;
 
 /** An LSP diagnostic: zero-based positions, severity 1 error … 4 hint. */
 export interface LspDiagnostic {

@@ -16,6 +16,7 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from "@agentclientprotocol/sdk";
+import { ACP_TURN_ID, ACP_UNDONE } from "../shared/extensions";
 import type { AgentStatus, Attachment, HostMessage, Undone, WebviewMessage } from "../shared/protocol";
 import { DEFAULT_PROVIDER, providerFromAuthError, secretName } from "../settings";
 import { vscodeDiagnostics } from "./diagnostics";
@@ -41,7 +42,7 @@ function isChunk(u: SessionNotification["update"]): u is Chunk {
 
 /** `_meta["interpreter/undone"]` of an undo's answer, when it has the shape the panel relies on. */
 function undoneOf(meta: PromptResponse["_meta"]): Undone | undefined {
-  const u = meta?.["interpreter/undone"] as Record<string, unknown> | undefined;
+  const u = meta?.[ACP_UNDONE] as Record<string, unknown> | undefined;
   if (!u || !Array.isArray(u.turnIds) || typeof u.conversation !== "boolean") return undefined;
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
   const skipped = Array.isArray(u.skipped) ? (u.skipped as Undone["skipped"]).filter((x) => typeof x?.path === "string") : [];
@@ -306,7 +307,7 @@ export class ChatController implements vscode.Disposable {
 
   /** The answer's `_meta`: the turn the prompt ran, or what an undo took back. */
   private async answered(sid: string, id: string, count: number, text: string, attachments: Attachment[], res: PromptResponse): Promise<void> {
-    const meta = res._meta?.["interpreter/turnId"];
+    const meta = res._meta?.[ACP_TURN_ID];
     const turnId = typeof meta === "string" ? meta : undefined;
     const undone = undoneOf(res._meta);
     // A prompt steered into a running turn shares its id; the first one started it.
@@ -389,7 +390,7 @@ export class ChatController implements vscode.Disposable {
     }
     // A loaded chat's message that started a turn: a rewind to it puts its text back. It came
     // before every turn of this window (running stretch 0).
-    const turnId = n.update.sessionUpdate === "user_message_chunk" ? n.update._meta?.["interpreter/turnId"] : undefined;
+    const turnId = n.update.sessionUpdate === "user_message_chunk" ? n.update._meta?.[ACP_TURN_ID] : undefined;
     if (typeof turnId === "string" && n.update.sessionUpdate === "user_message_chunk" && n.update.content.type === "text" && !this.turns.has(turnId)) {
       this.turns.set(turnId, { count: 0, text: n.update.content.text, attachments: [] });
     }

@@ -1,6 +1,7 @@
 // The transcript as data: host messages (ACP updates among them) folded into items. No DOM,
 // so the reducer is tested on its own and the renderer only draws what changed.
 
+import { ACP_TURN_ID } from "../shared/extensions";
 import type {
   AgentStatus,
   Attachment,
@@ -280,7 +281,7 @@ export function applyUpdate(m: Model, c: Changes, u: Update): void {
     case "user_message_chunk": {
       appendChunk(m, c, "user", textOf(u.content), u.messageId ?? undefined);
       // A loaded chat's message names the turn it started, as a live prompt's answer does.
-      const turnId = (u as { _meta?: Record<string, unknown> | null })._meta?.["interpreter/turnId"];
+      const turnId = (u as { _meta?: Record<string, unknown> | null })._meta?.[ACP_TURN_ID];
       const it = m.items.at(-1);
       if (typeof turnId === "string" && it?.kind === "user") it.turnId = turnId;
       break;
