@@ -58,10 +58,13 @@ pub(super) fn initialize(
     if let Ok(mut caps) = state.client_caps.lock() {
         *caps = req.client_capabilities.clone();
     }
+    let default = interpreter_core::model::catalog::default_provider();
     let mut auth_methods = vec![AuthMethod::Agent(
-        AuthMethodAgent::new("api-key", "API key").description(
-            "Use the provider's API key from its environment variable (MOONSHOT_API_KEY for Kimi K3) or from config.toml",
-        ),
+        AuthMethodAgent::new("api-key", "API key").description(format!(
+            "Use the provider's API key from its environment variable ({} for {}) or from config.toml",
+            default.env_key.unwrap_or("see config.toml"),
+            default.default_model,
+        )),
     )];
     // The stable capability, or the older `_meta["terminal-auth"]` flag some clients send.
     let legacy_terminal_auth = req

@@ -409,7 +409,9 @@ impl Translator {
     }
 
     fn usage(&self, t: &interpreter_protocol::TokenCount) {
-        let size = t.context_window.unwrap_or(131_072);
+        let size = t
+            .context_window
+            .unwrap_or(interpreter_core::model::catalog::FALLBACK_CONTEXT_WINDOW);
         let mut u = UsageUpdate::new(t.context_used.min(size.max(t.context_used)), size);
         if let Some(c) = t.cost_usd {
             u = u.cost(Cost::new(c, "USD"));

@@ -14,6 +14,9 @@ pub struct ProviderInfo {
     pub auth: AuthScheme,
     pub default_model: &'static str,
     pub models: &'static [&'static str],
+    /// A server on this machine (Ollama, llama.cpp): it may reject request fields it does not
+    /// know, so none beyond the wire's own are sent.
+    pub local: bool,
 }
 
 pub(crate) const PROVIDERS: &[ProviderInfo] = &[
@@ -26,6 +29,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "kimi-k3",
         models: &["kimi-k3", "kimi-k2.7-code", "kimi-k2.6", "kimi-k2-thinking"],
+        local: false,
     },
     ProviderInfo {
         id: "kimi-code",
@@ -36,6 +40,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "k3",
         models: &["k3", "k3-256k"],
+        local: false,
     },
     ProviderInfo {
         id: "deepseek",
@@ -46,6 +51,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "deepseek-chat",
         models: &["deepseek-chat", "deepseek-reasoner"],
+        local: false,
     },
     ProviderInfo {
         id: "zai",
@@ -56,6 +62,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "glm-4.7",
         models: &["glm-4.7", "glm-4.6"],
+        local: false,
     },
     ProviderInfo {
         id: "qwen",
@@ -66,6 +73,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "qwen3-coder-plus",
         models: &["qwen3-coder-plus", "qwen3-coder-flash"],
+        local: false,
     },
     ProviderInfo {
         id: "openrouter",
@@ -76,6 +84,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "moonshotai/kimi-k3",
         models: &["moonshotai/kimi-k3"],
+        local: false,
     },
     ProviderInfo {
         id: "openai",
@@ -86,6 +95,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "gpt-5.4-mini",
         models: &["gpt-5.4-mini", "gpt-5.4"],
+        local: false,
     },
     // Anthropic Messages endpoints. The base URLs, key variables and models come from each
     // provider's own guide to its Anthropic-compatible API (named per entry); the key goes in
@@ -101,6 +111,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::XApiKey,
         default_model: "claude-sonnet-4-6",
         models: &["claude-sonnet-4-6", "claude-opus-4-6", "claude-haiku-4-5"],
+        local: false,
     },
     // Kimi API platform docs, "Anthropic-compatible API" (Claude Code setup).
     ProviderInfo {
@@ -112,6 +123,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "kimi-k3",
         models: &["kimi-k3", "kimi-k2.7-code", "kimi-k2.6"],
+        local: false,
     },
     // DeepSeek API docs, "Anthropic API" guide.
     ProviderInfo {
@@ -123,6 +135,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::XApiKey,
         default_model: "deepseek-v4-pro",
         models: &["deepseek-v4-pro", "deepseek-flash"],
+        local: false,
     },
     // Z.ai developer docs, Claude Code with the GLM Coding Plan.
     ProviderInfo {
@@ -134,6 +147,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "glm-4.7",
         models: &["glm-4.7", "glm-4.6"],
+        local: false,
     },
     // MiniMax platform docs, "Anthropic API compatible" (text).
     ProviderInfo {
@@ -145,6 +159,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::XApiKey,
         default_model: "MiniMax-M3",
         models: &["MiniMax-M3", "MiniMax-M2.7"],
+        local: false,
     },
     // Alibaba Cloud Model Studio docs, "Claude Code" (international edition).
     ProviderInfo {
@@ -156,6 +171,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::XApiKey,
         default_model: "qwen3-coder-plus",
         models: &["qwen3-coder-plus", "qwen3-max"],
+        local: false,
     },
     ProviderInfo {
         id: "ollama",
@@ -166,6 +182,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "qwen3-coder:30b",
         models: &[],
+        local: true,
     },
     ProviderInfo {
         id: "llamacpp",
@@ -176,12 +193,21 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
         auth: AuthScheme::Bearer,
         default_model: "default",
         models: &[],
+        local: true,
     },
 ];
 
 pub fn provider(id: &str) -> Option<&'static ProviderInfo> {
     PROVIDERS.iter().find(|p| p.id == id)
 }
+
+/// The provider a session uses when config names none.
+pub fn default_provider() -> &'static ProviderInfo {
+    provider(DEFAULT_PROVIDER).expect("the default provider is in the catalog")
+}
+
+/// The context window a face assumes for a model the catalog does not know.
+pub const FALLBACK_CONTEXT_WINDOW: u64 = 131_072;
 
 /// Facts about a model family that change how we talk to it.
 #[derive(Debug, Clone, Copy, PartialEq)]

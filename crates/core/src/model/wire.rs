@@ -35,7 +35,7 @@ pub(crate) fn build_body(p: &ProviderConfig, req: &ModelRequest<'_>) -> Value {
 
 fn send_cache_key(p: &ProviderConfig) -> bool {
     // Local servers may reject unknown fields; hosted ones use it for prefix caching.
-    !matches!(p.id.as_str(), "ollama" | "llamacpp")
+    !super::catalog::provider(&p.id).is_some_and(|info| info.local)
 }
 
 /// The headers that carry the key and the wire's version. Our user agent (set on the
