@@ -27,9 +27,14 @@ pub(crate) fn thread_config(server: &Server, p: &ThreadParams) -> Result<Config,
     }
     o.model = p.model.clone().or(o.model);
     o.provider = p.model_provider.clone().or(o.provider);
-    o.sandbox_mode = p.sandbox.clone().or(o.sandbox_mode);
+    if let Some(s) = &p.sandbox {
+        o.sandbox_mode = Some(
+            s.parse()
+                .map_err(|e| RpcError::invalid_params(format!("sandbox: {e}")))?,
+        );
+    }
     if let Some(a) = &p.approval_policy {
-        o.approval_policy = Some(approval_policy(a)?.as_str().to_string());
+        o.approval_policy = Some(approval_policy(a)?);
     }
     let mut config = Config::load(&o)
         .map_err(|e| RpcError::invalid_params(format!("invalid configuration: {e:#}")))?;

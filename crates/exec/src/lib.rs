@@ -7,7 +7,8 @@ mod jsonl;
 
 use anyhow::Result;
 use interpreter_protocol::{
-    ApprovalDecision, Event, Goal, GoalStatus, InputItem, Op, TokenUsage, TurnEndReason, TurnEnded,
+    ApprovalDecision, ApprovalPolicy, Event, Goal, GoalStatus, InputItem, Op, SandboxMode,
+    TokenUsage, TurnEndReason, TurnEnded,
 };
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -83,7 +84,7 @@ pub struct ExecOptions {
     /// `--harness`.
     pub harness: Option<String>,
     /// `-s`: the sandbox mode.
-    pub sandbox: Option<String>,
+    pub sandbox: Option<SandboxMode>,
     /// `-C`: the working directory.
     pub cd: Option<PathBuf>,
     /// `--add-dir`: more directories the tools may read and write.
@@ -151,19 +152,12 @@ fn load_config(args: &ExecOptions) -> Result<Config, String> {
     o.model = args.model.clone();
     o.provider = args.provider.clone();
     o.harness = args.harness.clone();
-    o.sandbox_mode = args.sandbox.clone();
+    o.sandbox_mode = args.sandbox;
     // exec never asks: Codex's default approval policy for exec is `never`.
-    if !args
-        .overrides
-        .config
-        .iter()
-        .any(|c| c.trim_start().starts_with("approval_policy"))
-    {
-        o.approval_policy = Some("never".into());
-    }
+    o.default_approval_policy = Some(ApprovalPolicy::Never);
     if args.yolo {
-        o.sandbox_mode = Some("danger-full-access".into());
-        o.approval_policy = Some("never".into());
+        o.sandbox_mode = Some(SandboxMode::DangerFullAccess);
+        o.approval_policy = Some(ApprovalPolicy::Never);
     }
     Config::load(&o).map_err(|e| format!("{e:#}"))
 }

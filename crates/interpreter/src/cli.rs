@@ -4,7 +4,7 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-use interpreter_core::config::Overrides;
+use interpreter_core::config::{Overrides, SandboxMode};
 use interpreter_exec::{ExecOptions, Resume, Undo};
 use interpreter_tui::{Start, TuiOptions};
 
@@ -46,8 +46,8 @@ pub(crate) struct TuiArgs {
     #[arg(long)]
     pub harness: Option<String>,
     /// read-only, workspace-write or danger-full-access (the starting mode).
-    #[arg(short = 's', long, value_name = "MODE")]
-    pub sandbox: Option<String>,
+    #[arg(short = 's', long, value_name = "MODE", value_parser = sandbox_mode)]
+    pub sandbox: Option<SandboxMode>,
     /// Working directory for the session.
     #[arg(short = 'C', long = "cd")]
     pub cd: Option<PathBuf>,
@@ -196,8 +196,8 @@ pub(crate) struct ExecArgs {
     /// A harness: native, claude-code, claude-code-bare, zcode, kimi-code or minimal.
     #[arg(long, global = true)]
     pub harness: Option<String>,
-    #[arg(short = 's', long, value_name = "MODE", global = true)]
-    pub(crate) sandbox: Option<String>,
+    #[arg(short = 's', long, value_name = "MODE", global = true, value_parser = sandbox_mode)]
+    pub(crate) sandbox: Option<SandboxMode>,
     /// Working directory for the session.
     #[arg(short = 'C', long = "cd", global = true)]
     pub cd: Option<PathBuf>,
@@ -473,6 +473,11 @@ pub(crate) fn main() -> i32 {
             } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
         }
     })
+}
+
+/// `-s`: a sandbox mode, checked when the command line is parsed.
+fn sandbox_mode(s: &str) -> Result<SandboxMode, String> {
+    s.parse::<SandboxMode>().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

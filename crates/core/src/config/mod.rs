@@ -149,10 +149,13 @@ pub struct Overrides {
     pub provider: Option<String>,
     /// The harness name, over the config's `harness`.
     pub harness: Option<String>,
-    /// The sandbox mode's config value (`read-only`, `workspace-write`, `danger-full-access`).
-    pub sandbox_mode: Option<String>,
-    /// The approval policy's config value (`untrusted`, `on-request`, `never`).
-    pub approval_policy: Option<String>,
+    /// The sandbox mode, over every layer.
+    pub sandbox_mode: Option<SandboxMode>,
+    /// The approval policy, over every layer.
+    pub approval_policy: Option<ApprovalPolicy>,
+    /// The approval policy unless a `-c approval_policy` sets one: exec's `never`, as
+    /// Codex's exec has it.
+    pub default_approval_policy: Option<ApprovalPolicy>,
 }
 
 impl Config {
@@ -235,17 +238,31 @@ impl Config {
         for (key, value) in env {
             set_dotted(&mut table, key, toml::Value::String(value.clone()))?;
         }
+        // exec's `never` gives way only to a `-c approval_policy` (what a profile or
+        // config.toml sets is for the sessions that can ask).
+        let default_approval = overrides
+            .default_approval_policy
+            .filter(|_| !cli_table.contains_key("approval_policy"));
         merge(&mut table, cli_table);
+        if let Some(p) = default_approval {
+            table.insert("approval_policy".into(), p.as_str().into());
+        }
         let flags = [
-            ("model", &overrides.model),
-            ("model_provider", &overrides.provider),
-            ("harness", &overrides.harness),
-            ("sandbox_mode", &overrides.sandbox_mode),
-            ("approval_policy", &overrides.approval_policy),
+            ("model", overrides.model.as_deref()),
+            ("model_provider", overrides.provider.as_deref()),
+            ("harness", overrides.harness.as_deref()),
+            (
+                "sandbox_mode",
+                overrides.sandbox_mode.map(SandboxMode::as_str),
+            ),
+            (
+                "approval_policy",
+                overrides.approval_policy.map(ApprovalPolicy::as_str),
+            ),
         ];
         for (key, value) in flags {
             if let Some(v) = value {
-                table.insert(key.into(), toml::Value::String(v.clone()));
+                table.insert(key.into(), toml::Value::String(v.to_string()));
             }
         }
 
