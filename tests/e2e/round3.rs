@@ -34,22 +34,12 @@ use std::process::Output;
 
 /// `exec` on the mock's Chat wire, then `extra`.
 fn exec_args(mock: &MockServer, extra: &[&str]) -> Vec<String> {
-    let mut a = vec!["exec".to_string()];
-    a.extend(TestRepo::mock_config(&mock.url(), "chat"));
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
+    mock_llm::e2e::exec_args(&mock.url(), extra)
 }
 
 /// Stdout of a run that must have succeeded.
 fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    mock_llm::e2e::succeeded(out)
 }
 
 /// The thread id of a `--json` run.

@@ -29,21 +29,11 @@ fn script() -> Script {
 }
 
 fn args(mock: &MockServer, extra: &[&str]) -> Vec<String> {
-    let mut a = vec!["exec".to_string()];
-    a.extend(TestRepo::mock_config(&mock.url(), "chat"));
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
+    mock_llm::e2e::exec_args(&mock.url(), extra)
 }
 
 fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    mock_llm::e2e::succeeded(out)
 }
 
 fn bytes(root: &Path, rel: &str) -> Option<Vec<u8>> {

@@ -199,6 +199,26 @@ pub fn wait_with_timeout(mut child: std::process::Child, limit: std::time::Durat
     }
 }
 
+/// `exec` on the mock's Chat wire at `mock_url`, then `extra`.
+pub fn exec_args(mock_url: &str, extra: &[&str]) -> Vec<String> {
+    let mut a = vec!["exec".to_string()];
+    a.extend(TestRepo::mock_config(mock_url, "chat"));
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+/// Stdout of a run that must have succeeded; panics with its output otherwise.
+pub fn succeeded(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Stdout parsed as JSON Lines; panics on any line that is not a JSON object.
 pub fn jsonl(out: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&out.stdout)
