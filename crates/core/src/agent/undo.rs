@@ -14,6 +14,8 @@ pub(crate) struct TurnCheckpoint {
     /// The snapshot before the turn: taken beside its first model request, settled before its
     /// first tool call runs.
     before: Before,
+    /// Stops that snapshot (a turn that ran no tool does not wait for it).
+    stop_before: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// A tool that may write beyond the workspace's own writes ran (a command, an MCP tool, a
     /// subagent): the snapshot after the turn walks the folder. Otherwise it looks again only
     /// at what the workspace wrote.
@@ -47,12 +49,14 @@ impl Session {
     /// A user or goal turn starts: its snapshot before starts beside the model request.
     pub(super) fn begin_checkpoint(&mut self) {
         let _ = self.workspace.take_written();
-        if let Some(cp) = &self.checkpoints {
-            cp.resume();
-        }
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         self.turn_checkpoint =
             (self.checkpoints.is_some() && self.parent_id.is_none()).then(|| TurnCheckpoint {
-                before: Before::Pending(tokio::spawn(self.checkpoint())),
+                before: Before::Pending(tokio::spawn({
+                    let stop = stop.clone();
+                    self.checkpoint_of(move |cp| cp.snapshot_until(stop))
+                })),
+                stop_before: stop,
                 walk_after: false,
                 tools_ran: false,
                 after: None,
@@ -159,9 +163,8 @@ impl Session {
             && let Before::Pending(handle) = &tc.before
             && !handle.is_finished()
         {
-            if let Some(cp) = &self.checkpoints {
-                cp.stop();
-            }
+            tc.stop_before
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             self.turn_checkpoint = None;
             return Ended {
                 before: None,

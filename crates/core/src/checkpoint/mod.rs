@@ -195,8 +195,6 @@ pub(crate) struct Lazy {
     /// Names this session's refs in the store.
     session: String,
     store: Shared,
-    /// Set to stop the snapshot running now (its files read so far are kept for the next).
-    stop: Arc<std::sync::atomic::AtomicBool>,
     /// A failure is said once per session.
     pub(crate) warned: std::sync::atomic::AtomicBool,
 }
@@ -209,7 +207,6 @@ impl Lazy {
             others: others.iter().filter(|o| *o != root).cloned().collect(),
             session: session.to_string(),
             store: shared(home, root),
-            stop: Default::default(),
             warned: Default::default(),
         }
     }
@@ -222,28 +219,25 @@ impl Lazy {
         f(guard.as_mut().context("checkpoint store")?)
     }
 
-    fn limit(&self) -> Limit {
-        Limit::new(Instant::now() + SNAPSHOT_DEADLINE, self.stop.clone())
-    }
-
-    /// Stops the snapshot running now, if any; [`Lazy::resume`] lets the next one run.
-    pub(crate) fn stop(&self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    pub(crate) fn resume(&self) {
-        self.stop.store(false, std::sync::atomic::Ordering::Relaxed);
+    fn limit(stop: Arc<std::sync::atomic::AtomicBool>) -> Limit {
+        Limit::new(Instant::now() + SNAPSHOT_DEADLINE, stop)
     }
 
     /// The folder now.
     pub(crate) fn snapshot(&self) -> Result<Taken> {
-        let limit = self.limit();
+        self.snapshot_until(Default::default())
+    }
+
+    /// The folder now, unless `stop` is set first (the files read so far are kept for the
+    /// next snapshot). Each snapshot has its own flag: a stop is never lost to the next one.
+    pub(crate) fn snapshot_until(&self, stop: Arc<std::sync::atomic::AtomicBool>) -> Result<Taken> {
+        let limit = Lazy::limit(stop);
         self.with(|c| c.snapshot(&self.session, &self.others, &limit))
     }
 
     /// See [`Checkpoints::snapshot_paths`].
     pub(crate) fn snapshot_paths(&self, base: &Taken, paths: &[String]) -> Result<Taken> {
-        let limit = self.limit();
+        let limit = Lazy::limit(Default::default());
         self.with(|c| c.snapshot_paths(&self.session, base, paths, &limit))
     }
 
