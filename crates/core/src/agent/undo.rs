@@ -16,6 +16,9 @@ pub(crate) struct TurnCheckpoint {
     before: Before,
     /// Stops that snapshot (a turn that ran no tool does not wait for it).
     stop_before: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Why that snapshot failed: said only if a tool needs it (a turn that runs none has
+    /// nothing to undo, and its own failure is said already).
+    before_failed: std::sync::Arc<std::sync::Mutex<Option<String>>>,
     /// A tool that may write beyond the workspace's own writes ran (a command, an MCP tool, a
     /// subagent): the snapshot after the turn walks the folder. Otherwise it looks again only
     /// at what the workspace wrote.
@@ -50,13 +53,31 @@ impl Session {
     pub(super) fn begin_checkpoint(&mut self) {
         let _ = self.workspace.take_written();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let failed = std::sync::Arc::new(std::sync::Mutex::new(None));
         self.turn_checkpoint =
             (self.checkpoints.is_some() && self.parent_id.is_none()).then(|| TurnCheckpoint {
                 before: Before::Pending(tokio::spawn({
-                    let stop = stop.clone();
-                    self.checkpoint_of(move |cp| cp.snapshot_until(stop))
+                    let (stop, failed) = (stop.clone(), failed.clone());
+                    let cp = self.checkpoints.clone();
+                    async move {
+                        let cp = cp?;
+                        let taken = tokio::task::spawn_blocking(move || cp.snapshot_until(stop))
+                            .await
+                            .ok()?;
+                        match taken {
+                            Ok(t) => Some(t),
+                            Err(e) if e.is::<crate::checkpoint::Stopped>() => None,
+                            Err(e) => {
+                                tracing::warn!("checkpoint: {e:#}");
+                                *failed.lock().unwrap_or_else(|e| e.into_inner()) =
+                                    Some(format!("{e:#}"));
+                                None
+                            }
+                        }
+                    }
                 })),
                 stop_before: stop,
+                before_failed: failed,
                 walk_after: false,
                 tools_ran: false,
                 after: None,
@@ -69,6 +90,21 @@ impl Session {
         let mut tc = self.turn_checkpoint.take()?;
         if let Before::Pending(handle) = &mut tc.before {
             tc.before = Before::Taken(self.waited(handle).await);
+        }
+        let failed = tc
+            .before_failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(why) = failed
+            && let Some(cp) = &self.checkpoints
+            && !cp.warned.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            self.events.send(Event::Warning {
+                message: format!(
+                    "turns of this session cannot be undone: no checkpoint could be taken ({why})"
+                ),
+            });
         }
         self.turn_checkpoint = Some(tc);
         match &self.turn_checkpoint.as_ref()?.before {
@@ -171,6 +207,13 @@ impl Session {
                 after: None,
                 quiet,
             };
+        }
+        if quiet && let Some(tc) = &self.turn_checkpoint {
+            // Nothing to undo: a failed snapshot is not worth a word.
+            tc.before_failed
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
         }
         let before = self.settle_before().await;
         let (Some(mut tc), Some(taken)) = (self.turn_checkpoint.take(), before.clone()) else {
