@@ -149,6 +149,12 @@ impl Drop for Tmux {
     }
 }
 
+/// No turn runs: the indicator is gone and the hint (the status line, drawn last in a frame)
+/// is the idle one, so a frame half drawn by the terminal never reads as idle.
+fn idle(screen: &str) -> bool {
+    !screen.contains("Working") && screen.contains("/ commands · @ files")
+}
+
 fn mock_config(repo: &TestRepo, mock: &MockServer) {
     mock_config_on(repo, mock, "chat");
 }
@@ -569,7 +575,7 @@ fn ctrl_c_ends_a_running_command_within_a_second() {
     t.line("still there?");
     // The turn has ended when the working line is gone: a Ctrl+C before that interrupts.
     t.wait_for("the next answer", Duration::from_secs(10), |s| {
-        s.contains("Still here.") && !s.contains("Working")
+        s.contains("Still here.") && idle(s)
     });
     // One Ctrl+C on an empty prompt only arms; the second quits.
     t.keys(&["C-c"]);
@@ -705,8 +711,7 @@ fn a_resize_storm_while_a_long_answer_streams() {
     // answer's last rows may be beyond tmux's history: drawn one column wide, 100 000 lines
     // are millions of rows.)
     let s = t.wait_for("the end of the turn", Duration::from_secs(240), |s| {
-        s.contains("Ask anything · / for commands · @ for files") && !s.contains("Working")
-            || s.contains("EXITED")
+        s.contains("Ask anything · / for commands · @ for files") && idle(s) || s.contains("EXITED")
     });
     let all = t.history();
     assert!(
@@ -1127,7 +1132,7 @@ fn slash_undo_takes_the_turn_back_and_keeps_the_users_edit() {
     t.line("patch the files");
     // The turn ends (its checkpoint taken) after the answer shows: the user edits after that.
     t.wait_for("the end of the turn", Duration::from_secs(10), |s| {
-        s.contains("Patched.") && !s.contains("Working")
+        s.contains("Patched.") && idle(s)
     });
     assert_eq!(repo.read("added.txt"), "new\n");
     assert_eq!(repo.read("made.txt"), "out\n");
@@ -1195,11 +1200,11 @@ fn esc_esc_rewinds_to_an_earlier_prompt_and_puts_it_back() {
     };
     t.line("alpha first");
     t.wait_for("the first turn", Duration::from_secs(10), |s| {
-        s.contains("One.") && !s.contains("Working")
+        s.contains("One.") && idle(s)
     });
     t.line("bravo second");
     t.wait_for("the second turn", Duration::from_secs(10), |s| {
-        s.contains("Two.") && !s.contains("Working")
+        s.contains("Two.") && idle(s)
     });
     assert!(repo.path().join("two.txt").exists());
     t.keys(&["Escape"]);
@@ -1259,7 +1264,7 @@ fn two_messages_of_one_response_are_two_cells() {
     };
     t.line("answer me");
     let s = t.wait_for("the end of the turn", Duration::from_secs(10), |s| {
-        s.contains("All done.") && !s.contains("Working")
+        s.contains("All done.") && idle(s)
     });
     let lines: Vec<&str> = s.lines().map(str::trim).collect();
     let first = lines.iter().position(|l| *l == "• Looking first.");
@@ -1290,7 +1295,7 @@ fn slash_goal_runs_turns_until_the_model_marks_it_complete() {
     };
     t.line("/goal Add both steps");
     let s = t.wait_for("the goal's end", Duration::from_secs(20), |s| {
-        s.contains("Both steps are in.") && s.contains("goal complete") && !s.contains("Working")
+        s.contains("Both steps are in.") && s.contains("goal complete") && idle(s)
     });
     assert!(s.contains("Goal active: Add both steps"), "{s}");
     assert!(s.contains("Goal complete: Add both steps"), "{s}");
