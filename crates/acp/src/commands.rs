@@ -7,7 +7,7 @@ use agent_client_protocol::v1::schema::{
 use interpreter_protocol::{InputItem, Op, Restore, SkillInfo};
 
 use super::AcpSession;
-use super::handlers::{Answer, answer, stop_reason};
+use super::answer::{Answer, answer, stop_reason};
 use interpreter_core::agent::OpResult;
 use interpreter_core::face::slash::{self, BUILTINS, Command};
 use interpreter_core::harness;

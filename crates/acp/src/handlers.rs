@@ -8,22 +8,21 @@ use agent_client_protocol::v1::schema::{
     DeleteSessionRequest, DeleteSessionResponse, EmbeddedResourceResource, ForkSessionRequest,
     ForkSessionResponse, Implementation, InitializeRequest, InitializeResponse,
     ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
-    LogoutRequest, LogoutResponse, McpCapabilities, McpServer, Meta, NewSessionRequest,
+    LogoutRequest, LogoutResponse, McpCapabilities, McpServer, NewSessionRequest,
     NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, ResumeSessionRequest,
     ResumeSessionResponse, SessionAdditionalDirectoriesCapabilities, SessionCapabilities,
     SessionCloseCapabilities, SessionDeleteCapabilities, SessionForkCapabilities, SessionId,
     SessionInfo, SessionInfoUpdate, SessionListCapabilities, SessionResumeCapabilities,
     SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
-    SetSessionModeRequest, SetSessionModeResponse, StopReason,
+    SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
-use interpreter_protocol::ext;
-use interpreter_protocol::{InputItem, Op, PermissionMode, TurnEndReason};
-use serde_json::json;
+use interpreter_protocol::{InputItem, Op, PermissionMode};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use super::answer::{Answer, answer};
 use super::client::{ClientFs, ClientTerminals};
 use super::settings::Settings;
 use super::updates::Translator;
@@ -796,70 +795,6 @@ async fn run_command_or_turn(s: &AcpSession, input: Vec<InputItem>) -> Result<An
         *r = None;
     }
     answer(result)
-}
-
-/// How a prompt is answered: its stop reason, and in `_meta` what the client may act on.
-pub(super) struct Answer {
-    pub stop: StopReason,
-    pub meta: Option<Meta>,
-}
-
-impl Answer {
-    pub(super) fn end_turn() -> Answer {
-        Answer {
-            stop: StopReason::EndTurn,
-            meta: None,
-        }
-    }
-}
-
-/// `{key: value}`, for a `_meta`.
-fn meta_of(key: &str, value: serde_json::Value) -> serde_json::Value {
-    serde_json::Value::Object([(key.to_string(), value)].into_iter().collect())
-}
-
-/// The prompt's turn (`_meta["interpreter/turnId"]`: what `/rewind` takes), or what an undo
-/// did (`_meta["interpreter/undone"]`: the turns, and the files restored, removed and kept,
-/// relative to the session's folder), with the stop reason.
-pub(super) fn answer(r: OpResult) -> Result<Answer, String> {
-    let meta = match &r {
-        OpResult::Turn(ended) => Some(meta_of(ext::ACP_TURN_ID, json!(ended.turn_id))),
-        OpResult::Undone(report) => Some(meta_of(
-            ext::ACP_UNDONE,
-            json!({
-                "turnIds": report.turn_ids,
-                "conversation": report.conversation,
-                "restored": report.restored,
-                "removed": report.removed,
-                "skipped": report.skipped,
-            }),
-        )),
-        _ => None,
-    };
-    Ok(Answer {
-        stop: stop_reason(r)?,
-        meta: meta.and_then(|m| match m {
-            serde_json::Value::Object(map) => Some(map),
-            _ => None,
-        }),
-    })
-}
-
-/// How a turn's end answers `session/prompt`.
-pub(super) fn stop_reason(r: OpResult) -> Result<StopReason, String> {
-    let ended = match r {
-        OpResult::Turn(ended) => ended,
-        OpResult::Done | OpResult::Undone(_) => return Ok(StopReason::EndTurn),
-        OpResult::Failed(m) => return Err(m),
-    };
-    match ended.reason {
-        TurnEndReason::Completed => Ok(StopReason::EndTurn),
-        TurnEndReason::Cancelled => Ok(StopReason::Cancelled),
-        TurnEndReason::MaxTurnRequests => Ok(StopReason::MaxTurnRequests),
-        TurnEndReason::MaxTokens => Ok(StopReason::MaxTokens),
-        TurnEndReason::Refusal => Ok(StopReason::Refusal),
-        TurnEndReason::Failed { message } => Err(message),
-    }
 }
 
 impl AcpSession {

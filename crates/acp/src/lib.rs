@@ -5,10 +5,13 @@
 //! turn. The only module that knows ACP types.
 #![warn(missing_docs, unreachable_pub)]
 
+mod answer;
 mod client;
 mod commands;
+mod content;
 mod diagnostics;
 mod handlers;
+mod permission;
 mod questions;
 mod replay;
 mod settings;

@@ -6,7 +6,8 @@ use agent_client_protocol::v1::schema::{
 };
 use interpreter_protocol::{ToolStatus, TranscriptItem};
 
-use super::updates::{Translator, acp_kind, chunk, diff_contents, text_content};
+use super::content::{acp_kind, chunk, diff_contents, text_content};
+use super::updates::Translator;
 
 impl Translator {
     pub(super) fn replay(&self, items: Vec<TranscriptItem>) {

@@ -4,20 +4,18 @@
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CompactionStatus, CompactionUpdate, ContentBlock, ContentChunk, Cost, Diff, Meta, Notice,
-    NoticeSeverity, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionId,
-    SessionNotification, SessionUpdate, Terminal, TextContent, ToolCall, ToolCallContent,
-    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
-    ToolKind as AcpToolKind, UsageUpdate,
+    CompactionStatus, CompactionUpdate, ContentBlock, Cost, Meta, Notice, NoticeSeverity, Plan,
+    PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionId, SessionNotification, SessionUpdate,
+    Terminal, TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
-use interpreter_protocol::{
-    Event, FileChange, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus,
-};
+use interpreter_protocol::{Event, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKind, ToolStatus};
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
+use super::content::{acp_kind, chunk, diff_contents, text_content};
 use interpreter_core::agent::WeakSessionHandle;
 use interpreter_core::face::view::SessionView;
 
@@ -150,7 +148,7 @@ impl Translator {
         let terminal = self.terminal_output && req.kind == ToolKind::Execute;
         tokio::spawn(async move {
             let call_id = req.call_id.clone();
-            let decision = super::client::ask_permission(&cx, sid, req, terminal).await;
+            let decision = super::permission::ask_permission(&cx, sid, req, terminal).await;
             let _ = session.submit(interpreter_protocol::Op::Approval { call_id, decision });
         });
     }
@@ -513,55 +511,6 @@ impl Translator {
             update = update.meta(m);
         }
         self.send(SessionUpdate::ToolCallUpdate(update));
-    }
-}
-
-pub(super) fn chunk(text: &str, message_id: Option<&str>) -> ContentChunk {
-    let mut c = ContentChunk::new(ContentBlock::Text(TextContent::new(text.to_string())));
-    if let Some(id) = message_id {
-        c = c.message_id(agent_client_protocol::v1::schema::MessageId::new(
-            id.to_string(),
-        ));
-    }
-    c
-}
-
-pub(super) fn text_content(text: &str) -> ToolCallContent {
-    ToolCallContent::from(ContentBlock::Text(TextContent::new(text.to_string())))
-}
-
-pub(super) fn diff_contents(changes: &[FileChange]) -> Vec<ToolCallContent> {
-    let mut out = Vec::new();
-    for c in changes {
-        match &c.move_path {
-            Some(dest) => {
-                out.push(ToolCallContent::Diff(
-                    Diff::new(c.path.clone(), String::new()).old_text(c.old_text.clone()),
-                ));
-                out.push(ToolCallContent::Diff(Diff::new(
-                    dest.clone(),
-                    c.new_text.clone().unwrap_or_default(),
-                )));
-            }
-            None => out.push(ToolCallContent::Diff(
-                Diff::new(c.path.clone(), c.new_text.clone().unwrap_or_default())
-                    .old_text(c.old_text.clone()),
-            )),
-        }
-    }
-    out
-}
-
-pub(super) fn acp_kind(k: ToolKind) -> AcpToolKind {
-    match k {
-        ToolKind::Read => AcpToolKind::Read,
-        ToolKind::Edit => AcpToolKind::Edit,
-        ToolKind::Delete => AcpToolKind::Delete,
-        ToolKind::Move => AcpToolKind::Move,
-        ToolKind::Search => AcpToolKind::Search,
-        ToolKind::Execute => AcpToolKind::Execute,
-        ToolKind::Think => AcpToolKind::Think,
-        ToolKind::Other => AcpToolKind::Other,
     }
 }
 

@@ -5,79 +5,22 @@
 
 use interpreter_protocol::{ApprovalDecision, ApprovalRequest, Op, ToolKind};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Server;
-use super::events::now_ms;
-use super::threads::ThreadShared;
+use super::state::{Asked, ThreadShared};
+use super::wire::now_ms;
 
-/// One question waiting for the client.
-pub(super) struct Asked {
-    pub(super) thread_id: String,
-    pub(super) turn_id: String,
-    pub(super) call_id: String,
-    /// A question for the user (`item/tool/requestUserInput`), not an approval.
-    pub(super) question: bool,
-}
-
-/// Server requests sent and not yet answered, by request id.
-#[derive(Default)]
-pub(crate) struct Pending {
-    next: AtomicU64,
-    asked: Mutex<HashMap<u64, Asked>>,
-}
-
-impl Pending {
-    /// Sends the request for `req` (from the session's event sink).
-    pub(crate) fn ask(
-        &self,
-        thread: &ThreadShared,
-        turn_id: &str,
-        cwd: &Path,
-        req: ApprovalRequest,
-    ) {
-        let (method, params) = request_for(&thread.id, turn_id, cwd, &req);
-        let id = self.remember(Asked {
-            thread_id: thread.id.clone(),
-            turn_id: turn_id.to_string(),
-            call_id: req.call_id.clone(),
-            question: false,
-        });
-        thread.out.request(id, method, params);
-    }
-
-    /// Keeps `asked` until its answer comes; the request id to send it with.
-    pub(super) fn remember(&self, asked: Asked) -> u64 {
-        let id = self.next.fetch_add(1, Ordering::SeqCst);
-        if let Ok(mut pending) = self.asked.lock() {
-            pending.insert(id, asked);
-        }
-        id
-    }
-
-    fn take(&self, id: u64) -> Option<Asked> {
-        self.asked.lock().ok()?.remove(&id)
-    }
-
-    /// Forgets the questions of a turn that ended (the core cancelled them); their ids and
-    /// whether each was an approval.
-    pub(crate) fn drop_turn(&self, thread_id: &str, turn_id: &str) -> Vec<(u64, bool)> {
-        let Ok(mut asked) = self.asked.lock() else {
-            return vec![];
-        };
-        let ids: Vec<(u64, bool)> = asked
-            .iter()
-            .filter(|(_, a)| a.thread_id == thread_id && a.turn_id == turn_id)
-            .map(|(id, a)| (*id, !a.question))
-            .collect();
-        for (id, _) in &ids {
-            asked.remove(id);
-        }
-        ids
-    }
+/// Sends the request for `req` (from the session's event sink).
+pub(crate) fn ask(thread: &ThreadShared, turn_id: &str, cwd: &Path, req: ApprovalRequest) {
+    let (method, params) = request_for(&thread.id, turn_id, cwd, &req);
+    let id = thread.approvals.remember(Asked {
+        thread_id: thread.id.clone(),
+        turn_id: turn_id.to_string(),
+        call_id: req.call_id.clone(),
+        question: false,
+    });
+    thread.out.request(id, method, params);
 }
 
 /// The request's method and params.

@@ -3,48 +3,11 @@
 
 use interpreter_protocol::{Event, TurnEndReason, TurnEnded};
 use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::items::{self, ToolItem};
-use super::threads::{ThreadShared, ThreadState};
-use super::wire::{Item, ItemStatus, TokenBreakdown, Turn, TurnError, TurnStatus};
+use super::state::{ThreadShared, ThreadState, TurnState};
+use super::wire::{Item, ItemStatus, TokenBreakdown, Turn, TurnError, TurnStatus, now_ms};
 use interpreter_core::face::view::SessionView;
-
-/// Milliseconds since the epoch.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// The running turn, as far as its items go.
-pub(crate) struct TurnState {
-    pub id: String,
-    pub started_ms: i64,
-    /// Streaming agent messages and reasoning, by item id: the text so far.
-    streaming: HashMap<String, String>,
-    /// An answer whose phase is known only from what follows it.
-    held_message: Option<(String, String)>,
-    /// Tool calls shown as items, by call id.
-    tools: HashMap<String, ToolItem>,
-    /// Items completed in this turn, for `thread/read`.
-    pub completed: Vec<Value>,
-}
-
-impl TurnState {
-    fn new(id: String) -> TurnState {
-        TurnState {
-            id,
-            started_ms: now_ms(),
-            streaming: HashMap::new(),
-            held_message: None,
-            tools: HashMap::new(),
-            completed: Vec::new(),
-        }
-    }
-}
 
 impl ThreadShared {
     /// Translates one event. Runs in the session's task; holds the thread's state briefly.
@@ -71,7 +34,7 @@ impl ThreadShared {
                 self.out.notify(
                     "thread/goal/updated",
                     json!({"threadId": self.id, "turnId": turn_id,
-                           "goal": super::goals::goal_json(&self.id, &goal)}),
+                           "goal": super::wire::goal_json(&self.id, &goal)}),
                 );
                 st.goal = Some(goal);
             }
@@ -94,7 +57,7 @@ impl ThreadShared {
                 let turn_id = turn.id.clone();
                 let cwd = cwd(&st);
                 st.waiting_on_approval += 1;
-                self.approvals.ask(self, &turn_id, &cwd, req);
+                super::approvals::ask(self, &turn_id, &cwd, req);
             }
             Event::QuestionAsked(req) => {
                 if let Some(turn) = st.active.as_ref() {
@@ -492,7 +455,7 @@ fn cwd(st: &ThreadState) -> std::path::PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::approvals::Pending;
+    use crate::state::Pending;
     use crate::transport::Outbound;
     use interpreter_protocol::{ToolCallBegin, ToolKind};
     use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! session's events (`events.rs`). A change sent while a turn runs applies when it ends.
 
 use interpreter_core::agent::OpResult;
-use interpreter_protocol::{Goal, GoalStatus, Op};
+use interpreter_protocol::{GoalStatus, Op};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -27,20 +27,6 @@ pub(crate) struct GoalThreadParams {
     thread_id: String,
 }
 
-/// The seed's `ThreadGoal`.
-pub(crate) fn goal_json(thread_id: &str, goal: &Goal) -> Value {
-    json!({
-        "threadId": thread_id,
-        "objective": goal.objective,
-        "status": goal.status,
-        "tokenBudget": goal.token_budget,
-        "tokensUsed": goal.tokens_used,
-        "timeUsedSeconds": goal.time_used_seconds,
-        "createdAt": goal.created_at,
-        "updatedAt": goal.updated_at,
-    })
-}
-
 pub(crate) async fn set(server: &Arc<Server>, p: GoalSetParams) -> Result<Value, RpcError> {
     let thread = loaded(server, &p.thread_id)?;
     let op = Op::SetGoal {
@@ -53,13 +39,13 @@ pub(crate) async fn set(server: &Arc<Server>, p: GoalSetParams) -> Result<Value,
     }
     let goal = thread.state().goal.clone();
     let goal = goal.ok_or_else(|| RpcError::internal("the goal was not set"))?;
-    Ok(json!({"goal": goal_json(&p.thread_id, &goal)}))
+    Ok(json!({"goal": super::wire::goal_json(&p.thread_id, &goal)}))
 }
 
 pub(crate) fn get(server: &Arc<Server>, p: GoalThreadParams) -> Result<Value, RpcError> {
     let thread = loaded(server, &p.thread_id)?;
     let goal = thread.state().goal.clone();
-    Ok(json!({"goal": goal.map(|g| goal_json(&p.thread_id, &g))}))
+    Ok(json!({"goal": goal.map(|g| super::wire::goal_json(&p.thread_id, &g))}))
 }
 
 pub(crate) async fn clear(server: &Arc<Server>, p: GoalThreadParams) -> Result<Value, RpcError> {

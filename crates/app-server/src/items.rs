@@ -8,9 +8,8 @@ use interpreter_protocol::{
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-use super::events::now_ms;
 use super::transport::RpcError;
-use super::wire::{FileUpdateChange, Item, ItemStatus, TurnError};
+use super::wire::{FileUpdateChange, Item, ItemStatus, TurnError, now_ms};
 
 /// Output kept in an item, at most (the model's copy is separate).
 const MAX_ITEM_OUTPUT: usize = 64 * 1024;

@@ -15,6 +15,7 @@ mod history;
 mod items;
 mod methods;
 mod questions;
+mod state;
 mod threads;
 mod transport;
 mod turns;
@@ -29,7 +30,7 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use interpreter_core::config::Overrides;
 use interpreter_protocol::Restore;
 use interpreter_protocol::ext;
-use threads::LoadedThread;
+use state::LoadedThread;
 use transport::{Incoming, Outbound, Read, RpcError};
 
 /// How long shutting down waits for sessions to stop their turns and close their logs.
@@ -43,7 +44,7 @@ pub(crate) struct Server {
     token: interpreter_core::model::provider::ExternalToken,
     token_account: Mutex<Option<account::TokenAccount>>,
     threads: Mutex<HashMap<String, Arc<LoadedThread>>>,
-    approvals: Arc<approvals::Pending>,
+    approvals: Arc<state::Pending>,
     initialized: AtomicBool,
     /// Notifications that must follow the response being prepared (`thread/started`).
     after: Mutex<Vec<(&'static str, Value)>>,

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Server;
-use super::threads::{self, LoadedThread, Open, ThreadShared};
+use super::state::{LoadedThread, ThreadShared};
+use super::threads::{self, Open};
 use super::transport::RpcError;
 use super::wire::{
     ThreadIdParams, ThreadListParams, ThreadParams, ThreadReadParams, ThreadSetNameParams,

@@ -8,8 +8,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 use super::Server;
-use super::approvals::Asked;
-use super::threads::ThreadShared;
+use super::state::{Asked, ThreadShared};
 
 /// The request's params.
 pub(super) fn params(thread_id: &str, turn_id: &str, req: &QuestionRequest) -> Value {

@@ -1,125 +1,18 @@
-//! Loaded threads: opening a session for a thread (new, resumed, forked), what the face
-//! keeps about it, and the `Thread` object the protocol shows.
+//! Loaded threads: opening a session for a thread (new, resumed, forked) with the event sink
+//! that keeps its record (`state.rs`), and the `Thread` object the protocol shows.
 
-use interpreter_protocol::{Op, Permissions, TranscriptItem};
-use std::collections::HashMap;
+use interpreter_protocol::{Op, Permissions};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use tokio::sync::oneshot;
 
-use super::approvals::Pending;
-use super::events::TurnState;
-use super::transport::{Outbound, RpcError};
-use super::wire::{self, Thread, ThreadStatus, Turn};
-use interpreter_core::agent::{
-    EventSink, SessionError, SessionHandle, SessionOptions, SessionStart,
-};
+use super::state::{LoadedThread, ThreadShared};
+use super::transport::RpcError;
+use super::wire::{self, Thread, ThreadStatus};
+use interpreter_core::agent::{EventSink, SessionError, SessionOptions, SessionStart};
 use interpreter_core::config::Config;
 use interpreter_core::face::view::SessionView;
 use interpreter_core::sessions::Sessions;
-
-/// A thread with a session open in this process.
-pub(crate) struct LoadedThread {
-    pub shared: Arc<ThreadShared>,
-    pub handle: SessionHandle,
-}
-
-impl LoadedThread {
-    pub(crate) fn id(&self) -> &str {
-        &self.shared.id
-    }
-
-    /// Stops the session (a running turn is cancelled first) and waits for it.
-    pub(crate) async fn shutdown(&self) {
-        let _ = self.handle.submit(Op::Shutdown).done().await;
-    }
-
-    pub(crate) fn state(&self) -> MutexGuard<'_, ThreadState> {
-        self.shared.state()
-    }
-}
-
-/// What the session's event sink and the request handlers share about one thread.
-pub(crate) struct ThreadShared {
-    pub id: String,
-    pub out: Outbound,
-    pub approvals: Arc<Pending>,
-    pub ephemeral: bool,
-    /// `appServer` for threads started here, `unknown` for stored ones.
-    pub source: &'static str,
-    state: Mutex<ThreadState>,
-}
-
-impl ThreadShared {
-    pub(crate) fn new(
-        id: String,
-        out: Outbound,
-        approvals: Arc<Pending>,
-        ephemeral: bool,
-        source: &'static str,
-        created_at: i64,
-    ) -> Arc<ThreadShared> {
-        Arc::new(ThreadShared {
-            id,
-            out,
-            approvals,
-            ephemeral,
-            source,
-            state: Mutex::new(ThreadState {
-                created_at,
-                ..Default::default()
-            }),
-        })
-    }
-
-    pub(crate) fn state(&self) -> MutexGuard<'_, ThreadState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// The face's record of a thread, kept from its events and its requests.
-#[derive(Default)]
-pub(crate) struct ThreadState {
-    pub view: Option<SessionView>,
-    pub created_at: i64,
-    pub preview: String,
-    /// Turns from before the thread was loaded here (replayed from the store).
-    pub history: Vec<Turn>,
-    /// Turns run here, in order; the last may be running.
-    pub turns: Vec<Turn>,
-    /// Turns submitted but not started: their id and the user's input as the client sent it.
-    pub queued: HashMap<String, Vec<serde_json::Value>>,
-    /// The running turn.
-    pub active: Option<TurnState>,
-    /// Waiting for the session's transcript (`Op::Replay`).
-    pub transcript: Option<oneshot::Sender<Vec<TranscriptItem>>>,
-    /// Approvals asked and not answered.
-    pub waiting_on_approval: usize,
-    /// What the last undo did, for the response of the request that asked for it.
-    pub last_undo: Option<interpreter_protocol::UndoReport>,
-    /// The thread's goal, as the session last reported it.
-    pub goal: Option<interpreter_protocol::Goal>,
-}
-
-impl ThreadState {
-    pub(crate) fn status(&self) -> ThreadStatus {
-        if self.active.is_none() && self.queued.is_empty() {
-            return ThreadStatus::Idle;
-        }
-        ThreadStatus::Active {
-            active_flags: if self.waiting_on_approval > 0 {
-                vec!["waitingOnApproval"]
-            } else {
-                vec![]
-            },
-        }
-    }
-
-    /// The running turn's id, else the next queued one's.
-    pub(crate) fn current_turn(&self) -> Option<String> {
-        self.active.as_ref().map(|t| t.id.clone())
-    }
-}
 
 /// How to open a thread's session.
 pub(crate) struct Open {

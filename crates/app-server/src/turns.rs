@@ -10,7 +10,8 @@ use std::sync::Arc;
 use super::Server;
 use super::items;
 use super::methods::{approval_policy, thread_config};
-use super::threads::{self, LoadedThread, Open};
+use super::state::LoadedThread;
+use super::threads::{self, Open};
 use super::transport::RpcError;
 use super::wire::{
     ThreadIdParams, ThreadParams, ThreadRollbackParams, Turn, TurnInterruptParams, TurnStartParams,

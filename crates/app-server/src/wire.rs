@@ -2,8 +2,10 @@
 //! Field names and required fields follow the schemas; optional fields we have nothing for
 //! are left out. Nothing outside `frontend/app_server` sees these types.
 
+use interpreter_protocol::Goal;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The Codex protocol version this face implements (the Python SDK's release it was checked
 /// against); reported in `userAgent`.
@@ -207,6 +209,28 @@ pub(crate) fn sandbox_policy(mode: interpreter_protocol::SandboxMode, network: b
         }
         SandboxMode::DangerFullAccess => serde_json::json!({"type": "dangerFullAccess"}),
     }
+}
+
+/// Milliseconds since the epoch, the clock of the protocol's `startedAtMs` and `completedAtMs`.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The seed's `ThreadGoal`.
+pub(crate) fn goal_json(thread_id: &str, goal: &Goal) -> Value {
+    json!({
+        "threadId": thread_id,
+        "objective": goal.objective,
+        "status": goal.status,
+        "tokenBudget": goal.token_budget,
+        "tokensUsed": goal.tokens_used,
+        "timeUsedSeconds": goal.time_used_seconds,
+        "createdAt": goal.created_at,
+        "updatedAt": goal.updated_at,
+    })
 }
 
 /// `initialize` params: only what changes how we talk.

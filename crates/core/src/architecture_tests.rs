@@ -255,3 +255,170 @@ fn every_module_has_a_place_on_the_map() {
         "modules docs/architecture.md does not name in their crate's (or core module's) section: {missing:#?}"
     );
 }
+
+/// A module folder's files (its root file aside: it declares the others and re-exports them)
+/// and which of them each one names, through `super::` or `crate::` paths. A subfolder counts
+/// as one file.
+fn folder_imports(dir: &Path, module: &[String]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut nodes: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() && path.join("mod.rs").is_file() {
+            let mut files = Vec::new();
+            rust_files(&path, &mut files);
+            files.retain(|f| !is_test_file(&f.to_string_lossy()));
+            nodes.insert(name, files);
+        } else if let Some(stem) = name.strip_suffix(".rs")
+            && !matches!(stem, "mod" | "lib" | "main")
+            && !is_test_file(&name)
+        {
+            nodes.insert(stem.to_string(), vec![path]);
+        }
+    }
+    let names: BTreeSet<String> = nodes.keys().cloned().collect();
+    let crate_prefix = if module.is_empty() {
+        "crate::".to_string()
+    } else {
+        format!("crate::{}::", module.join("::"))
+    };
+    let mut edges = BTreeMap::new();
+    for (node, files) in &nodes {
+        let mut used = BTreeSet::new();
+        for file in files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let code = text
+                .find("#[cfg(test)]")
+                .map_or(text.as_str(), |i| &text[..i]);
+            // `super::` is the folder only in the folder's own files, not in a subfolder's.
+            let mut prefixes = vec![crate_prefix.as_str()];
+            if file.parent() == Some(dir) {
+                prefixes.push("super::");
+            }
+            for prefix in prefixes {
+                for (i, _) in code.match_indices(prefix) {
+                    // `crate::agent::` is no prefix of `crate::agents::`, nor `super::` of
+                    // `super::super::`.
+                    if code[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+                        continue;
+                    }
+                    used.extend(path_heads(&code[i + prefix.len()..]));
+                }
+            }
+        }
+        used.retain(|u| u != node && names.contains(u));
+        edges.insert(node.clone(), used);
+    }
+    edges
+}
+
+/// The first segments a path names: `task::run` gives `task`, `{goal, undo::Mark}` both.
+fn path_heads(after: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let Some(group) = after.strip_prefix('{') else {
+        return vec![ident(after)];
+    };
+    let mut heads = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                heads.push(ident(&group[start..i]));
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                heads.push(ident(&group[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
+/// The strongly connected groups of more than one file: each is an import cycle.
+fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let reaches = |from: &str| -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(n) = todo.pop() {
+            for next in edges.get(&n).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reach: BTreeMap<&String, BTreeSet<String>> =
+        edges.keys().map(|n| (n, reaches(n))).collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for n in edges.keys() {
+        if out.iter().any(|c| c.contains(n)) {
+            continue;
+        }
+        let group: Vec<String> = edges
+            .keys()
+            .filter(|m| *m == n || (reach[n].contains(*m) && reach[*m].contains(n)))
+            .cloned()
+            .collect();
+        if group.len() > 1 {
+            out.push(group);
+        }
+    }
+    out
+}
+
+/// Every module folder of every crate (`crates/<crate>/src` and each folder with a `mod.rs`),
+/// with its module path.
+fn module_folders() -> Vec<(PathBuf, Vec<String>)> {
+    fn walk(dir: &Path, module: Vec<String>, out: &mut Vec<(PathBuf, Vec<String>)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && path.join("mod.rs").is_file() {
+                let mut sub = module.clone();
+                sub.push(path.file_name().unwrap().to_string_lossy().into_owned());
+                walk(&path, sub, out);
+            }
+        }
+        out.push((dir.to_path_buf(), module));
+    }
+    let mut out = Vec::new();
+    for (krate, _) in crates() {
+        walk(
+            &root().join("crates").join(krate).join("src"),
+            Vec::new(),
+            &mut out,
+        );
+    }
+    out
+}
+
+/// No module folder's files import each other in a circle: each folder has a bottom layer
+/// (state, wire) that imports no handler. `scripts/import-cycles.sh` prints the count.
+#[test]
+fn no_module_folder_has_an_import_cycle() {
+    let mut found = Vec::new();
+    for (dir, module) in module_folders() {
+        let folder = dir.strip_prefix(root().join("crates")).unwrap();
+        let folder = folder.to_string_lossy().replace('\\', "/");
+        for cycle in cycles(&folder_imports(&dir, &module)) {
+            found.push(format!("{folder}: {}", cycle.join(" ↔ ")));
+        }
+    }
+    println!("import cycles: {}", found.len());
+    for c in &found {
+        println!("  {c}");
+    }
+    assert!(
+        found.is_empty(),
+        "import cycles among a folder's files: {found:#?}"
+    );
+}

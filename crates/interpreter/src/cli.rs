@@ -461,7 +461,7 @@ pub(crate) fn main() -> i32 {
                 common,
                 provider,
                 with_api_key,
-            } => crate::login::run(common, provider, with_api_key),
+            } => crate::login::run(common.overrides(), provider, with_api_key),
             Command::Debug {
                 what:
                     DebugCommand::Prompt {

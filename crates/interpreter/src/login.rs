@@ -3,11 +3,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use crate::cli::CommonArgs;
-use interpreter_core::config::{Config, home_dir};
+use interpreter_core::config::{Config, Overrides, home_dir};
 
-pub(crate) fn run(common: CommonArgs, provider: Option<String>, from_stdin: bool) -> i32 {
-    let mut overrides = common.overrides();
+pub(crate) fn run(mut overrides: Overrides, provider: Option<String>, from_stdin: bool) -> i32 {
     overrides.provider = provider;
     let config = match Config::load(&overrides) {
         Ok(c) => c,

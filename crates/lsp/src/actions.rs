@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use tower_lsp_server::ls_types as lsp;
 
-use interpreter_core::workspace::documents::DocumentSnapshot;
-use interpreter_core::workspace::positions::{PositionEncoding, position_to_char};
+use interpreter_text::documents::DocumentSnapshot;
+use interpreter_text::positions::{PositionEncoding, position_to_char};
 
 use super::convert;
 
@@ -475,7 +475,7 @@ mod tests {
 
     #[test]
     fn prompt_quotes_the_buffer_and_the_diagnostics() {
-        let snap = interpreter_core::workspace::documents::Document::new(
+        let snap = interpreter_text::documents::Document::new(
             "file:///x.py".into(),
             None,
             "python".into(),

@@ -15,11 +15,11 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp_server::ls_types as lsp;
 
 use super::convert;
-use super::server::Shared;
-use interpreter_core::workspace::documents::{DocumentSnapshot, LineEnding};
-use interpreter_core::workspace::edits::{TextEdit, minimal_edits, normalize_line_endings};
-use interpreter_core::workspace::merge::{Rebase, rebase};
-use interpreter_core::workspace::overlay::{BaseText, OverlayChange};
+use super::state::Shared;
+use crate::overlay::{BaseText, OverlayChange};
+use interpreter_text::documents::{DocumentSnapshot, LineEnding};
+use interpreter_text::edits::{TextEdit, minimal_edits, normalize_line_endings};
+use interpreter_text::merge::{Rebase, rebase};
 use ropey::Rope;
 
 /// How long the user has to answer an applyEdit (VS Code may show a preview).
@@ -240,7 +240,7 @@ async fn apply_to_buffer(
 }
 
 fn text_edit(
-    caps: &super::server::ClientCaps,
+    caps: &super::state::ClientCaps,
     uri: lsp::Uri,
     version: Option<i32>,
     edits: Vec<TextEdit>,

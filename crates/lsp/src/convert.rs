@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use tower_lsp_server::ls_types as lsp;
 
-use interpreter_core::workspace::documents::TextChange;
-use interpreter_core::workspace::edits::TextEdit;
-use interpreter_core::workspace::positions::{Position, PositionEncoding, Range};
+use interpreter_text::documents::TextChange;
+use interpreter_text::edits::TextEdit;
+use interpreter_text::positions::{Position, PositionEncoding, Range};
 
 pub(super) fn position(p: lsp::Position) -> Position {
     Position::new(p.line, p.character)

@@ -6,102 +6,28 @@
 use interpreter_protocol::{
     ApprovalDecision, ApprovalRequest, Event, InputItem, Op, ToolKind, TurnEndReason,
 };
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tower_lsp_server::jsonrpc::Id;
 use tower_lsp_server::ls_types as lsp;
 
 use super::actions::{self, Action, CommandArgs, PromptDoc};
 use super::apply;
 use super::convert;
-use super::server::Shared;
+use super::state::Shared;
+use crate::overlay::OverlayBackend;
 use interpreter_core::agent::{
     EventSink, OpResult, SessionError, SessionHandle, SessionOptions, SessionStart,
 };
 use interpreter_core::config::{ApprovalPolicy, SandboxMode};
 use interpreter_core::face::view::SessionView;
 use interpreter_core::sessions::Sessions;
-use interpreter_core::workspace::overlay::OverlayBackend;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// How long the client may take to answer `window/workDoneProgress/create` or
 /// `window/showDocument`.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Running jobs and the ids that can cancel them.
-#[derive(Default)]
-pub(super) struct Jobs {
-    next: AtomicU64,
-    running: Mutex<HashMap<u64, JobEntry>>,
-}
-
-struct JobEntry {
-    cancel: CancellationToken,
-    request: Option<Id>,
-    progress: Option<lsp::ProgressToken>,
-}
-
-impl Jobs {
-    /// Registers a job before it is spawned, so a cancel that arrives at once finds it.
-    pub(super) fn start(
-        &self,
-        request: Option<Id>,
-        progress: Option<lsp::ProgressToken>,
-    ) -> (u64, CancellationToken) {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let cancel = CancellationToken::new();
-        self.lock().insert(
-            id,
-            JobEntry {
-                cancel: cancel.clone(),
-                request,
-                progress,
-            },
-        );
-        (id, cancel)
-    }
-
-    fn set_progress(&self, job: u64, token: lsp::ProgressToken) {
-        if let Some(e) = self.lock().get_mut(&job) {
-            e.progress = Some(token);
-        }
-    }
-
-    fn finish(&self, job: u64) {
-        self.lock().remove(&job);
-    }
-
-    /// `$/cancelRequest` for the executeCommand that started a job.
-    pub(super) fn cancel_request(&self, id: &Id) -> bool {
-        self.cancel_where(|e| e.request.as_ref() == Some(id))
-    }
-
-    /// `window/workDoneProgress/cancel` for a job's progress token.
-    pub(super) fn cancel_progress(&self, token: &lsp::ProgressToken) -> bool {
-        self.cancel_where(|e| e.progress.as_ref() == Some(token))
-    }
-
-    pub(super) fn cancel_all(&self) {
-        self.cancel_where(|_| true);
-    }
-
-    fn cancel_where(&self, pred: impl Fn(&JobEntry) -> bool) -> bool {
-        let mut any = false;
-        for e in self.lock().values().filter(|e| pred(e)) {
-            e.cancel.cancel();
-            any = true;
-        }
-        any
-    }
-
-    fn lock(&self) -> MutexGuard<'_, HashMap<u64, JobEntry>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
 
 /// `$/progress` for one job; every method is a no-op without a token.
 struct Progress {
@@ -633,20 +559,6 @@ mod tests {
         private_dir(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert!(private_dir(&dir).is_err());
-    }
-
-    #[test]
-    fn jobs_cancel_by_request_or_progress_token() {
-        let jobs = Jobs::default();
-        let (a, ca) = jobs.start(Some(Id::Number(7)), None);
-        let (_, cb) = jobs.start(None, Some(lsp::ProgressToken::String("t".into())));
-        assert!(!jobs.cancel_request(&Id::Number(8)));
-        assert!(jobs.cancel_request(&Id::Number(7)));
-        assert!(ca.is_cancelled() && !cb.is_cancelled());
-        assert!(jobs.cancel_progress(&lsp::ProgressToken::String("t".into())));
-        assert!(cb.is_cancelled());
-        jobs.finish(a);
-        assert!(!jobs.cancel_request(&Id::Number(7)));
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! `interpreter lsp`: a companion language server that offers AI code actions.
 //!
 //! The editor's open buffers are the truth: `didOpen`/`didChange` feed ropes in
-//! [`interpreter_core::workspace::documents`], applied in arrival order with no await in the handler.
+//! [`interpreter_text::documents`], applied in arrival order with no await in the handler.
 //! A code action is a cheap `Command`; `workspace/executeCommand` answers at once and runs an
 //! agent turn in a spawned task whose file tools read buffers before disk and write into an
-//! overlay ([`interpreter_core::workspace::overlay`]). The result returns as a versioned
+//! overlay ([`crate::overlay`]). The result returns as a versioned
 //! `workspace/applyEdit` of minimal edits, rebased if the user kept typing.
 //!
 //! Liveness (tower-lsp-server reads stdin in one loop and runs at most a few handlers at a
@@ -17,8 +17,10 @@ mod apply;
 mod convert;
 pub mod framing;
 mod job;
+mod overlay;
 mod server;
 mod settings;
+mod state;
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -29,7 +31,7 @@ use tower_lsp_server::ls_types as lsp;
 use tower_lsp_server::{LspService, Server};
 
 use interpreter_core::config::Overrides;
-use job::Jobs;
+use state::Jobs;
 
 tokio::task_local! {
     /// The JSON-RPC id of the request a handler is serving (tower-lsp-server does not pass

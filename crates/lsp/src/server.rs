@@ -4,104 +4,18 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::Notify;
+use std::sync::Arc;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types as lsp;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::actions::{Action, CommandArgs, code_actions};
 use super::convert;
-use super::job::{self, Jobs};
+use super::job;
 use super::settings::Settings;
+use super::state::{ClientCaps, Jobs, Shared};
 use interpreter_core::config::Overrides;
-use interpreter_core::workspace::documents::{Document, DocumentStore};
-use interpreter_core::workspace::positions::PositionEncoding;
-
-/// What the client said it can do (from `initialize`).
-#[derive(Debug, Clone, Default)]
-pub(super) struct ClientCaps {
-    pub work_done_progress: bool,
-    pub show_document: bool,
-    pub document_changes: bool,
-    pub create_files: bool,
-    pub delete_files: bool,
-}
-
-impl ClientCaps {
-    fn from_lsp(c: &lsp::ClientCapabilities) -> ClientCaps {
-        let edit = c.workspace.as_ref().and_then(|w| w.workspace_edit.as_ref());
-        let ops = edit
-            .and_then(|e| e.resource_operations.clone())
-            .unwrap_or_default();
-        ClientCaps {
-            work_done_progress: c
-                .window
-                .as_ref()
-                .and_then(|w| w.work_done_progress)
-                .unwrap_or(false),
-            show_document: c
-                .window
-                .as_ref()
-                .and_then(|w| w.show_document.as_ref())
-                .is_some_and(|s| s.support),
-            document_changes: edit.and_then(|e| e.document_changes).unwrap_or(false),
-            create_files: ops.contains(&lsp::ResourceOperationKind::Create),
-            delete_files: ops.contains(&lsp::ResourceOperationKind::Delete),
-        }
-    }
-}
-
-/// State shared by the handlers and the spawned jobs.
-pub(super) struct Shared {
-    pub client: Client,
-    pub documents: Arc<DocumentStore>,
-    /// Woken on every document change (jobs wait for the client to echo an applied edit).
-    pub changed: Notify,
-    pub jobs: Arc<Jobs>,
-    pub common: Overrides,
-    state: Mutex<State>,
-}
-
-struct State {
-    encoding: PositionEncoding,
-    caps: ClientCaps,
-    roots: Vec<PathBuf>,
-    /// From `initializationOptions`; later settings are merged over them.
-    init_settings: Settings,
-    /// The settings in force (the last ones that produced a valid configuration).
-    settings: Settings,
-    /// Problems found during `initialize`, shown once the client is ready.
-    startup_messages: Vec<(lsp::MessageType, String)>,
-}
-
-impl Shared {
-    pub(super) fn encoding(&self) -> PositionEncoding {
-        self.lock().encoding
-    }
-
-    pub(super) fn caps(&self) -> ClientCaps {
-        self.lock().caps.clone()
-    }
-
-    pub(super) fn roots(&self) -> Vec<PathBuf> {
-        self.lock().roots.clone()
-    }
-
-    pub(super) fn settings(&self) -> Settings {
-        self.lock().settings.clone()
-    }
-
-    /// Shows a message without making the caller wait for the client.
-    pub(super) fn show_later(self: &Arc<Self>, typ: lsp::MessageType, message: String) {
-        let client = self.client.clone();
-        tokio::spawn(async move { client.show_message(typ, message).await });
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
+use interpreter_text::documents::Document;
 
 pub(super) struct Backend {
     shared: Arc<Shared>,
@@ -110,21 +24,7 @@ pub(super) struct Backend {
 impl Backend {
     pub(super) fn new(client: Client, common: Overrides, jobs: Arc<Jobs>) -> Backend {
         Backend {
-            shared: Arc::new(Shared {
-                client,
-                documents: Arc::new(DocumentStore::new()),
-                changed: Notify::new(),
-                jobs,
-                common,
-                state: Mutex::new(State {
-                    encoding: PositionEncoding::Utf16,
-                    caps: ClientCaps::default(),
-                    roots: Vec::new(),
-                    init_settings: Settings::default(),
-                    settings: Settings::default(),
-                    startup_messages: Vec::new(),
-                }),
-            }),
+            shared: Arc::new(Shared::new(client, common, jobs)),
         }
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use interpreter_core::config::{Config, Overrides};
-use interpreter_core::workspace::positions::PositionEncoding;
+use interpreter_text::positions::PositionEncoding;
 
 /// What a client may set. Every key is optional; missing keys fall back to config.toml,
 /// the environment and the command line (`-c`, `--profile`).

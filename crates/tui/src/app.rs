@@ -6,8 +6,9 @@ use interpreter_protocol::{ApprovalPolicy, Event, Op, TranscriptItem, TurnEndRea
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use super::cells::{Cell, ToolCell, clean};
+use super::cells::{Cell, ToolCell};
 use super::composer::Composer;
+use super::ctx::clean;
 use super::popup::Popup;
 use super::status::mode_of;
 use super::stream::AgentStream;
@@ -80,7 +81,7 @@ pub(crate) struct App {
     /// The stored sessions, while the picker is open.
     pub picker: Option<Vec<super::popup::SessionEntry>>,
     /// The rewind picker, while it is open.
-    pub rewind: Option<super::rewind::Rewind>,
+    pub rewind: Option<super::popup::Rewind>,
     /// Set by an Esc on an empty prompt: a second one opens the rewind picker.
     pub esc_armed: Option<Instant>,
     actions: Vec<Action>,

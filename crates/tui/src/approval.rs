@@ -8,7 +8,8 @@ use ratatui::text::{Line, Span};
 use std::cell::RefCell;
 use std::ops::Range;
 
-use super::cells::{Ctx, clean, diff_lines};
+use super::cells::diff_lines;
+use super::ctx::{Ctx, clean};
 use super::fit::{Fit, head_rows};
 use super::fold::CommandText;
 use super::wrap::{Wrapped, wrap_all};

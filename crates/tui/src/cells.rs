@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 use similar::{ChangeTag, TextDiff};
 use std::path::{Path, PathBuf};
 
+use super::ctx::{Ctx, clean};
 use super::markdown;
 use super::theme::Theme;
 use super::wrap::Wrapped;
@@ -20,28 +21,6 @@ const OUTPUT_TAIL: usize = 5;
 const DIFF_LINES: usize = 120;
 /// Reasoning lines kept in the transcript.
 const REASONING_LINES: usize = 6;
-
-/// Text from outside, safe to draw: no control sequences, tabs as spaces.
-pub(crate) fn clean(s: &str) -> String {
-    interpreter_core::face::terminal_text::sanitize(s).replace('\t', "    ")
-}
-
-/// What cells need to know to draw themselves.
-pub(crate) struct Ctx<'a> {
-    pub theme: &'a Theme,
-    /// Paths under it are shown relative.
-    pub cwd: &'a Path,
-}
-
-impl Ctx<'_> {
-    fn path(&self, p: &Path) -> String {
-        let shown = match p.strip_prefix(self.cwd) {
-            Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
-            _ => p.display().to_string(),
-        };
-        clean(&shown)
-    }
-}
 
 /// One finished entry of the transcript.
 #[derive(Debug, Clone)]

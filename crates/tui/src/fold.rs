@@ -9,7 +9,7 @@
 use ratatui::text::{Line, Span};
 use std::ops::Range;
 
-use super::cells::clean;
+use super::ctx::clean;
 use super::danger::split_lines;
 use super::fit::{Fit, plural};
 use super::theme::Theme;

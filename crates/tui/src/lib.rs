@@ -16,6 +16,7 @@ mod app;
 mod approval;
 mod cells;
 mod composer;
+mod ctx;
 mod danger;
 mod fit;
 mod fold;

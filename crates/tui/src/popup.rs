@@ -1,13 +1,13 @@
 //! Popups under the composer: the slash-command list, the `@` file finder and the session
 //! picker. Each is a filtered list with one selected row.
 
-use interpreter_protocol::SkillInfo;
+use interpreter_protocol::{SkillInfo, UndoableTurn};
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher};
 use ratatui::text::{Line, Span};
 use std::path::{Path, PathBuf};
 
-use super::cells::clean;
+use super::ctx::clean;
 use super::theme::Theme;
 use super::wrap::str_width;
 use interpreter_core::face::slash::BUILTINS;
@@ -16,6 +16,15 @@ use interpreter_core::face::slash::BUILTINS;
 pub(crate) const POPUP_ROWS: usize = 8;
 /// Files the `@` finder indexes at most.
 const MAX_FILES: usize = 50_000;
+
+/// Where the rewind picker (`rewind.rs`) is.
+#[derive(Debug, Clone)]
+pub(crate) enum Rewind {
+    /// Choosing the turn.
+    Turn,
+    /// Choosing what goes back to before this turn.
+    What(UndoableTurn),
+}
 
 /// What a popup lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

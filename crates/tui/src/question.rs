@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::cells::{Ctx, clean};
+use super::ctx::{Ctx, clean};
 use super::fit::{Fit, chars, plural};
 use super::wrap::{Wrapped, wrap_all};
 use interpreter_core::face::terminal_text::escape_one_line;

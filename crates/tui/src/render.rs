@@ -6,7 +6,8 @@ use ratatui::text::{Line, Span};
 use std::time::Instant;
 
 use super::app::App;
-use super::cells::{self, Cell, Ctx};
+use super::cells::{self, Cell};
+use super::ctx::{Ctx, clean};
 use super::wrap::{Wrapped, wrap_all};
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -56,12 +57,12 @@ pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame
         )));
     } else if let Some(stage) = &app.rewind {
         let title = match stage {
-            super::rewind::Rewind::Turn => {
+            super::popup::Rewind::Turn => {
                 "Rewind to before a prompt (Enter picks it, Esc closes)".to_string()
             }
-            super::rewind::Rewind::What(turn) => format!(
+            super::popup::Rewind::What(turn) => format!(
                 "Rewind to before “{}”: what goes back? (Esc: another prompt)",
-                cells::clean(&interpreter_core::face::slash::prompt_line(turn))
+                clean(&interpreter_core::face::slash::prompt_line(turn))
             ),
         };
         bottom.push(Line::from(Span::styled(title, t.header())));
@@ -96,7 +97,7 @@ pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame
         let first = q.lines().next().unwrap_or("");
         top.push(Line::from(vec![
             Span::styled("  ↳ queued: ", t.dim()),
-            Span::styled(cells::clean(first), t.dim()),
+            Span::styled(clean(first), t.dim()),
         ]));
     }
     if !top.is_empty() || app.stream.is_some() {

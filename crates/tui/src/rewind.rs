@@ -7,21 +7,13 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::time::{Duration, Instant};
 
 use super::app::App;
-use super::cells::{Cell, clean};
-use super::popup::{Item, Popup, PopupKind};
+use super::cells::Cell;
+use super::ctx::clean;
+use super::popup::{Item, Popup, PopupKind, Rewind};
 use interpreter_core::face::slash;
 
 /// How soon a second Esc must follow the first.
 const ESC_WINDOW: Duration = Duration::from_millis(800);
-
-/// Where the picker is.
-#[derive(Debug, Clone)]
-pub(crate) enum Rewind {
-    /// Choosing the turn.
-    Turn,
-    /// Choosing what goes back to before this turn.
-    What(UndoableTurn),
-}
 
 fn turns_popup(turns: &[UndoableTurn]) -> Popup {
     Popup {

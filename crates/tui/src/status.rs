@@ -3,7 +3,7 @@
 use interpreter_protocol::{PermissionMode, SandboxMode};
 use ratatui::text::{Line, Span};
 
-use super::cells::clean;
+use super::ctx::clean;
 use super::theme::Theme;
 use super::wrap::str_width;
 use interpreter_core::face::slash;

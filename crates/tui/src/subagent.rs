@@ -4,7 +4,7 @@
 use interpreter_protocol::{SubagentState, ToolStatus};
 use ratatui::text::{Line, Span};
 
-use super::cells::{Ctx, clean};
+use super::ctx::{Ctx, clean};
 use super::wrap::Wrapped;
 use interpreter_core::face::terminal_text::escape_one_line;
 

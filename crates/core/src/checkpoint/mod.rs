@@ -572,7 +572,7 @@ impl Checkpoints {
             }
             roots
         };
-        let kept = self.store.gc(&roots)?;
+        let kept = self.store.gc(&roots, &children)?;
         let _ = crate::workspace::write_private(
             &self.store.dir().join("gc"),
             kept.to_string().as_bytes(),
@@ -924,6 +924,21 @@ fn read_files(
         Ok(())
     })?;
     Ok(out)
+}
+
+/// The ids an object names: a tree's entries, a snapshot's tree.
+fn children(kind: Kind, bytes: &[u8]) -> Vec<Id> {
+    match kind {
+        Kind::Blob => Vec::new(),
+        Kind::Tree => tree::parse(bytes)
+            .map(|entries| entries.into_iter().map(|e| e.id).collect())
+            .unwrap_or_default(),
+        Kind::Snap => Snap::parse(bytes)
+            .ok()
+            .and_then(|s| parse_hex(&s.tree))
+            .into_iter()
+            .collect(),
+    }
 }
 
 #[cfg(test)]

@@ -313,17 +313,26 @@ impl Store {
             .unwrap_or(0)
     }
 
-    /// Keeps only what `roots` (snapshot ids) reach: copies those objects into one new pack
+    /// Keeps only what `roots` (snapshot ids) reach through `children` (the ids an object
+    /// names: the store knows no object's format): copies those objects into one new pack
     /// and removes every other pack. Takes the store's lock exclusively, so no other process
     /// is between writing objects and naming them. Returns the bytes kept.
-    pub(crate) fn gc(&mut self, roots: &dyn Fn() -> Vec<Id>) -> Result<u64> {
+    pub(crate) fn gc(
+        &mut self,
+        roots: &dyn Fn() -> Vec<Id>,
+        children: &dyn Fn(Kind, &[u8]) -> Vec<Id>,
+    ) -> Result<u64> {
         self.lock.lock().context("locking the checkpoint store")?;
-        let result = self.gc_locked(&roots());
+        let result = self.gc_locked(&roots(), children);
         let _ = self.lock.unlock();
         result
     }
 
-    fn gc_locked(&mut self, roots: &[Id]) -> Result<u64> {
+    fn gc_locked(
+        &mut self,
+        roots: &[Id],
+        children: &dyn Fn(Kind, &[u8]) -> Vec<Id>,
+    ) -> Result<u64> {
         self.packs.clear();
         self.index.clear();
         self.reload();
@@ -344,18 +353,11 @@ impl Store {
                 Ok(found) => found,
                 Err(_) => continue,
             };
-            let children = match kind {
-                Kind::Blob => Vec::new(),
-                Kind::Tree => super::tree::parse(&bytes)
-                    .map(|entries| entries.into_iter().map(|e| e.id).collect())
-                    .unwrap_or_default(),
-                Kind::Snap => super::Snap::parse(&bytes)
-                    .ok()
-                    .and_then(|s| parse_hex(&s.tree))
+            todo.extend(
+                children(kind, &bytes)
                     .into_iter()
-                    .collect(),
-            };
-            todo.extend(children.into_iter().filter(|c| self.index.contains_key(c)));
+                    .filter(|c| self.index.contains_key(c)),
+            );
         }
         reach.sort();
         let mut writer = self.writer()?;

@@ -61,8 +61,7 @@ fn err(e: impl std::fmt::Display) -> io::Error {
 
 /// The ruleset for `c`, as a file descriptor (close-on-exec) the child hands to
 /// `landlock_restrict_self`.
-pub(super) fn build_ruleset(c: &Confinement) -> io::Result<OwnedFd> {
-    let support = Support::detect();
+pub(super) fn build_ruleset(c: &Confinement, support: Support) -> io::Result<OwnedFd> {
     let all = AccessFs::from_all(FS_ABI);
     let read = AccessFs::from_read(FS_ABI);
     let file = AccessFs::from_file(FS_ABI);

@@ -10,7 +10,7 @@ use super::{Confinement, Support};
 use crate::tools::exec::{ExecResult, run_command_confined};
 
 fn landlock_or_skip(test: &str) -> Option<u32> {
-    match Support::detect() {
+    match super::prepared::detect() {
         Support::Landlock { abi } => Some(abi),
         Support::Unavailable { reason } => {
             skip(test, reason);

@@ -21,15 +21,17 @@ mod landlock;
 #[cfg(target_os = "linux")]
 mod mountns;
 mod policy;
+mod prepared;
 mod protect;
 /// Pure, so its golden tests run on every platform; used by commands on macOS only.
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod seatbelt;
 
+pub(crate) use confinement::Confinement;
 #[cfg(all(test, target_os = "linux"))]
 pub(crate) use confinement::Support;
-pub(crate) use confinement::{Confinement, Prepared};
 pub use policy::{Intent, Policy, Verdict, remember_key};
+pub(crate) use prepared::Prepared;
 
 /// `cmd` confined as a read-only, network-off command and in a process group of its own
 /// (killed whole by its caller): for what the agent runs by itself on repository content
@@ -43,7 +45,7 @@ pub(crate) fn confine_own_run(
         use std::os::unix::process::CommandExt;
         static READ_ONLY: std::sync::OnceLock<Option<Prepared>> = std::sync::OnceLock::new();
         let prepared = READ_ONLY.get_or_init(|| {
-            confinement::Support::detect()
+            prepared::detect()
                 .confines_files()
                 .then(|| Prepared::new(&Confinement::read_only()).ok())
                 .flatten()
@@ -62,7 +64,7 @@ pub(crate) fn confine_own_run(
     #[cfg(target_os = "macos")]
     {
         use std::os::unix::process::CommandExt;
-        if !confinement::Support::detect().confines_files() {
+        if !prepared::detect().confines_files() {
             let mut cmd = cmd;
             cmd.process_group(0);
             return Ok(cmd);

@@ -81,7 +81,7 @@ impl Policy {
         Policy {
             sandbox,
             approval,
-            support: Support::detect(),
+            support: super::prepared::detect(),
             network_access: false,
             writable_roots: Vec::new(),
             ask_commands: false,

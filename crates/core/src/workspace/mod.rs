@@ -7,13 +7,7 @@
 pub mod agents_md;
 mod backend;
 pub mod diff;
-// Editor documents (LSP): ropes by URI, position encodings, minimal edits, rebase, overlay.
-pub mod documents;
-pub mod edits;
-pub mod merge;
-pub mod overlay;
 mod paths;
-pub mod positions;
 pub(crate) mod startup;
 pub(crate) mod window;
 /// Pure, so its tests run on every platform; used by confinement on Windows.
@@ -35,7 +29,7 @@ pub use backend::{DiskBackend, FileBackend, MAX_READ_BYTES, write_private};
 
 /// Texts that differ from the disk, by path: open editor documents and the agent's unsaved
 /// writes (`None`: deleted in this session). Searches see these instead of the disk.
-pub(crate) type Buffers = std::collections::HashMap<PathBuf, Option<String>>;
+pub type Buffers = std::collections::HashMap<PathBuf, Option<String>>;
 pub use paths::{PathError, lexical_normalize};
 
 use interpreter_protocol::{FileChange, FileChangeKind};

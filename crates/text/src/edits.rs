@@ -251,7 +251,7 @@ fn apply_edits(old: &Rope, edits: &[TextEdit], enc: PositionEncoding) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::positions::Position;
+    use crate::positions::Position;
 
     /// A tiny deterministic generator (xorshift64*), so failures reproduce.
     struct Rng(u64);

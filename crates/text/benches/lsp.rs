@@ -7,15 +7,15 @@
 //! - Edit generation: line diff + char refinement + positions for a 20k-line file with 1 %
 //!   of its lines changed (`minimal_edits`).
 //!
-//! Run: `cargo bench -p interpreter-core --bench lsp`. Nothing here asserts a timing.
+//! Run: `cargo bench -p interpreter-text --bench lsp`. Nothing here asserts a timing.
 
 // A benchmark stops at its first broken input: unwrapping is its way to say so.
 #![allow(clippy::unwrap_used)]
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use interpreter_core::workspace::documents::{Document, DocumentStore, TextChange};
-use interpreter_core::workspace::edits::minimal_edits;
-use interpreter_core::workspace::positions::{
+use interpreter_text::documents::{Document, DocumentStore, TextChange};
+use interpreter_text::edits::minimal_edits;
+use interpreter_text::positions::{
     Position, PositionEncoding, Range, char_to_position, position_to_char,
 };
 use ropey::Rope;

@@ -11,12 +11,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::backend::{DiskBackend, FileBackend};
-use super::documents::{DocumentSnapshot, DocumentStore};
+use interpreter_core::workspace::{Buffers, DiskBackend, FileBackend};
+use interpreter_text::documents::{DocumentSnapshot, DocumentStore};
 
 /// What a file held when the agent last read it before changing it.
 #[derive(Debug, Clone)]
-pub enum BaseText {
+pub(crate) enum BaseText {
     /// An open document, at the version the agent read.
     Document(DocumentSnapshot),
     /// A file that was not open, as read from disk.
@@ -27,14 +27,14 @@ pub enum BaseText {
 
 /// One file the agent changed.
 #[derive(Debug, Clone)]
-pub struct OverlayChange {
+pub(crate) struct OverlayChange {
     pub path: PathBuf,
     pub base: BaseText,
     /// The agent's text; None when it deleted the file.
     pub new_text: Option<String>,
 }
 
-pub struct OverlayBackend {
+pub(crate) struct OverlayBackend {
     documents: Arc<DocumentStore>,
     disk: DiskBackend,
     state: Mutex<State>,
@@ -49,7 +49,7 @@ struct State {
 }
 
 impl OverlayBackend {
-    pub fn new(documents: Arc<DocumentStore>) -> OverlayBackend {
+    pub(crate) fn new(documents: Arc<DocumentStore>) -> OverlayBackend {
         OverlayBackend {
             documents,
             disk: DiskBackend,
@@ -58,7 +58,7 @@ impl OverlayBackend {
     }
 
     /// Every file whose overlay text differs from its base, in path order.
-    pub fn changes(&self) -> Vec<OverlayChange> {
+    pub(crate) fn changes(&self) -> Vec<OverlayChange> {
         let st = self.lock();
         st.files
             .iter()
@@ -152,8 +152,8 @@ impl FileBackend for OverlayBackend {
         })
     }
 
-    fn buffers(&self) -> super::Buffers {
-        let mut out: super::Buffers = self
+    fn buffers(&self) -> Buffers {
+        let mut out: Buffers = self
             .documents
             .open_files()
             .into_iter()
@@ -185,8 +185,7 @@ impl FileBackend for OverlayBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Workspace;
-    use crate::workspace::documents::Document;
+    use interpreter_text::documents::Document;
 
     #[tokio::test]
     async fn buffers_before_disk_and_writes_stay_in_memory() {
@@ -203,16 +202,16 @@ mod tests {
             "unsaved buffer\n",
         ));
         let overlay = Arc::new(OverlayBackend::new(docs.clone()));
-        let ws = Workspace::new(&root, &[], overlay.clone()).unwrap();
+        let ws = overlay.clone();
 
-        let open = ws.resolve("open.py").unwrap();
-        assert_eq!(ws.read_text(&open).await.unwrap(), "unsaved buffer\n");
-        ws.write_text(&open, "agent text\n").await.unwrap();
-        assert_eq!(ws.read_text(&open).await.unwrap(), "agent text\n");
-        let closed = ws.resolve("closed.py").unwrap();
-        ws.write_text(&closed, "closed, edited\n").await.unwrap();
-        let new = ws.resolve("new.py").unwrap();
-        ws.write_text(&new, "fresh\n").await.unwrap();
+        let open = root.join("open.py");
+        assert_eq!(ws.read(&open).await.unwrap(), "unsaved buffer\n");
+        ws.write(&open, "agent text\n").await.unwrap();
+        assert_eq!(ws.read(&open).await.unwrap(), "agent text\n");
+        let closed = root.join("closed.py");
+        ws.write(&closed, "closed, edited\n").await.unwrap();
+        let new = root.join("new.py");
+        ws.write(&new, "fresh\n").await.unwrap();
 
         // Nothing reached the disk.
         assert_eq!(
@@ -240,7 +239,7 @@ mod tests {
         assert_eq!(buffers[&other].as_deref(), Some("open, never read\n"));
         assert_eq!(buffers[&new].as_deref(), Some("fresh\n"));
         assert_eq!(buffers[&closed], None);
-        ws.write_text(&closed, "closed, edited\n").await.unwrap();
+        ws.write(&closed, "closed, edited\n").await.unwrap();
 
         let changes = overlay.changes();
         assert_eq!(changes.len(), 3);
@@ -263,20 +262,20 @@ mod tests {
         let root = std::fs::canonicalize(dir.path()).unwrap();
         std::fs::write(root.join("a.txt"), "a\n").unwrap();
         let overlay = Arc::new(OverlayBackend::new(Arc::new(DocumentStore::new())));
-        let ws = Workspace::new(&root, &[], overlay.clone()).unwrap();
-        let a = ws.resolve("a.txt").unwrap();
+        let ws = overlay.clone();
+        let a = root.join("a.txt");
         ws.remove(&a).await.unwrap();
         assert!(root.join("a.txt").exists());
         assert_eq!(
-            ws.read_optional(&a).await.unwrap(),
-            None,
+            ws.read(&a).await.unwrap_err().kind(),
+            io::ErrorKind::NotFound,
             "a deleted file reads as missing"
         );
         assert!(overlay.changes()[0].new_text.is_none());
         // Writing the original text back is no change at all.
-        ws.write_text(&a, "a\n").await.unwrap();
+        ws.write(&a, "a\n").await.unwrap();
         assert!(overlay.changes().is_empty());
-        let missing = ws.resolve("missing.txt").unwrap();
+        let missing = root.join("missing.txt");
         assert!(ws.remove(&missing).await.is_err());
     }
 }

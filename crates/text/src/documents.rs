@@ -1,7 +1,7 @@
 //! Open editor documents: ropes keyed by URI, with version, language id and line ending.
 //!
 //! This is the truth while a document is open in the editor: the agent's file tools read it
-//! before the disk (see [`super::overlay`]). Every operation is synchronous and short, so a
+//! before the disk (the LSP face's overlay). Every operation is synchronous and short, so a
 //! front end can apply `didChange` notifications in arrival order without awaiting. Slow work
 //! takes a [`DocumentSnapshot`] (an O(1) rope clone), never the lock.
 
@@ -265,7 +265,7 @@ impl DocumentStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::positions::Position;
+    use crate::positions::Position;
 
     fn change(l0: u32, c0: u32, l1: u32, c1: u32, text: &str) -> TextChange {
         TextChange {
