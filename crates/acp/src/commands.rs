@@ -9,8 +9,8 @@ use interpreter_protocol::{InputItem, Op, Restore, SkillInfo};
 use super::AcpSession;
 use super::answer::{Answer, answer, stop_reason};
 use interpreter_core::agent::OpResult;
-use interpreter_core::face::slash::{self, BUILTINS, Command};
 use interpreter_core::harness;
+use interpreter_face::slash::{self, BUILTINS, Command};
 
 pub(super) enum Outcome {
     /// Handled here; the prompt ends with this answer.

@@ -6,7 +6,7 @@ use agent_client_protocol::v1::schema::{
     PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
     SessionId, Terminal, ToolCallContent, ToolCallUpdate, ToolCallUpdateFields,
 };
-use interpreter_core::face::terminal_text::{escape_invisible, escape_one_line};
+use interpreter_face::terminal_text::{escape_invisible, escape_one_line};
 use interpreter_protocol::{ApprovalDecision, ApprovalRequest};
 use serde_json::json;
 

@@ -14,7 +14,7 @@ use agent_client_protocol::v1::schema::{
 use interpreter_protocol::{Question, QuestionAnswer, QuestionRequest};
 use std::collections::BTreeMap;
 
-use interpreter_core::face::terminal_text::escape_one_line;
+use interpreter_face::terminal_text::escape_one_line;
 
 fn field(i: usize) -> String {
     format!("q{}", i + 1)

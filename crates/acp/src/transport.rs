@@ -6,7 +6,7 @@
 //! answered with a parse error (-32700) like any other malformed line, and the agent keeps
 //! serving. Found while writing the `acp_framing` fuzz target (fuzz/, docs/fuzzing.md).
 //!
-//! A line is capped ([`interpreter_core::face::max_message_bytes`], 16 MiB by default): a longer one
+//! A line is capped ([`interpreter_face::max_message_bytes`], 16 MiB by default): a longer one
 //! is discarded as it streams in (never held whole) and stands in the JSON-RPC layer for a
 //! short line that is not JSON, so it is answered with a parse error whose `data` quotes at
 //! most 200 bytes of it. A malformed line under the cap is shortened the same way, since the
@@ -16,7 +16,7 @@ use agent_client_protocol::Lines;
 use futures::{Sink, Stream};
 use std::io::{BufRead, BufReader, Read};
 
-use interpreter_core::face::{MAX_QUOTE_BYTES, quote};
+use interpreter_face::{MAX_QUOTE_BYTES, quote};
 use tokio::io::AsyncWriteExt;
 
 /// One line as the JSON-RPC layer sees it: the trailing `\n` or `\r\n` removed, invalid UTF-8
@@ -54,7 +54,7 @@ fn read_lines<R: Read + Send + 'static>(
     input: R,
 ) -> impl Stream<Item = std::io::Result<String>> + Send + 'static {
     let (mut tx, rx) = futures::channel::mpsc::channel::<std::io::Result<String>>(16);
-    let max = interpreter_core::face::max_message_bytes();
+    let max = interpreter_face::max_message_bytes();
     let spawned = std::thread::Builder::new()
         .name("acp-input".into())
         .spawn(move || {

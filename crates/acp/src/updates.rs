@@ -17,7 +17,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::content::{acp_kind, chunk, diff_contents, text_content};
 use interpreter_core::agent::WeakSessionHandle;
-use interpreter_core::face::view::SessionView;
+use interpreter_face::view::SessionView;
 
 /// Output shown in a tool card at most; the model's copy is separate.
 const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
@@ -393,13 +393,13 @@ impl Translator {
             }
             Event::Warning { message } => self.warning(&message),
             Event::Undone(report) => {
-                self.agent_text(&interpreter_core::face::slash::undo_text(&report), None)
+                self.agent_text(&interpreter_face::slash::undo_text(&report), None)
             }
             Event::ModelWaiting {
                 provider,
                 attempt,
                 elapsed_ms,
-            } => self.waiting(&interpreter_core::face::waiting_text(
+            } => self.waiting(&interpreter_face::waiting_text(
                 &provider, attempt, elapsed_ms,
             )),
             _ => {}
@@ -425,7 +425,7 @@ impl Translator {
         if let Ok(mut calls) = self.calls.lock() {
             calls.insert(b.call_id.clone(), b.kind);
         }
-        let title = interpreter_core::face::terminal_text::escape_one_line(&b.title);
+        let title = interpreter_face::terminal_text::escape_one_line(&b.title);
         let mut call = ToolCall::new(b.call_id.clone(), title)
             .kind(acp_kind(b.kind))
             .status(ToolCallStatus::Pending)

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::items::{self, ToolItem};
 use super::state::{ThreadShared, ThreadState, TurnState};
 use super::wire::{Item, ItemStatus, TokenBreakdown, Turn, TurnError, TurnStatus, now_ms};
-use interpreter_core::face::view::SessionView;
+use interpreter_face::view::SessionView;
 
 impl ThreadShared {
     /// Translates one event. Runs in the session's task; holds the thread's state briefly.

@@ -14,7 +14,7 @@ use super::items::ToolItem;
 use super::transport::Outbound;
 use super::wire::{ThreadStatus, Turn, now_ms};
 use interpreter_core::agent::SessionHandle;
-use interpreter_core::face::view::SessionView;
+use interpreter_face::view::SessionView;
 
 /// A thread with a session open in this process.
 pub(crate) struct LoadedThread {

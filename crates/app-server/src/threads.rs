@@ -11,8 +11,8 @@ use super::transport::RpcError;
 use super::wire::{self, Thread, ThreadStatus};
 use interpreter_core::agent::{EventSink, SessionError, SessionOptions, SessionStart};
 use interpreter_core::config::Config;
-use interpreter_core::face::view::SessionView;
 use interpreter_core::sessions::Sessions;
+use interpreter_face::view::SessionView;
 
 /// How to open a thread's session.
 pub(crate) struct Open {

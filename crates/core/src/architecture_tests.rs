@@ -422,3 +422,84 @@ fn no_module_folder_has_an_import_cycle() {
         "import cycles among a folder's files: {found:#?}"
     );
 }
+
+/// What the faces share (`interpreter-face`) and pure text (`interpreter-text`) sit beside the
+/// core, not in it: neither depends on the core, and the core on neither.
+#[test]
+fn shared_face_code_and_pure_text_live_beside_the_core() {
+    let crates: BTreeMap<String, toml::Table> = crates().into_iter().collect();
+    let core = normal_dependencies(&crates["core"]);
+    for beside in ["face", "text"] {
+        assert!(
+            !core.contains(&format!("interpreter-{beside}")),
+            "interpreter-core depends on interpreter-{beside}"
+        );
+        let deps = normal_dependencies(&crates[beside]);
+        assert!(
+            !deps.contains("interpreter-core"),
+            "interpreter-{beside} depends on the core"
+        );
+    }
+}
+
+/// The core's public modules that only faces use, on purpose: the entry they open sessions
+/// through.
+const FACE_ENTRIES: &[&str] = &["sessions"];
+
+/// Every `pub mod` of the core is used inside the core (outside its own files and tests):
+/// code only a face needs lives in that face, or in `interpreter-face`/`interpreter-text`.
+#[test]
+fn every_public_module_of_the_core_is_used_inside_the_core() {
+    let src = root().join("crates/core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let code: Vec<(String, String)> = files
+        .iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(f).unwrap();
+            let code = text
+                .find("#[cfg(test)]")
+                .map_or(text.as_str(), |i| &text[..i]);
+            (rel, code.to_string())
+        })
+        .filter(|(rel, _)| !is_test_file(rel))
+        .collect();
+    let mut unused = Vec::new();
+    for (rel, text) in &code {
+        let folder = match rel.strip_suffix("mod.rs").or(rel.strip_suffix("lib.rs")) {
+            Some(dir) => dir.to_string(),
+            None => format!("{}/", rel.trim_end_matches(".rs")),
+        };
+        for line in text.lines() {
+            let Some(name) = line
+                .strip_prefix("pub mod ")
+                .and_then(|l| l.strip_suffix(';'))
+            else {
+                continue;
+            };
+            if FACE_ENTRIES.contains(&name) {
+                continue;
+            }
+            let own = format!("{folder}{name}");
+            let used = code.iter().any(|(other, text)| {
+                other != &format!("{own}.rs")
+                    && !other.starts_with(&format!("{own}/"))
+                    && text.match_indices(&format!("{name}::")).any(|(i, _)| {
+                        !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                    })
+            });
+            if !used {
+                unused.push(own);
+            }
+        }
+    }
+    assert!(
+        unused.is_empty(),
+        "public modules of the core that no other core module uses (move them to their face): {unused:?}"
+    );
+}

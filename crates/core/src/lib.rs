@@ -8,7 +8,6 @@
 pub mod agent;
 mod checkpoint;
 pub mod config;
-pub mod face;
 pub mod harness;
 pub mod mcp;
 pub mod model;

@@ -24,7 +24,7 @@ pub fn create_mode(o: &mut OpenOptions, mode: u32) -> &mut OpenOptions {
 /// Opens `path` for reading without blocking (a FIFO or a device opens at once, and is told
 /// by the metadata, which is the open file's own) and, unless `follow`, without following a
 /// link at the last step. Callers read only what the metadata says is a regular file.
-pub(crate) fn open_nonblocking(
+pub fn open_nonblocking(
     path: &std::path::Path,
     follow: bool,
 ) -> std::io::Result<(std::fs::File, Metadata)> {

@@ -11,7 +11,7 @@ use interpreter_protocol::{
 use std::collections::HashMap;
 use std::io::Write;
 
-use interpreter_core::face::terminal_text::sanitize as clean;
+use interpreter_face::terminal_text::sanitize as clean;
 
 pub(super) struct HumanWriter<W: Write> {
     out: W,
@@ -99,8 +99,7 @@ impl<W: Write> HumanWriter<W> {
                 attempt,
                 elapsed_ms,
             } => {
-                let w =
-                    interpreter_core::face::waiting_text(&clean(provider), *attempt, *elapsed_ms);
+                let w = interpreter_face::waiting_text(&clean(provider), *attempt, *elapsed_ms);
                 let w = self.style("2", &format!("{w}…"));
                 self.line(&w);
             }

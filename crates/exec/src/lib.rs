@@ -2,6 +2,7 @@
 //! JSONL (`--json`) or as a human transcript on stderr with the answer on stdout.
 #![warn(missing_docs, unreachable_pub)]
 
+mod diff;
 mod human;
 mod jsonl;
 
@@ -14,14 +15,14 @@ use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use diff::Snapshot;
 use interpreter_core::agent::{
     EventSink, OpResult, SessionError, SessionHandle, SessionOptions, SessionStart,
 };
 use interpreter_core::config::{Config, Overrides};
-use interpreter_core::face::slash;
-use interpreter_core::face::view::SessionView;
-use interpreter_core::sandbox::git::changes::Snapshot;
 use interpreter_core::sessions::Sessions;
+use interpreter_face::slash;
+use interpreter_face::view::SessionView;
 
 use human::HumanWriter;
 use jsonl::JsonlWriter;
@@ -47,9 +48,11 @@ impl Output {
                 },
             ) => eprintln!(
                 "{}…",
-                interpreter_core::face::terminal_text::sanitize(
-                    &interpreter_core::face::waiting_text(provider, *attempt, *elapsed_ms)
-                )
+                interpreter_face::terminal_text::sanitize(&interpreter_face::waiting_text(
+                    provider,
+                    *attempt,
+                    *elapsed_ms
+                ))
             ),
             (Output::Json(w), e) => w.event(e),
             (Output::Human(w), e) => w.event(e),
@@ -615,14 +618,14 @@ fn print_result(json: bool, diff: Option<String>, last: Option<String>, complete
         Some(d) => {
             print!("{d}");
             if let Some(m) = &last {
-                eprintln!("{}", interpreter_core::face::terminal_text::sanitize(m));
+                eprintln!("{}", interpreter_face::terminal_text::sanitize(m));
             }
         }
         None => {
             let both_tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
             if let Some(m) = last.as_ref().filter(|_| completed && !both_tty) {
                 // Stdout may be a terminal too (stderr redirected): text only.
-                println!("{}", interpreter_core::face::terminal_text::sanitize(m));
+                println!("{}", interpreter_face::terminal_text::sanitize(m));
             }
         }
     }

@@ -17,7 +17,7 @@
 //!   part of a JSON body (JSON strings hold no raw newline, and no JSON token starts with
 //!   `C`), so when one turns up inside what was taken for a body, the body is cut there and
 //!   the header read as the next frame's.
-//! - **A cap per message** ([`interpreter_core::face::max_message_bytes`], 16 MiB by default): a
+//! - **A cap per message** ([`interpreter_face::max_message_bytes`], 16 MiB by default): a
 //!   bigger body is discarded as it streams in, keeping only its first bytes for the error.
 //! - **An answer for what is refused.** Each refused frame becomes a `$/interpreter/rejected`
 //!   notification ([`REJECTED`]) that `super::Intercept` answers with a JSON-RPC error: to the
@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, ReadBuf};
 use tower_lsp_server::jsonrpc::{Request, Response};
 
-use interpreter_core::face::{MAX_QUOTE_BYTES, quote};
+use interpreter_face::{MAX_QUOTE_BYTES, quote};
 
 /// The method of the notification that stands for a refused frame (see the module docs).
 pub(crate) const REJECTED: &str = "$/interpreter/rejected";
@@ -90,7 +90,7 @@ struct HeaderBlock {
 
 impl Default for Reframer {
     fn default() -> Self {
-        Self::with_limit(interpreter_core::face::max_message_bytes())
+        Self::with_limit(interpreter_face::max_message_bytes())
     }
 }
 

@@ -21,8 +21,8 @@ use interpreter_core::agent::{
     EventSink, OpResult, SessionError, SessionHandle, SessionOptions, SessionStart,
 };
 use interpreter_core::config::{ApprovalPolicy, SandboxMode};
-use interpreter_core::face::view::SessionView;
 use interpreter_core::sessions::Sessions;
+use interpreter_face::view::SessionView;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// How long the client may take to answer `window/workDoneProgress/create` or
@@ -312,7 +312,7 @@ async fn on_event(run: &mut ActionRun, action: Action, ev: Event, progress: &Pro
             elapsed_ms,
         } => {
             progress
-                .report(interpreter_core::face::waiting_text(
+                .report(interpreter_face::waiting_text(
                     &provider, attempt, elapsed_ms,
                 ))
                 .await

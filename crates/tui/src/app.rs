@@ -13,7 +13,7 @@ use super::popup::Popup;
 use super::status::mode_of;
 use super::stream::AgentStream;
 use super::theme::Theme;
-use interpreter_core::face::view::SessionView;
+use interpreter_face::view::SessionView;
 
 /// Bytes of a running command's output kept for its live cell.
 const LIVE_OUTPUT_BYTES: usize = 8 * 1024;
@@ -226,13 +226,13 @@ impl App {
             Event::Warning { message } => self.push(Cell::Warning(message)),
             Event::GoalUpdated { goal, .. } => self.push(Cell::Info(vec![format!(
                 "Goal {}: {} ({} tokens used)",
-                interpreter_core::face::slash::goal_status_name(goal.status),
+                interpreter_face::slash::goal_status_name(goal.status),
                 goal.objective,
                 goal.tokens_used
             )])),
             Event::GoalCleared => self.push(Cell::Info(vec!["Goal cleared.".into()])),
             Event::Undone(report) => self.push(Cell::Info(
-                interpreter_core::face::slash::undo_text(&report)
+                interpreter_face::slash::undo_text(&report)
                     .lines()
                     .map(str::to_string)
                     .collect(),
@@ -244,7 +244,7 @@ impl App {
                 elapsed_ms,
             } => {
                 if let Some(t) = self.turn.as_mut() {
-                    t.waiting = Some(interpreter_core::face::waiting_text(
+                    t.waiting = Some(interpreter_face::waiting_text(
                         &clean(&provider),
                         attempt,
                         elapsed_ms,

@@ -13,7 +13,7 @@ use super::ctx::{Ctx, clean};
 use super::fit::{Fit, head_rows};
 use super::fold::CommandText;
 use super::wrap::{Wrapped, wrap_all};
-use interpreter_core::face::terminal_text::escape_one_line;
+use interpreter_face::terminal_text::escape_one_line;
 
 /// Diff lines an approval prompt shows; the whole diff follows in the call's cell.
 const PROMPT_DIFF_LINES: usize = 16;

@@ -7,7 +7,7 @@ use super::theme::Theme;
 
 /// Text from outside, safe to draw: no control sequences, tabs as spaces.
 pub(crate) fn clean(s: &str) -> String {
-    interpreter_core::face::terminal_text::sanitize(s).replace('\t', "    ")
+    interpreter_face::terminal_text::sanitize(s).replace('\t', "    ")
 }
 
 /// What cells need to know to draw themselves.

@@ -13,7 +13,7 @@ use super::ctx::clean;
 use super::danger::split_lines;
 use super::fit::{Fit, plural};
 use super::theme::Theme;
-use interpreter_core::face::terminal_text::escape_invisible;
+use interpreter_face::terminal_text::escape_invisible;
 
 /// A command's lines, as shown.
 pub(crate) struct CommandText {

@@ -9,7 +9,7 @@ use super::app::{Action, App};
 use super::cells::Cell;
 use super::popup::{self, PopupKind};
 use super::status::mode_of;
-use interpreter_core::face::slash::{self, BUILTINS, Command};
+use interpreter_face::slash::{self, BUILTINS, Command};
 
 /// How long a first Ctrl+C on an empty prompt waits for the second.
 const QUIT_WINDOW: Duration = Duration::from_secs(3);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::ctx::clean;
 use super::theme::Theme;
 use super::wrap::str_width;
-use interpreter_core::face::slash::BUILTINS;
+use interpreter_face::slash::BUILTINS;
 
 /// Rows a popup shows at most.
 pub(crate) const POPUP_ROWS: usize = 8;

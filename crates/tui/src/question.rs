@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::ctx::{Ctx, clean};
 use super::fit::{Fit, chars, plural};
 use super::wrap::{Wrapped, wrap_all};
-use interpreter_core::face::terminal_text::escape_one_line;
+use interpreter_face::terminal_text::escape_one_line;
 
 /// A question request being answered.
 pub(crate) struct Form {

@@ -62,7 +62,7 @@ pub(crate) fn frame(app: &App, width: u16, max_rows: u16, now: Instant) -> Frame
             }
             super::popup::Rewind::What(turn) => format!(
                 "Rewind to before “{}”: what goes back? (Esc: another prompt)",
-                clean(&interpreter_core::face::slash::prompt_line(turn))
+                clean(&interpreter_face::slash::prompt_line(turn))
             ),
         };
         bottom.push(Line::from(Span::styled(title, t.header())));

@@ -10,7 +10,7 @@ use super::app::App;
 use super::cells::Cell;
 use super::ctx::clean;
 use super::popup::{Item, Popup, PopupKind, Rewind};
-use interpreter_core::face::slash;
+use interpreter_face::slash;
 
 /// How soon a second Esc must follow the first.
 const ESC_WINDOW: Duration = Duration::from_millis(800);

@@ -6,8 +6,8 @@ use ratatui::text::{Line, Span};
 use super::ctx::clean;
 use super::theme::Theme;
 use super::wrap::str_width;
-use interpreter_core::face::slash;
-use interpreter_core::face::view::SessionView;
+use interpreter_face::slash;
+use interpreter_face::view::SessionView;
 
 /// The mode a session's permissions amount to, as the faces name it.
 pub(crate) fn mode_of(view: &SessionView) -> PermissionMode {

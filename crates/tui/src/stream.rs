@@ -3,7 +3,7 @@
 //! soon as they cannot change any more, so the live viewport only ever holds the block being
 //! written.
 
-use interpreter_core::face::terminal_text::TerminalText;
+use interpreter_face::terminal_text::TerminalText;
 
 /// One streaming agent message.
 #[derive(Debug, Default)]

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 
 use super::ctx::{Ctx, clean};
 use super::wrap::Wrapped;
-use interpreter_core::face::terminal_text::escape_one_line;
+use interpreter_face::terminal_text::escape_one_line;
 
 /// The calls shown at most; older ones are counted.
 const SHOWN_CALLS: usize = 8;

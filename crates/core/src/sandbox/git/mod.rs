@@ -11,9 +11,7 @@
 //!   config names emptied), so on Windows, which has no sandbox, nothing runs either;
 //! - runs in a process group of its own that is killed when git ends, and has a deadline.
 //!
-//! `changes` is `exec --diff`: what a run changed in the work tree.
-
-pub mod changes;
+//! [`run`] is how a face runs it too (exec's `--diff`).
 
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -219,7 +217,7 @@ fn kill_group(_pid: u32) {}
 
 /// Runs `git <args>` in `dir` as [`output`] does; stdout, or an error naming the command
 /// and what git said.
-pub(crate) fn run(dir: &Path, args: &[&str], input: Option<&[u8]>) -> io::Result<Vec<u8>> {
+pub fn run(dir: &Path, args: &[&str], input: Option<&[u8]>) -> io::Result<Vec<u8>> {
     let mut cmd = command(dir);
     cmd.args(args);
     let out = output(cmd, input, GIT_TIMEOUT)?;

@@ -1,8 +1,7 @@
-//! What the faces share: slash commands, the text of events in a terminal, a session's view
-//! from its events, the cap on one protocol message and the wording of common states. The
-//! faces themselves live in their own crates (crates/acp, lsp, exec, app-server, tui); each
-//! translates one outside protocol to and from the core, sending `Op`s through a
-//! `SessionHandle` and reading `Event`s.
+//! What the faces share and the agent does not: slash commands, the text of events in a
+//! terminal, a session's view from its events, the cap on one protocol message and the wording
+//! of common states. It knows the protocol, never the core: a change here rebuilds the faces,
+//! not the agent.
 
 pub mod slash;
 pub mod terminal_text;

@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::workspace::MAX_READ_BYTES;
+use interpreter_core::platform::open_nonblocking;
+use interpreter_core::workspace::MAX_READ_BYTES;
 
 /// A file's text as it was, or why it cannot be diffed.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +24,7 @@ enum Content {
     },
 }
 
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     top: PathBuf,
     /// Files that differed from the index when the snapshot was taken, relative to `top`.
     before: BTreeMap<PathBuf, Content>,
@@ -32,14 +33,14 @@ pub struct Snapshot {
 /// The work tree's changes since a [`Snapshot`]: diffable ones, and the paths that changed but
 /// cannot be shown as text (with the reason).
 #[derive(Debug, Default)]
-pub struct TreeChanges {
+pub(crate) struct TreeChanges {
     pub changes: Vec<FileChange>,
     pub opaque: Vec<(PathBuf, &'static str)>,
 }
 
 impl Snapshot {
     /// None when `cwd` is not in a git work tree (or git is missing).
-    pub fn take(cwd: &Path) -> Option<Snapshot> {
+    pub(crate) fn take(cwd: &Path) -> Option<Snapshot> {
         let top = git(cwd, &["rev-parse", "--show-toplevel"], None).ok()?;
         let top = PathBuf::from(String::from_utf8_lossy(&top).trim_end_matches('\n'));
         let before = dirty(&top)
@@ -53,7 +54,7 @@ impl Snapshot {
         Some(Snapshot { top, before })
     }
 
-    pub fn changes(&self) -> io::Result<TreeChanges> {
+    pub(crate) fn changes(&self) -> io::Result<TreeChanges> {
         let now: BTreeSet<PathBuf> = dirty(&self.top)?.into_iter().collect();
         let candidates: BTreeSet<&PathBuf> = now.iter().chain(self.before.keys()).collect();
         // What a file held before the run: the kept text when it was dirty, else the index.
@@ -113,7 +114,7 @@ fn read(top: &Path, path: &Path) -> Content {
         oid: hash_object(top, path),
     };
     // Never blocks on a FIFO or reads a device that is there instead of a file.
-    let Ok((file, meta)) = crate::platform::open_nonblocking(path, true) else {
+    let Ok((file, meta)) = open_nonblocking(path, true) else {
         return Content::Missing;
     };
     if !meta.is_file() {
@@ -263,7 +264,7 @@ fn index_texts(top: &Path, paths: &[&PathBuf]) -> io::Result<BTreeMap<PathBuf, C
 fn git(dir: &Path, args: &[&str], stdin: Option<Vec<u8>>) -> io::Result<Vec<u8>> {
     let mut all = vec!["-c", "core.quotePath=false"];
     all.extend_from_slice(args);
-    super::run(dir, &all, stdin.as_deref())
+    interpreter_core::sandbox::git::run(dir, &all, stdin.as_deref())
 }
 
 #[cfg(test)]
