@@ -30,22 +30,24 @@ impl Session {
     /// verbatim (the newest ones, within a budget).
     pub(super) async fn compact(&mut self, cancel: &CancellationToken) -> Result<(), String> {
         let compaction_id = uuid::Uuid::now_v7().to_string();
-        self.events.send(Event::ContextCompacting {
+        self.services.events.send(Event::ContextCompacting {
             compaction_id: compaction_id.clone(),
         });
         let result = self.compact_inner(cancel, &compaction_id).await;
         if let Err(e) = &result {
-            self.events.send(Event::Warning { message: e.clone() });
+            self.services
+                .events
+                .send(Event::Warning { message: e.clone() });
         }
         result
     }
 
     /// Tokens the next request would carry: system prompt, tool schemas and history.
     pub(super) fn context_estimate(&self) -> usize {
-        let tools = serde_json::to_string(self.tools.spec_slice())
+        let tools = serde_json::to_string(self.state.tools.spec_slice())
             .map(|t| approx_tokens(&t))
             .unwrap_or(0);
-        approx_tokens(&self.system_prompt) + tools + history_tokens(&self.history)
+        approx_tokens(&self.state.system_prompt) + tools + history_tokens(&self.state.history)
     }
 
     /// The context window and the point at which compaction starts: 85% of the window, or
@@ -70,6 +72,7 @@ impl Session {
         }
         // Nothing to gain from summarizing a history that is all user messages.
         if !self
+            .state
             .history
             .iter()
             .any(|h| matches!(h, HistoryItem::Assistant(_)))
@@ -84,8 +87,8 @@ impl Session {
         cancel: &CancellationToken,
         compaction_id: &str,
     ) -> Result<(), String> {
-        let tokens_before = history_tokens(&self.history);
-        let mut history = self.wire_history(&self.history).into_owned();
+        let tokens_before = history_tokens(&self.state.history);
+        let mut history = self.wire_history(&self.state.history).into_owned();
         history.push(HistoryItem::User {
             text: COMPACT_INSTRUCTION.into(),
             images: vec![],
@@ -104,10 +107,11 @@ impl Session {
                 .map(interpreter_protocol::ReasoningEffort::as_str),
             output_schema: None,
         };
-        let events = self.events.clone();
+        let events = self.services.events.clone();
         let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
-        let mut on_wait = wait_notice(&self.events, &self.config);
+        let mut on_wait = wait_notice(&self.services.events, &self.config);
         let resp = match self
+            .services
             .client
             .stream(&req, &mut |_| {}, &mut on_retry, &mut on_wait, cancel)
             .await
@@ -123,9 +127,9 @@ impl Session {
         if summary.is_empty() {
             return Err("compaction failed: the model returned an empty summary".into());
         }
-        let mut new_history = self.harness.initial_context(&self.env);
+        let mut new_history = self.state.harness.initial_context(&self.services.env);
         new_history.extend(kept_user_messages(
-            &self.history,
+            &self.state.history,
             USER_MESSAGES_BUDGET_TOKENS,
         ));
         new_history.push(HistoryItem::User {
@@ -141,14 +145,14 @@ impl Session {
         self.log_line(&LogLine::Replace {
             history: new_history.clone(),
         });
-        if let Some(log) = &mut self.log {
+        if let Some(log) = &mut self.state.log {
             let _ = log.sync();
         }
-        self.history = new_history;
+        self.state.history = new_history;
         // Turns before a compaction cannot leave a history that no longer holds them.
-        self.turns.clear();
+        self.state.turns.clear();
         self.send_undoable();
-        self.events.send(Event::ContextCompacted {
+        self.services.events.send(Event::ContextCompacted {
             compaction_id: compaction_id.to_string(),
             summary: summary.clone(),
             tokens_before: tokens_before as u64,

@@ -4,22 +4,13 @@
 //! At the end of a turn it asks once more for every file the turn changed, since language
 //! servers can be slow: what appeared since goes into history for the next request.
 
-use interpreter_protocol::{Diagnostic, FileChange, ToolKind};
-use std::collections::{BTreeSet, HashMap};
+use interpreter_protocol::{FileChange, ToolKind};
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
 use crate::model::HistoryItem;
 use crate::tools::diagnostics::{new_problems, render};
-
-/// What the session last saw of the files it edits.
-#[derive(Default)]
-pub(super) struct Seen {
-    by_path: HashMap<PathBuf, Vec<Diagnostic>>,
-    /// Files changed in the running turn, for the check at its end.
-    changed: BTreeSet<PathBuf>,
-}
 
 impl Session {
     /// Before a call that edits `locations`: the editor's diagnostics for them now.
@@ -30,11 +21,16 @@ impl Session {
         cancel: &CancellationToken,
     ) {
         let edits = matches!(kind, ToolKind::Edit | ToolKind::Delete | ToolKind::Move);
-        if !edits || locations.is_empty() || !self.asks.offers_diagnostics() {
+        if !edits || locations.is_empty() || !self.services.asks.offers_diagnostics() {
             return;
         }
-        if let Some(map) = self.asks.diagnostics(locations.to_vec(), cancel).await {
-            self.diagnostics_seen.by_path.extend(map);
+        if let Some(map) = self
+            .services
+            .asks
+            .diagnostics(locations.to_vec(), cancel)
+            .await
+        {
+            self.active.diagnostics_seen.by_path.extend(map);
         }
     }
 
@@ -45,14 +41,17 @@ impl Session {
         changes: &[FileChange],
         cancel: &CancellationToken,
     ) -> String {
-        if changes.is_empty() || !self.asks.offers_diagnostics() {
+        if changes.is_empty() || !self.services.asks.offers_diagnostics() {
             return String::new();
         }
         let paths: Vec<PathBuf> = changes
             .iter()
             .flat_map(|c| std::iter::once(c.path.clone()).chain(c.move_path.clone()))
             .collect();
-        self.diagnostics_seen.changed.extend(paths.iter().cloned());
+        self.active
+            .diagnostics_seen
+            .changed
+            .extend(paths.iter().cloned());
         let found = self.new_diagnostics(paths, cancel).await;
         if found.is_empty() {
             return String::new();
@@ -63,8 +62,8 @@ impl Session {
     /// At the end of a turn that changed files: what appeared since the last look goes into
     /// history, so the next request carries it.
     pub(super) async fn diagnostics_at_turn_end(&mut self, cancel: &CancellationToken) {
-        let changed = std::mem::take(&mut self.diagnostics_seen.changed);
-        if changed.is_empty() || !self.asks.offers_diagnostics() {
+        let changed = std::mem::take(&mut self.active.diagnostics_seen.changed);
+        if changed.is_empty() || !self.services.asks.offers_diagnostics() {
             return;
         }
         let found = self
@@ -83,12 +82,13 @@ impl Session {
 
     /// Asks for `paths`; renders the problems new since the last look and remembers these.
     async fn new_diagnostics(&mut self, paths: Vec<PathBuf>, cancel: &CancellationToken) -> String {
-        let Some(map) = self.asks.diagnostics(paths, cancel).await else {
+        let Some(map) = self.services.asks.diagnostics(paths, cancel).await else {
             return String::new();
         };
         let mut found = Vec::new();
         for (path, after) in map {
             let before = self
+                .active
                 .diagnostics_seen
                 .by_path
                 .get(&path)
@@ -99,8 +99,8 @@ impl Session {
                     .into_iter()
                     .map(|d| (path.clone(), d.clone())),
             );
-            self.diagnostics_seen.by_path.insert(path, after);
+            self.active.diagnostics_seen.by_path.insert(path, after);
         }
-        render(&found, self.workspace.cwd())
+        render(&found, self.services.workspace.cwd())
     }
 }

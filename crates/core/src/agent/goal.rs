@@ -9,45 +9,14 @@
 //! it asks for (`turn.rs`); no further goal turn starts. Counting goes on to the turn's end, so
 //! the goal's total includes the wrap-up.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use interpreter_protocol::{Event, Goal, GoalStatus};
+use interpreter_protocol::{Event, Goal, GoalStatus, Op};
 
+use super::handle::OpResult;
 use super::session::Session;
 use crate::model::HistoryItem;
 use crate::store::LogLine;
-
-/// The turn running now: its id, and how far the goal has counted it. A goal counts a turn
-/// between two of its requests, so a turn that crosses the budget learns of it while it runs,
-/// and once more at its end.
-#[derive(Debug)]
-pub(crate) struct RunningTurn {
-    pub(crate) id: String,
-    tokens_counted: u64,
-    counted_until: Instant,
-    /// The provider said the account is out of quota: the goal stops as usage-limited.
-    pub(crate) quota_exhausted: bool,
-    /// The turn works toward the goal: the goal was active when the turn started or when the
-    /// turn was last counted. Its tokens then go to the goal until the turn ends, whatever
-    /// the goal's status became meanwhile (its budget reached, `update_goal`, a pause), so the
-    /// goal's total is what its turns cost.
-    for_goal: bool,
-    /// The turn was told that the goal's budget is used: the request after that is its last.
-    wrap_up: bool,
-}
-
-impl RunningTurn {
-    pub(crate) fn new(id: String, total_tokens: u64, goal: Option<&Goal>) -> Self {
-        RunningTurn {
-            id,
-            tokens_counted: total_tokens,
-            counted_until: Instant::now(),
-            quota_exhausted: false,
-            for_goal: goal.is_some_and(|g| g.status == GoalStatus::Active),
-            wrap_up: false,
-        }
-    }
-}
 
 /// What a goal turn starts with: the objective and the budget, and when to stop.
 fn continuation(goal: &Goal) -> String {
@@ -102,6 +71,38 @@ fn now() -> i64 {
 }
 
 impl Session {
+    /// Applies the goal ops that came while the turn ran.
+    pub(super) fn apply_goal_ops(&mut self) {
+        let ops = std::mem::take(
+            &mut *self
+                .active
+                .goal_ops
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        for (op, done) in ops {
+            let _ = done.send(self.apply_goal_op(op));
+        }
+    }
+
+    /// `Op::SetGoal` or `Op::ClearGoal`, at once or between two requests of a turn.
+    pub(super) fn apply_goal_op(&mut self, op: Op) -> OpResult {
+        match op {
+            Op::SetGoal {
+                objective,
+                status,
+                token_budget,
+            } => {
+                if let Err(e) = self.set_goal(objective, status, token_budget) {
+                    return self.fail(e);
+                }
+            }
+            Op::ClearGoal => self.clear_goal(),
+            _ => {}
+        }
+        OpResult::Done
+    }
+
     /// `Op::SetGoal`: a new objective starts a goal (or replaces a finished one, or the
     /// objective of the one running); a status or budget changes the goal there is.
     pub(super) fn set_goal(
@@ -118,7 +119,7 @@ impl Session {
             return Err("a goal's token budget must be positive".into());
         }
         let mut objective_changed = false;
-        let mut goal = match (self.goal.take(), objective) {
+        let mut goal = match (self.state.goal.take(), objective) {
             (Some(mut goal), Some(objective)) if goal.status != GoalStatus::Complete => {
                 objective_changed = goal.objective != objective;
                 goal.objective = objective;
@@ -147,30 +148,30 @@ impl Session {
         }
         goal.updated_at = now();
         // A turn running toward the goal learns of its new objective in its next request.
-        if objective_changed && goal.status == GoalStatus::Active && self.running_turn.is_some() {
+        if objective_changed && goal.status == GoalStatus::Active && self.active.running.is_some() {
             self.push_history(HistoryItem::User {
                 text: objective_updated(&goal),
                 images: vec![],
                 synthetic: true,
             });
         }
-        self.goal = Some(goal);
+        self.state.goal = Some(goal);
         self.goal_changed(None);
         Ok(())
     }
 
     /// `Op::ClearGoal`.
     pub(super) fn clear_goal(&mut self) {
-        if self.goal.take().is_some() {
+        if self.state.goal.take().is_some() {
             self.log_line(&LogLine::Goal { goal: None });
             self.refresh_tools();
-            self.events.send(Event::GoalCleared);
+            self.services.events.send(Event::GoalCleared);
         }
     }
 
     /// The model's word on the goal (`update_goal`): complete, or blocked.
     pub(super) fn goal_status_from_model(&mut self, status: GoalStatus, turn_id: &str) {
-        if let Some(goal) = &mut self.goal {
+        if let Some(goal) = &mut self.state.goal {
             goal.status = status;
             goal.updated_at = now();
             self.goal_changed(Some(turn_id));
@@ -180,15 +181,15 @@ impl Session {
     /// The running turn's tokens and time since they were last counted go to the goal it
     /// works toward (see [`RunningTurn::for_goal`]); at its budget an active goal stops.
     pub(super) fn count_goal_progress(&mut self) {
-        let total = self.total_usage.total_tokens();
-        let Some(turn) = self.running_turn.as_mut() else {
+        let total = self.state.total_usage.total_tokens();
+        let Some(turn) = self.active.running.as_mut() else {
             return;
         };
         let tokens = total.saturating_sub(turn.tokens_counted);
         let seconds = turn.counted_until.elapsed().as_secs();
         turn.tokens_counted = total;
         turn.counted_until += Duration::from_secs(seconds);
-        let Some(goal) = self.goal.as_mut() else {
+        let Some(goal) = self.state.goal.as_mut() else {
             return;
         };
         turn.for_goal |= goal.status == GoalStatus::Active;
@@ -211,13 +212,15 @@ impl Session {
     pub(super) fn count_goal_progress_mid_turn(&mut self) {
         self.count_goal_progress();
         let Some(turn) = self
-            .running_turn
+            .active
+            .running
             .as_mut()
             .filter(|t| t.for_goal && !t.wrap_up)
         else {
             return;
         };
         let Some(goal) = self
+            .state
             .goal
             .as_ref()
             .filter(|g| g.status == GoalStatus::BudgetLimited)
@@ -235,20 +238,20 @@ impl Session {
 
     /// The running turn was told to wrap up: the request it makes now is its last.
     pub(super) fn goal_wrap_up_asked(&self) -> bool {
-        self.running_turn.as_ref().is_some_and(|t| t.wrap_up)
+        self.active.running.as_ref().is_some_and(|t| t.wrap_up)
     }
 
     /// The running turn did not complete: an active goal pauses, so it waits for the user
     /// instead of retrying at once, or stops as usage-limited when the quota ran out.
     pub(super) fn stop_goal_after_failed_turn(&mut self) {
-        let Some(turn) = &self.running_turn else {
+        let Some(turn) = &self.active.running else {
             return;
         };
         let (turn_id, quota) = (turn.id.clone(), turn.quota_exhausted);
         let stops = |status: GoalStatus| {
             status == GoalStatus::Active || (quota && status == GoalStatus::BudgetLimited)
         };
-        if let Some(goal) = self.goal.as_mut().filter(|g| stops(g.status)) {
+        if let Some(goal) = self.state.goal.as_mut().filter(|g| stops(g.status)) {
             goal.status = if quota {
                 GoalStatus::UsageLimited
             } else {
@@ -261,21 +264,22 @@ impl Session {
 
     /// The message a goal turn starts with, when the goal asks for one.
     pub(super) fn goal_turn(&self) -> Option<String> {
-        self.goal
+        self.state
+            .goal
             .as_ref()
             .filter(|g| g.status == GoalStatus::Active)
             .map(continuation)
     }
 
     fn goal_changed(&mut self, turn_id: Option<&str>) {
-        let Some(goal) = self.goal.clone() else {
+        let Some(goal) = self.state.goal.clone() else {
             return;
         };
         self.log_line(&LogLine::Goal {
             goal: Some(goal.clone()),
         });
         self.refresh_tools();
-        self.events.send(Event::GoalUpdated {
+        self.services.events.send(Event::GoalUpdated {
             goal,
             turn_id: turn_id.map(str::to_string),
         });

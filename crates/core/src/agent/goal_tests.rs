@@ -9,7 +9,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use super::super::session::Session;
-use super::super::task::TurnKind;
+use super::super::turn::TurnKind;
 use super::super::{EventSink, SessionOptions, SessionStart};
 use crate::config::{Config, Overrides};
 use crate::model::{HistoryItem, Parts as _};
@@ -118,7 +118,7 @@ async fn goal_budget_holds_against_a_provider_that_reports_no_usage() {
     assert!(reqs[0].body.to_string().len() > 8000);
     assert_eq!(reqs.len(), 2);
     assert!(reqs[1].body.to_string().contains(WRAP_UP));
-    let goal = s.goal.clone().unwrap();
+    let goal = s.state.goal.clone().unwrap();
     assert_eq!(goal.status, GoalStatus::BudgetLimited);
     let sent: u64 = reqs
         .iter()
@@ -146,10 +146,11 @@ async fn goal_wrap_up_response_ends_the_turn_and_its_calls_are_answered_not_run(
     assert_eq!(mock.model_requests().len(), 2);
     // Only the first response's call ran; the wrap-up's two are answered, not run.
     assert_eq!(started_calls(&mut rx), ["c1"]);
-    let (calls, results) = calls_and_results(&s.history);
+    let (calls, results) = calls_and_results(&s.state.history);
     assert_eq!(calls, ["c1", "c2", "c3"]);
     assert_eq!(results, calls);
     let not_run = s
+        .state
         .history
         .iter()
         .filter(|h| {
@@ -159,7 +160,7 @@ async fn goal_wrap_up_response_ends_the_turn_and_its_calls_are_answered_not_run(
         .count();
     assert_eq!(not_run, 2);
     // The wrap-up request counts: the goal's total is both requests.
-    let goal = s.goal.clone().unwrap();
+    let goal = s.state.goal.clone().unwrap();
     assert_eq!(
         (goal.status, goal.tokens_used),
         (GoalStatus::BudgetLimited, 51_500)
@@ -182,7 +183,7 @@ async fn goal_wrap_up_that_answers_ends_the_turn_as_completed() {
     assert_eq!(reqs.len(), 2);
     assert!(!reqs[0].body.to_string().contains(WRAP_UP));
     assert!(reqs[1].body.to_string().contains(WRAP_UP));
-    assert_eq!(s.goal.clone().unwrap().tokens_used, 1_150);
+    assert_eq!(s.state.goal.clone().unwrap().tokens_used, 1_150);
 }
 
 #[tokio::test]
@@ -198,7 +199,7 @@ async fn goal_counts_its_turn_to_the_end_after_the_model_marks_it_complete() {
     let (mut s, _rx) = session(&mock, home.path(), cwd.path());
     let reason = run_goal_turn(&mut s, 10_000).await;
     assert_eq!(reason, TurnEndReason::Completed);
-    let goal = s.goal.clone().unwrap();
+    let goal = s.state.goal.clone().unwrap();
     assert_eq!((goal.status, goal.tokens_used), (GoalStatus::Complete, 330));
     // A later turn, the goal done, does not count toward it.
     mock.set_script(Script::new([Reply::text("Hello.").with_usage(50, 5, 0, 0)]));
@@ -207,5 +208,5 @@ async fn goal_counts_its_turn_to_the_end_after_the_model_marks_it_complete() {
     }]);
     s.run_turn("t2".into(), user, CancellationToken::new())
         .await;
-    assert_eq!(s.goal.clone().unwrap().tokens_used, 330);
+    assert_eq!(s.state.goal.clone().unwrap().tokens_used, 330);
 }

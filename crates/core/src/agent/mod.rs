@@ -4,10 +4,15 @@
 //!
 //! [`Op`]: interpreter_protocol::Op
 
+mod active_turn;
+mod approvals;
 mod compact;
 mod diagnostics;
 mod goal;
+mod handle;
+mod services;
 mod session;
+mod state;
 mod subagent;
 mod task;
 #[cfg(test)]
@@ -26,7 +31,7 @@ use crate::workspace::FileBackend;
 
 pub(crate) use crate::tools::asks::Asks;
 pub use crate::tools::events::{EventSink, FaceAbilities};
-pub use task::{OpResult, OpTicket, SessionHandle, WeakSessionHandle};
+pub use handle::{OpResult, OpTicket, SessionHandle, WeakSessionHandle};
 
 /// Everything a session is made of. The capabilities a front end lends it (where files and
 /// commands live) are fixed here; everything that changes later is an `Op`.

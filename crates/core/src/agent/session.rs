@@ -4,21 +4,23 @@
 
 use anyhow::{Context, anyhow};
 use interpreter_protocol::{
-    Event, InputItem, Permissions, ReasoningEffort, SessionConfigured, SessionSettings, SkillInfo,
-    TokenUsage,
+    Event, Permissions, ReasoningEffort, SessionConfigured, SessionSettings, SkillInfo,
 };
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::task::{Approvals, EventApprover};
+use super::active_turn::ActiveTurn;
+use super::approvals::{Approvals, EventApprover};
+use super::handle::OpResult;
+use super::services::SessionServices;
+use super::state::SessionState;
 use super::{EventSink, SessionError, SessionOptions, SessionStart};
 use crate::config::Config;
 use crate::harness::{self, Harness, PromptEnv};
 use crate::model::{HistoryItem, ModelClient};
 use crate::sandbox::Policy;
-use crate::store::{LogLine, SessionLog, SessionMeta, SessionStore, ToolDetail};
+use crate::store::{LogLine, SessionLog, SessionMeta, SessionStore};
 use crate::tools::table::ToolTable;
-use crate::tools::{Approver, CommandRunner, ExternalTools, LocalRunner};
+use crate::tools::{ExternalTools, LocalRunner};
 use crate::workspace::Workspace;
 use crate::workspace::agents_md;
 
@@ -30,58 +32,16 @@ enum LogStart {
     Opened(Option<SessionLog>),
 }
 
+/// One session: who it is, its settings, what it uses ([`SessionServices`]), what it is
+/// ([`SessionState`]) and its running turn ([`ActiveTurn`]).
 pub(super) struct Session {
     pub(super) id: String,
     pub(super) config: Config,
-    pub(super) client: ModelClient,
-    pub(super) harness: Arc<dyn Harness>,
-    pub(super) system_prompt: String,
-    /// The harness's tools followed by the external ones.
-    pub(super) tools: ToolTable,
-    pub(super) history: Vec<HistoryItem>,
-    pub(super) workspace: Arc<Workspace>,
-    pub(super) policy: Arc<Policy>,
-    /// Asks the front end through events; answers come back as `Op::Approval`.
-    pub(super) approver: Arc<dyn Approver>,
-    pub(super) approvals: Arc<Approvals>,
-    /// Questions and diagnostics requests to the front end (shared with subagents).
-    pub(super) asks: Arc<super::Asks>,
-    /// The editor's diagnostics of files the agent edits, as last seen (before or after an
-    /// edit), so an edit reports only what it made new.
-    pub(super) diagnostics_seen: super::diagnostics::Seen,
-    pub(super) runner: Arc<dyn CommandRunner>,
-    pub(super) events: EventSink,
-    pub(super) log: Option<SessionLog>,
-    pub(super) env: Arc<PromptEnv>,
-    pub(super) output_schema: Option<serde_json::Value>,
-    pub(super) external: Option<Arc<dyn ExternalTools>>,
-    pub(super) permissions: Permissions,
-    pub(super) total_usage: TokenUsage,
-    /// The last request's prompt plus output: what the conversation occupies.
-    pub(super) context_used: u64,
-    pub(super) title: Option<String>,
-    /// The thread's goal (`agent/goal.rs`).
-    pub(super) goal: Option<interpreter_protocol::Goal>,
-    /// The turn running now, for what it changes (the goal).
-    pub(super) running_turn: Option<super::goal::RunningTurn>,
-    /// Input added to the running turn (`Op::Steer`), for its next request.
-    pub(super) steer: Arc<Mutex<Vec<InputItem>>>,
-    /// Goal ops that came while a turn ran, for it to apply before its next request.
-    pub(super) goal_ops: Arc<Mutex<Vec<super::task::GoalOp>>>,
     /// Set for a subagent: its parent's id. Subagents keep no log and do not compact.
     pub(super) parent_id: Option<String>,
-    /// Changes and plans of past tool calls, by call id (for replay).
-    pub(super) details: HashMap<String, ToolDetail>,
-    /// The text before the agent's first change, when a turn's diff was last sent.
-    pub(super) diff_sent: Option<String>,
-    /// In plan mode: the permissions to restore when the user approves leaving it.
-    pub(super) plan_saved: Option<Permissions>,
-    /// The folder's checkpoints (None for subagents and editor-buffer sessions).
-    pub(super) checkpoints: Option<Arc<crate::checkpoint::Lazy>>,
-    /// The user turns that can be undone, oldest first (since the last compaction).
-    pub(super) turns: Vec<crate::store::TurnMark>,
-    /// The running turn's checkpoints (`undo.rs`).
-    pub(super) turn_checkpoint: Option<super::undo::TurnCheckpoint>,
+    pub(super) services: SessionServices,
+    pub(super) state: SessionState,
+    pub(super) active: ActiveTurn,
 }
 
 impl Session {
@@ -91,17 +51,17 @@ impl Session {
             SessionStart::New { id } => {
                 let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
                 let mut s = Self::build(opts, id, None, LogStart::Create)?;
-                let initial = s.harness.initial_context(&s.env);
-                if let Some(log) = &mut s.log {
+                let initial = s.state.harness.initial_context(&s.services.env);
+                if let Some(log) = &mut s.state.log {
                     for item in &initial {
                         log.append(&LogLine::Item { item: item.clone() })?;
                     }
                     log.sync()?;
                 }
-                s.history = initial;
+                s.state.history = initial;
                 // The thread's policy, so a resume can restore it (`SessionStore::summary`).
                 s.log_line(&LogLine::Permissions {
-                    permissions: s.permissions,
+                    permissions: s.state.permissions,
                 });
                 s.announce();
                 Ok(s)
@@ -141,37 +101,37 @@ impl Session {
         if loaded.provider == s.config.provider.id {
             s.config.model = loaded.model.clone();
         } else if loaded.model != s.config.model {
-            s.events.send(Event::Warning {
+            s.services.events.send(Event::Warning {
                 message: format!(
                     "this session used model `{}` of provider `{}`; it continues with `{}` of `{}`",
                     loaded.model, loaded.provider, s.config.model, s.config.provider.id
                 ),
             });
         }
-        s.history = loaded.history;
-        s.turns = loaded.turns;
-        s.title = loaded.title;
-        s.goal = loaded.goal;
+        s.state.history = loaded.history;
+        s.state.turns = loaded.turns;
+        s.state.title = loaded.title;
+        s.state.goal = loaded.goal;
         s.refresh_tools();
-        s.details = loaded.details;
+        s.state.details = loaded.details;
         // The logged harness did not fit this provider's wire: the replacement is a switch.
-        if s.harness.name() != loaded.harness {
+        if s.state.harness.name() != loaded.harness {
             s.log_line(&LogLine::Harness {
-                harness: s.harness.name().to_string(),
+                harness: s.state.harness.name().to_string(),
             });
-            for item in s.harness.initial_context(&s.env) {
+            for item in s.state.harness.initial_context(&s.services.env) {
                 s.push_history(item);
             }
         }
         s.announce();
         // The goal goes on: faces learn of it once they know the session.
-        if let Some(goal) = s.goal.clone() {
-            s.events.send(Event::GoalUpdated {
+        if let Some(goal) = s.state.goal.clone() {
+            s.services.events.send(Event::GoalUpdated {
                 goal,
                 turn_id: None,
             });
         }
-        if !s.turns.is_empty() {
+        if !s.state.turns.is_empty() {
             s.send_undoable();
         }
         Ok(s)
@@ -227,9 +187,23 @@ impl Session {
                 &id,
             ))
         });
-        Ok(Session {
-            system_prompt: harness.system_prompt(&env),
-            tools: harness.tools(&env),
+        let permissions = Permissions {
+            sandbox: config.sandbox_mode,
+            approval: config.approval_policy,
+            ask_commands: false,
+        };
+        let mut state = SessionState::new(
+            harness.clone(),
+            harness.system_prompt(&env),
+            harness.tools(&env),
+            permissions,
+        );
+        state.log = log;
+        state.output_schema = output_schema;
+        let services = SessionServices {
+            client,
+            workspace,
+            policy,
             approver: Arc::new(EventApprover {
                 approvals: approvals.clone(),
                 events: events.clone(),
@@ -240,52 +214,40 @@ impl Session {
                 face,
                 config.approval_timeout,
             )),
-            diagnostics_seen: Default::default(),
             runner: runner.unwrap_or_else(|| {
                 Arc::new(LocalRunner {
                     max_processes: config.max_processes,
                 })
             }),
-            id,
-            client,
-            harness,
-            history: Vec::new(),
-            workspace,
-            policy,
             events,
-            log,
             env,
-            output_schema,
-            external: None,
-            permissions: Permissions {
-                sandbox: config.sandbox_mode,
-                approval: config.approval_policy,
-                ask_commands: false,
-            },
-            total_usage: TokenUsage::default(),
-            context_used: 0,
-            title: None,
-            goal: None,
-            running_turn: None,
-            steer: Default::default(),
-            goal_ops: Default::default(),
-            parent_id: None,
-            details: Default::default(),
-            diff_sent: None,
-            plan_saved: None,
             checkpoints: checkpoint_store,
-            turns: Vec::new(),
-            turn_checkpoint: None,
+            external: None,
+        };
+        Ok(Session {
+            id,
             config,
+            parent_id: None,
+            services,
+            state,
+            active: ActiveTurn::default(),
         })
+    }
+
+    /// An op that could not be carried out: said as `Event::Error`.
+    pub(super) fn fail(&self, message: String) -> OpResult {
+        self.services.events.send(Event::Error {
+            message: message.clone(),
+        });
+        OpResult::Failed(message)
     }
 
     pub(super) fn settings(&self) -> SessionSettings {
         SessionSettings {
             provider: self.config.provider.id.clone(),
             model: self.config.model.clone(),
-            harness: self.harness.name().to_string(),
-            permissions: self.permissions,
+            harness: self.state.harness.name().to_string(),
+            permissions: self.state.permissions,
             effort: self.config.reasoning_effort,
             context_window: self.context_window(),
         }
@@ -298,13 +260,15 @@ impl Session {
     }
 
     fn announce(&self) {
-        self.events
+        self.services
+            .events
             .send(Event::SessionConfigured(SessionConfigured {
                 session_id: self.id.clone(),
-                cwd: self.workspace.cwd().to_path_buf(),
-                roots: self.workspace.roots().to_vec(),
+                cwd: self.services.workspace.cwd().to_path_buf(),
+                roots: self.services.workspace.roots().to_vec(),
                 settings: self.settings(),
                 skills: self
+                    .services
                     .env
                     .skills
                     .iter()
@@ -313,12 +277,14 @@ impl Session {
                         description: s.description.clone(),
                     })
                     .collect(),
-                title: self.title.clone(),
+                title: self.state.title.clone(),
             }));
     }
 
     pub(super) fn settings_changed(&self) {
-        self.events.send(Event::SettingsChanged(self.settings()));
+        self.services
+            .events
+            .send(Event::SettingsChanged(self.settings()));
     }
 
     /// Switches the harness; it takes effect on the next model request and is logged.
@@ -326,15 +292,15 @@ impl Session {
     /// skills for its Skill tool), so the model knows what the new tools serve.
     pub(super) fn set_harness(&mut self, name: &str) -> Result<(), String> {
         let h = harness::for_wire(name, self.config.provider.wire_api)?;
-        let changed = h.name() != self.harness.name();
-        self.system_prompt = h.system_prompt(&self.env);
-        self.harness = h;
+        let changed = h.name() != self.state.harness.name();
+        self.state.system_prompt = h.system_prompt(&self.services.env);
+        self.state.harness = h;
         self.refresh_tools();
         self.log_line(&LogLine::Harness {
             harness: name.to_string(),
         });
         if changed {
-            for item in self.harness.initial_context(&self.env) {
+            for item in self.state.harness.initial_context(&self.services.env) {
                 self.push_history(item);
             }
         }
@@ -344,14 +310,18 @@ impl Session {
 
     /// Adds tools from outside the harness (MCP); they follow the harness's own tools.
     pub(super) fn set_external_tools(&mut self, tools: Arc<dyn ExternalTools>) {
-        self.external = Some(tools);
+        self.services.external = Some(tools);
         self.refresh_tools();
     }
 
     /// The harness's tools, the external ones, and `update_goal` while there is a goal.
     pub(super) fn refresh_tools(&mut self) {
-        let tools = tool_table(&self.harness, &self.env, self.external.as_ref());
-        self.tools = match &self.goal {
+        let tools = tool_table(
+            &self.state.harness,
+            &self.services.env,
+            self.services.external.as_ref(),
+        );
+        self.state.tools = match &self.state.goal {
             Some(_) => tools.extended([std::sync::Arc::new(crate::tools::goal::UpdateGoal::new())
                 as std::sync::Arc<dyn crate::tools::table::Tool>]),
             None => tools,
@@ -362,8 +332,8 @@ impl Session {
     /// remembered "always allow" answers stay. The harness tells the model with its next
     /// reminder.
     pub(super) fn set_permissions(&mut self, p: Permissions) {
-        self.plan_saved = None;
-        Arc::make_mut(&mut self.env).plan_mode = false;
+        self.state.plan_saved = None;
+        Arc::make_mut(&mut self.services.env).plan_mode = false;
         self.apply_permissions(p);
     }
 
@@ -372,22 +342,23 @@ impl Session {
     pub(super) fn change_mode(&mut self, change: crate::tools::ModeChange) {
         use crate::tools::ModeChange;
         match change {
-            ModeChange::EnterPlan if self.plan_saved.is_none() => {
-                self.plan_saved = Some(self.permissions);
-                Arc::make_mut(&mut self.env).plan_mode = true;
+            ModeChange::EnterPlan if self.state.plan_saved.is_none() => {
+                self.state.plan_saved = Some(self.state.permissions);
+                Arc::make_mut(&mut self.services.env).plan_mode = true;
                 let read_only = interpreter_protocol::PermissionMode::ReadOnly
-                    .permissions(self.permissions.approval);
+                    .permissions(self.state.permissions.approval);
                 self.apply_permissions(read_only);
             }
             ModeChange::ExitPlan => {
-                if let Some(p) = self.plan_saved.take() {
-                    Arc::make_mut(&mut self.env).plan_mode = false;
+                if let Some(p) = self.state.plan_saved.take() {
+                    Arc::make_mut(&mut self.services.env).plan_mode = false;
                     self.apply_permissions(p);
                 }
             }
             ModeChange::Goal(status) => {
                 let turn = self
-                    .running_turn
+                    .active
+                    .running
                     .as_ref()
                     .map(|t| t.id.clone())
                     .unwrap_or_default();
@@ -398,14 +369,15 @@ impl Session {
     }
 
     fn apply_permissions(&mut self, p: Permissions) {
-        self.permissions = p;
+        self.state.permissions = p;
         self.config.sandbox_mode = p.sandbox;
         self.config.approval_policy = p.approval;
-        let env = Arc::make_mut(&mut self.env);
+        let env = Arc::make_mut(&mut self.services.env);
         env.sandbox = p.sandbox;
         env.approval = p.approval;
-        self.policy = Arc::new(
-            self.policy
+        self.services.policy = Arc::new(
+            self.services
+                .policy
                 .with_modes(p.sandbox, p.approval)
                 .with_ask_commands(p.ask_commands),
         );
@@ -424,8 +396,8 @@ impl Session {
         self.log_line(&LogLine::Title {
             title: title.to_string(),
         });
-        self.title = Some(title.to_string());
-        self.events.send(Event::TitleChanged {
+        self.state.title = Some(title.to_string());
+        self.services.events.send(Event::TitleChanged {
             title: title.to_string(),
         });
         Ok(())
@@ -448,7 +420,7 @@ impl Session {
     /// Emits the exact first request body this session would send for `prompt`.
     pub(super) fn preview_request(&self, prompt: &str) {
         use crate::tools::truncate::approx_tokens;
-        let mut history = self.history.clone();
+        let mut history = self.state.history.clone();
         history.extend(self.pending_reminder());
         history.push(HistoryItem::User {
             text: prompt.to_string(),
@@ -456,20 +428,24 @@ impl Session {
             synthetic: false,
         });
         let history = self.wire_history(&history);
-        let body = self.client.request_body(&self.model_request(&history));
+        let body = self
+            .services
+            .client
+            .request_body(&self.model_request(&history));
         let tools = serde_json::to_string(self.tool_specs()).unwrap_or_default();
         let initial: usize = self
+            .state
             .harness
-            .initial_context(&self.env)
+            .initial_context(&self.services.env)
             .iter()
             .map(|h| match h {
                 HistoryItem::User { text, .. } => approx_tokens(text),
                 _ => 0,
             })
             .sum();
-        self.events.send(Event::RequestPreview {
+        self.services.events.send(Event::RequestPreview {
             body,
-            prompt_tokens: (approx_tokens(&self.system_prompt) + initial) as u64,
+            prompt_tokens: (approx_tokens(&self.state.system_prompt) + initial) as u64,
             tool_tokens: approx_tokens(&tools) as u64,
         });
     }
@@ -480,22 +456,22 @@ impl Session {
     ) -> crate::model::ModelRequest<'a> {
         crate::model::ModelRequest {
             model: &self.config.model,
-            system: &self.system_prompt,
+            system: &self.state.system_prompt,
             history,
             tools: self.tool_specs(),
             prompt_cache_key: &self.id,
             max_output_tokens: self.config.max_output_tokens,
             reasoning_effort: self.config.reasoning_effort.map(ReasoningEffort::as_str),
-            output_schema: self.output_schema.as_ref(),
+            output_schema: self.state.output_schema.as_ref(),
         }
     }
 
     /// The tool schemas the request carries: none for a harness that speaks in text actions.
     fn tool_specs(&self) -> &[crate::model::ToolSpec] {
-        if self.harness.text_actions().is_some() {
+        if self.state.harness.text_actions().is_some() {
             return &[];
         }
-        self.tools.spec_slice()
+        self.state.tools.spec_slice()
     }
 
     /// `history` as the harness's requests show it: as stored, or rendered by a text-action
@@ -504,9 +480,9 @@ impl Session {
         &self,
         history: &'a [HistoryItem],
     ) -> std::borrow::Cow<'a, [HistoryItem]> {
-        match self.harness.text_actions() {
+        match self.state.harness.text_actions() {
             Some(t) => t
-                .render_history(&self.env, history, self.tools.spec_slice())
+                .render_history(&self.services.env, history, self.state.tools.spec_slice())
                 .into(),
             None => history.into(),
         }
@@ -515,14 +491,14 @@ impl Session {
     /// Appends to the session log. In a turn, a failed write is reported once, by the
     /// turn's end, which fails; between turns it is a warning.
     pub(super) fn log_line(&mut self, line: &LogLine) {
-        let Some(log) = &mut self.log else {
+        let Some(log) = &mut self.state.log else {
             return;
         };
         match log.append(line) {
             Err(e) if log.in_turn() => tracing::debug!("{e:#}"),
             Err(e) => {
                 tracing::error!("{e:#}");
-                self.events.send(Event::Warning {
+                self.services.events.send(Event::Warning {
                     message: format!("could not write the session log: {e:#}"),
                 });
             }
@@ -535,15 +511,15 @@ impl Session {
         if self.parent_id.is_none() {
             self.log_line(&LogLine::Item { item: item.clone() });
         }
-        self.history.push(item);
+        self.state.history.push(item);
     }
 
     /// The reminder to send now, if it differs from the last one in history.
     pub(super) fn pending_reminder(&self) -> Option<HistoryItem> {
         let today = chrono::Local::now().format("%Y-%m-%d").to_string();
-        let reminder = self.harness.reminder(&self.env, &today)?;
-        let prefix = self.harness.reminder_prefix();
-        let last = self.history.iter().rev().find_map(|h| match h {
+        let reminder = self.state.harness.reminder(&self.services.env, &today)?;
+        let prefix = self.state.harness.reminder_prefix();
+        let last = self.state.history.iter().rev().find_map(|h| match h {
             HistoryItem::User {
                 text,
                 synthetic: true,

@@ -8,20 +8,21 @@
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use interpreter_protocol::{Event, Permissions, SubagentState, TokenUsage, TurnEndReason};
-use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 use super::EventSink;
+use super::active_turn::ActiveTurn;
+use super::services::SessionServices;
 use super::session::Session;
+use super::state::SessionState;
 use crate::config::Config;
-use crate::harness::{Harness, PromptEnv};
-use crate::model::{HistoryItem, ModelClient, Parts as _};
+use crate::harness::Harness;
+use crate::model::{HistoryItem, Parts as _};
 use crate::sandbox::Policy;
 use crate::tools::table::ToolTable;
-use crate::tools::{Approver, CommandRunner, SubagentTask, Subagents, ToolOutcome};
-use crate::workspace::Workspace;
+use crate::tools::{SubagentTask, Subagents, ToolOutcome};
 
 /// What a subagent inherits, taken from the parent when a tool call starts.
 pub(super) struct SubagentRunner {
@@ -31,18 +32,11 @@ pub(super) struct SubagentRunner {
     name: String,
     task: String,
     config: Config,
-    client: ModelClient,
+    /// The parent's services; a child narrows its policy and sink, and takes no checkpoints.
+    services: SessionServices,
     harness: Arc<dyn Harness>,
-    env: Arc<PromptEnv>,
     system_prompt: String,
     tools: ToolTable,
-    workspace: Arc<Workspace>,
-    policy: Arc<Policy>,
-    approver: Arc<dyn Approver>,
-    approvals: Arc<super::task::Approvals>,
-    asks: Arc<super::Asks>,
-    runner: Arc<dyn CommandRunner>,
-    events: EventSink,
     permissions: Permissions,
     /// Tokens the subagents of this call used, for the parent's totals.
     usage: Mutex<TokenUsage>,
@@ -64,19 +58,11 @@ impl SubagentRunner {
             name: text(&["subagent_type", "subagent_name", "agent_type"]),
             task: text(&["description", "task"]),
             config: parent.config.clone(),
-            client: parent.client.clone(),
-            harness: parent.harness.clone(),
-            env: parent.env.clone(),
-            system_prompt: parent.system_prompt.clone(),
-            tools: parent.tools.for_subagent(),
-            workspace: parent.workspace.clone(),
-            policy: parent.policy.clone(),
-            approver: parent.approver.clone(),
-            approvals: parent.approvals.clone(),
-            asks: parent.asks.clone(),
-            runner: parent.runner.clone(),
-            events: parent.events.clone(),
-            permissions: parent.permissions,
+            services: parent.services.clone(),
+            harness: parent.state.harness.clone(),
+            system_prompt: parent.state.system_prompt.clone(),
+            tools: parent.state.tools.for_subagent(),
+            permissions: parent.state.permissions,
             usage: Mutex::new(TokenUsage::default()),
         }
     }
@@ -88,7 +74,7 @@ impl SubagentRunner {
     /// The child session: its own history and sink, and its parent's policy narrowed by its
     /// type ([`child_policy`]).
     fn child(&self, task: &SubagentTask) -> Session {
-        let parent = self.events.clone();
+        let parent = self.services.events.clone();
         let id = uuid::Uuid::now_v7().to_string();
         let me = id.clone();
         // The user sees the subagent's tool calls, marked as its own, not its chatter.
@@ -106,7 +92,7 @@ impl SubagentRunner {
             | Event::TurnEnded(_) => {}
             other => parent.send(other),
         });
-        let policy = child_policy(&self.policy, task.read_only);
+        let policy = child_policy(&self.services.policy, task.read_only);
         // What the child's prompt, plan mode and settings say is what its policy holds.
         let permissions = Permissions {
             sandbox: policy.sandbox,
@@ -116,7 +102,7 @@ impl SubagentRunner {
         let mut config = self.config.clone();
         config.sandbox_mode = policy.sandbox;
         config.approval_policy = policy.approval;
-        let mut env = self.env.clone();
+        let mut env = self.services.env.clone();
         if env.sandbox != policy.sandbox || env.approval != policy.approval {
             let env = Arc::make_mut(&mut env);
             env.sandbox = policy.sandbox;
@@ -128,41 +114,27 @@ impl SubagentRunner {
             images: vec![],
             synthetic: false,
         });
+        let mut state = SessionState::new(
+            self.harness.clone(),
+            self.system_prompt.clone(),
+            self.tools.clone(),
+            permissions,
+        );
+        state.history = history;
         Session {
             id,
             config,
-            client: self.client.clone(),
-            harness: self.harness.clone(),
-            system_prompt: self.system_prompt.clone(),
-            tools: self.tools.clone(),
-            history,
-            workspace: self.workspace.clone(),
-            policy,
-            approver: self.approver.clone(),
-            approvals: self.approvals.clone(),
-            asks: self.asks.clone(),
-            diagnostics_seen: Default::default(),
-            runner: self.runner.clone(),
-            events,
-            log: None,
-            env,
-            output_schema: None,
-            external: None,
-            permissions,
-            total_usage: TokenUsage::default(),
-            context_used: 0,
-            title: None,
-            goal: None,
-            running_turn: None,
-            steer: Default::default(),
-            goal_ops: Default::default(),
             parent_id: Some(self.parent_id.clone()),
-            details: HashMap::new(),
-            diff_sent: None,
-            plan_saved: None,
-            checkpoints: None,
-            turns: Vec::new(),
-            turn_checkpoint: None,
+            services: SessionServices {
+                policy,
+                events,
+                env,
+                checkpoints: None,
+                external: None,
+                ..self.services.clone()
+            },
+            state,
+            active: ActiveTurn::default(),
         }
     }
 }
@@ -175,7 +147,7 @@ impl Subagents for SubagentRunner {
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let mut child = self.child(&task);
-            self.events.send(Event::SubagentStarted(
+            self.services.events.send(Event::SubagentStarted(
                 interpreter_protocol::SubagentStarted {
                     call_id: self.call_id.clone(),
                     session_id: child.id.clone(),
@@ -188,16 +160,17 @@ impl Subagents for SubagentRunner {
                 .catch_unwind()
                 .await;
             let ended = |state, summary: &str| {
-                self.events
-                    .send(Event::SubagentEnded(interpreter_protocol::SubagentEnded {
+                self.services.events.send(Event::SubagentEnded(
+                    interpreter_protocol::SubagentEnded {
                         call_id: self.call_id.clone(),
                         session_id: child.id.clone(),
                         state,
                         summary: summary.to_string(),
-                    }))
+                    },
+                ))
             };
             if let Ok(mut u) = self.usage.lock() {
-                u.add(&child.total_usage);
+                u.add(&child.state.total_usage);
             }
             let Ok(reason) = ran else {
                 tracing::error!("subagent of {} panicked", self.parent_id);
@@ -205,7 +178,7 @@ impl Subagents for SubagentRunner {
                 ended(SubagentState::Failed, &outcome.user_output);
                 return outcome;
             };
-            let answer = child.history.iter().rev().find_map(|h| match h {
+            let answer = child.state.history.iter().rev().find_map(|h| match h {
                 HistoryItem::Assistant(reply) => {
                     Some(reply.text()).filter(|text| !text.trim().is_empty())
                 }

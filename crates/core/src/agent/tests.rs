@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
-use super::task::TurnKind;
+use super::turn::TurnKind;
 use super::{EventSink, SessionOptions, SessionStart};
 use crate::config::{Config, Overrides};
 use crate::model::{HistoryItem, Parts as _, ToolSpec};
@@ -70,7 +70,7 @@ fn session(mock: &MockServer, home: &std::path::Path, cwd: &std::path::Path) -> 
         description: "Breaks.".into(),
         parameters: json!({"type": "object"}),
     }));
-    s.tools = s.tools.extended([boom as Arc<dyn Tool>]);
+    s.state.tools = s.state.tools.extended([boom as Arc<dyn Tool>]);
     s
 }
 
@@ -78,9 +78,14 @@ fn session(mock: &MockServer, home: &std::path::Path, cwd: &std::path::Path) -> 
 /// its policy and its event sink.
 fn parent_state(s: &Session) -> (Vec<HistoryItem>, Vec<String>, usize) {
     (
-        s.history.clone(),
-        s.tools.names().iter().map(|n| n.to_string()).collect(),
-        Arc::as_ptr(&s.policy) as *const u8 as usize,
+        s.state.history.clone(),
+        s.state
+            .tools
+            .names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect(),
+        Arc::as_ptr(&s.services.policy) as *const u8 as usize,
     )
 }
 
@@ -185,7 +190,7 @@ async fn a_cancelled_subagent_leaves_the_parent_as_it_was_and_it_goes_on() {
         .await;
     assert_eq!(ended.reason, TurnEndReason::Completed);
     assert!(matches!(
-        s.history.last(),
+        s.state.history.last(),
         Some(HistoryItem::Assistant(reply)) if reply.text() == "Back again."
     ));
 }
@@ -200,7 +205,7 @@ async fn input_steered_in_while_the_model_answers_gets_its_own_request() {
         Reply::text("two"),
     ]));
     // As if `Op::Steer` came while the answer streamed: after the request went out.
-    let steer = s.steer.clone();
+    let steer = s.active.steer.clone();
     tokio::spawn(async move {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         steer.lock().unwrap().push(InputItem::Text {
@@ -215,7 +220,7 @@ async fn input_steered_in_while_the_model_answers_gets_its_own_request() {
     let last = mock.model_requests().last().unwrap().body.to_string();
     assert!(last.contains("late steer"), "{last}");
     assert!(matches!(
-        s.history.last(),
+        s.state.history.last(),
         Some(HistoryItem::Assistant(reply)) if reply.text() == "two"
     ));
 }

@@ -9,7 +9,9 @@ use crate::model::{HistoryItem, Part};
 
 impl Session {
     pub(super) fn replay(&self) {
-        self.events.send(Event::Transcript(self.transcript()));
+        self.services
+            .events
+            .send(Event::Transcript(self.transcript()));
     }
 
     /// The history index of the first message of the user's own in each undoable turn, and
@@ -24,10 +26,16 @@ impl Session {
                 }
             )
         };
-        self.turns
+        self.state
+            .turns
             .iter()
             .filter_map(|mark| {
-                let mut rest = self.history.iter().enumerate().skip(mark.history_start);
+                let mut rest = self
+                    .state
+                    .history
+                    .iter()
+                    .enumerate()
+                    .skip(mark.history_start);
                 rest.find(own).map(|(i, _)| (i, mark.turn_id.as_str()))
             })
             .collect()
@@ -35,6 +43,7 @@ impl Session {
 
     fn transcript(&self) -> Vec<TranscriptItem> {
         let results: HashMap<&str, (&str, bool)> = self
+            .state
             .history
             .iter()
             .filter_map(|h| match h {
@@ -48,7 +57,7 @@ impl Session {
             .collect();
         let turn_of = self.turn_starts();
         let mut out = Vec::new();
-        for (i, item) in self.history.iter().enumerate() {
+        for (i, item) in self.state.history.iter().enumerate() {
             match item {
                 HistoryItem::User {
                     text,
@@ -83,7 +92,7 @@ impl Session {
                         let d = self.describe_call(&call.name, &args);
                         let (output, failed) =
                             results.get(call.id.as_str()).copied().unwrap_or(("", true));
-                        let detail = self.details.get(&call.id);
+                        let detail = self.state.details.get(&call.id);
                         out.push(TranscriptItem::ToolCall {
                             begin: Box::new(ToolCallBegin {
                                 call_id: call.id.clone(),

@@ -10,10 +10,9 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-use super::goal::RunningTurn;
+use super::active_turn::RunningTurn;
 use super::session::Session;
 use super::subagent::SubagentRunner;
-use super::task::TurnKind;
 use crate::harness::{TextActions, TextReply};
 use crate::model::{
     AssistantReply, FinishReason, HistoryItem, MessagePhase, ModelError, ModelResponse, Part,
@@ -28,6 +27,14 @@ type CheckedCall = (ToolCall, Result<(), String>);
 /// The result of a call made in the response to the wrap-up request, which ends the turn.
 const NOT_RUN_AFTER_WRAP_UP: &str = "Not run: the thread's goal has used its token budget and \
      this turn ended with its wrap-up. No further tool calls run in it.";
+
+/// What a turn is for.
+pub(super) enum TurnKind {
+    User(Vec<InputItem>),
+    /// Work toward the thread's goal: the session starts it while idle.
+    Goal(String),
+    Compact,
+}
 
 /// What the turn does after a response.
 enum Next {
@@ -49,29 +56,29 @@ impl Session {
         kind: TurnKind,
         cancel: CancellationToken,
     ) -> TurnEnded {
-        self.events.send(Event::TurnStarted {
+        self.services.events.send(Event::TurnStarted {
             turn_id: turn_id.clone(),
         });
         // A log this session may not write (another process has it) refuses the turn before
         // anything of it is recorded.
-        if let Some(Err(e)) = self.log.as_mut().map(|log| log.begin_turn()) {
+        if let Some(Err(e)) = self.state.log.as_mut().map(|log| log.begin_turn()) {
             let ended = TurnEnded {
                 turn_id,
                 reason: TurnEndReason::Failed {
                     message: format!("{e:#}"),
                 },
             };
-            self.events.send(Event::TurnEnded(ended.clone()));
+            self.services.events.send(Event::TurnEnded(ended.clone()));
             return ended;
         }
-        self.running_turn = Some(RunningTurn::new(
+        self.active.running = Some(RunningTurn::new(
             turn_id.clone(),
-            self.total_usage.total_tokens(),
-            self.goal.as_ref(),
+            self.state.total_usage.total_tokens(),
+            self.state.goal.as_ref(),
         ));
         let reason = match kind {
             TurnKind::User(_) | TurnKind::Goal(_) => {
-                let history_start = self.history.len();
+                let history_start = self.state.history.len();
                 self.begin_checkpoint();
                 match kind {
                     TurnKind::User(items) => self.begin_user_turn(items),
@@ -97,12 +104,12 @@ impl Session {
             },
         };
         // Goal ops that came after the last request are answered now, before the turn counts.
-        super::task::apply_goal_ops(self);
+        self.apply_goal_ops();
         self.count_goal_progress();
         if reason != TurnEndReason::Completed {
             self.stop_goal_after_failed_turn();
         }
-        self.running_turn = None;
+        self.active.running = None;
         self.finish_turn(turn_id, reason)
     }
 
@@ -114,7 +121,7 @@ impl Session {
             turn_id: turn_id.clone(),
             reason: format!("{reason:?}"),
         });
-        let reason = match self.log.as_mut().map(|log| log.end_turn()) {
+        let reason = match self.state.log.as_mut().map(|log| log.end_turn()) {
             Some(Err(e)) => TurnEndReason::Failed {
                 message: format!("the session log could not be saved: {e:#}"),
             },
@@ -122,28 +129,28 @@ impl Session {
         };
         self.send_diff();
         let ended = TurnEnded { turn_id, reason };
-        self.events.send(Event::TurnEnded(ended.clone()));
+        self.services.events.send(Event::TurnEnded(ended.clone()));
         ended
     }
 
     /// Sends the session's diff when it changed in this turn.
     fn send_diff(&mut self) {
-        if self.workspace.changes().is_empty() {
+        if self.services.workspace.changes().is_empty() {
             return;
         }
-        let diff = self.workspace.unified_diff();
-        if self.diff_sent.as_deref() != Some(diff.as_str()) {
-            self.events.send(Event::Diff {
+        let diff = self.services.workspace.unified_diff();
+        if self.state.diff_sent.as_deref() != Some(diff.as_str()) {
+            self.services.events.send(Event::Diff {
                 unified_diff: diff.clone(),
             });
-            self.diff_sent = Some(diff);
+            self.state.diff_sent = Some(diff);
         }
     }
 
     /// The harness's reminder and the user's message (skills expanded) go into history.
     fn begin_user_turn(&mut self, items: Vec<InputItem>) {
         let (text, images, context) = self.user_message(items);
-        if self.title.is_none() && !text.trim().is_empty() {
+        if self.state.title.is_none() && !text.trim().is_empty() {
             let title: String = text
                 .trim()
                 .lines()
@@ -155,10 +162,10 @@ impl Session {
             self.log_line(&LogLine::Title {
                 title: title.clone(),
             });
-            self.events.send(Event::TitleChanged {
+            self.services.events.send(Event::TitleChanged {
                 title: title.clone(),
             });
-            self.title = Some(title);
+            self.state.title = Some(title);
         }
         // The reminder rides in its own item before the user's message, as Codex sends its
         // environment context: the user's message is what the user typed, and the last user
@@ -200,23 +207,23 @@ impl Session {
                     continue;
                 }
                 InputItem::LocalImage { path } => {
-                    let path = self.workspace.cwd().join(path);
+                    let path = self.services.workspace.cwd().join(path);
                     match crate::model::image_data_url(&path) {
                         Ok(url) => images.push(url),
-                        Err(e) => self.events.send(Event::Warning {
+                        Err(e) => self.services.events.send(Event::Warning {
                             message: format!("image {e}; not attached"),
                         }),
                     }
                     continue;
                 }
                 InputItem::Skill { name, args } => {
-                    match self.env.skills.iter().find(|s| s.name == name) {
+                    match self.services.env.skills.iter().find(|s| s.name == name) {
                         Some(skill) => {
                             skills.push(crate::skills::invocation(skill, &args));
                             continue;
                         }
                         None => {
-                            self.events.send(Event::Warning {
+                            self.services.events.send(Event::Warning {
                                 message: format!("no skill named `{name}`; sent as text"),
                             });
                             format!("/{name} {args}").trim_end().to_string()
@@ -237,7 +244,8 @@ impl Session {
 
     /// Input the user added while the turn ran joins the history before the next request.
     fn take_steer(&mut self) {
-        let items = std::mem::take(&mut *self.steer.lock().unwrap_or_else(|e| e.into_inner()));
+        let items =
+            std::mem::take(&mut *self.active.steer.lock().unwrap_or_else(|e| e.into_inner()));
         if items.is_empty() {
             return;
         }
@@ -247,6 +255,7 @@ impl Session {
 
     fn steer_pending(&self) -> bool {
         !self
+            .active
             .steer
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -265,7 +274,7 @@ impl Session {
                 self.count_goal_progress_mid_turn();
             }
             self.take_steer();
-            super::task::apply_goal_ops(self);
+            self.apply_goal_ops();
             self.compact_if_needed(cancel).await;
             let wrap_up = self.goal_wrap_up_asked();
             let resp = match self.request(cancel).await {
@@ -330,15 +339,16 @@ impl Session {
         &mut self,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, TurnEndReason> {
-        let mut shown = ShownMessages::new(self.events.clone());
-        let events = self.events.clone();
+        let mut shown = ShownMessages::new(self.services.events.clone());
+        let events = self.services.events.clone();
         let mut on_delta = |d: StreamDelta| shown.delta(d);
         let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
-        let mut on_wait = super::compact::wait_notice(&self.events, &self.config);
+        let mut on_wait = super::compact::wait_notice(&self.services.events, &self.config);
         let result = {
-            let history = self.wire_history(&self.history);
+            let history = self.wire_history(&self.state.history);
             let req = self.model_request(&history);
-            self.client
+            self.services
+                .client
                 .stream(&req, &mut on_delta, &mut on_retry, &mut on_wait, cancel)
                 .await
         };
@@ -347,7 +357,7 @@ impl Session {
             Err(ModelError::Cancelled) => return Err(TurnEndReason::Cancelled),
             Err(e) => {
                 if let (ModelError::QuotaExhausted { .. }, Some(turn)) =
-                    (&e, self.running_turn.as_mut())
+                    (&e, self.active.running.as_mut())
                 {
                     turn.quota_exhausted = true;
                 }
@@ -367,7 +377,7 @@ impl Session {
     /// Puts the response in history and says what comes next. Arguments are checked first:
     /// broken JSON never reaches history (it is stored as `{}` and answered with an error).
     fn record_response(&mut self, resp: ModelResponse) -> Next {
-        let harness = self.harness.clone();
+        let harness = self.state.harness.clone();
         if !resp.has_calls()
             && let Some(text_actions) = harness.text_actions()
         {
@@ -406,7 +416,11 @@ impl Session {
     /// A reply to a text-action harness: the calls its text names, a correction to send
     /// back, or the end of the task.
     fn record_text_reply(&mut self, t: &dyn TextActions, resp: ModelResponse) -> Next {
-        let reply = t.parse_reply(&resp.text(), &self.history, self.tools.spec_slice());
+        let reply = t.parse_reply(
+            &resp.text(),
+            &self.state.history,
+            self.state.tools.spec_slice(),
+        );
         // The response has no calls of its own; those its text names follow its messages.
         let mut parts: Vec<Part<ToolCall>> = resp
             .parts
@@ -465,8 +479,8 @@ impl Session {
 
     /// How a call shows up: the tool's own description, or a plain one for unknown tools.
     pub(super) fn describe_call(&self, name: &str, args: &Value) -> CallDescription {
-        match self.tools.get(name) {
-            Some(t) => t.describe(args, &self.workspace),
+        match self.state.tools.get(name) {
+            Some(t) => t.describe(args, &self.services.workspace),
             None => CallDescription {
                 kind: ToolKind::Other,
                 title: name.to_string(),
@@ -485,17 +499,19 @@ impl Session {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let d = self.describe_call(&call.name, &args);
         let (kind, locations) = (d.kind, d.locations.clone());
-        self.events.send(Event::ToolCallBegin(ToolCallBegin {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            kind: d.kind,
-            title: d.title,
-            input: args.clone(),
-            locations: d.locations,
-            command: d.command,
-            subagent: None,
-        }));
-        let tool = self.tools.get(&call.name).cloned();
+        self.services
+            .events
+            .send(Event::ToolCallBegin(ToolCallBegin {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                kind: d.kind,
+                title: d.title,
+                input: args.clone(),
+                locations: d.locations,
+                command: d.command,
+                subagent: None,
+            }));
+        let tool = self.state.tools.get(&call.name).cloned();
         // Only a tool that starts subagents gets a runner (it copies the session's parts).
         let subagents = (self.parent_id.is_none()
             && tool.as_ref().is_some_and(|t| t.starts_subagent()))
@@ -509,7 +525,7 @@ impl Session {
             (Ok(()), None) => ToolOutcome::error(format!(
                 "Tool `{}` does not exist. Available tools: {}.",
                 call.name,
-                self.tools.names().join(", ")
+                self.state.tools.names().join(", ")
             )),
             (Ok(()), Some(tool)) => {
                 let ctx =
@@ -531,7 +547,7 @@ impl Session {
             self.add_subagent_usage(runner.usage());
         }
         if let Some(plan) = &outcome.plan {
-            self.events.send(Event::PlanUpdated(plan.clone()));
+            self.services.events.send(Event::PlanUpdated(plan.clone()));
         }
         if outcome.mode_change == Some(crate::tools::ModeChange::StopTurn) {
             cancel.cancel();
@@ -543,7 +559,7 @@ impl Session {
             self.change_mode(change);
         }
         self.remember_detail(&call.id, &outcome);
-        self.events.send(Event::ToolCallEnd(ToolCallEnd {
+        self.services.events.send(Event::ToolCallEnd(ToolCallEnd {
             call_id: call.id.clone(),
             status: outcome.status,
             output: outcome.user_output.clone(),
@@ -566,17 +582,17 @@ impl Session {
         subagents: Option<Arc<SubagentRunner>>,
     ) -> ToolContext {
         ToolContext {
-            workspace: self.workspace.clone(),
-            policy: self.policy.clone(),
-            approver: self.approver.clone(),
-            runner: self.runner.clone(),
-            events: self.events.clone(),
+            workspace: self.services.workspace.clone(),
+            policy: self.services.policy.clone(),
+            approver: self.services.approver.clone(),
+            runner: self.services.runner.clone(),
+            events: self.services.events.clone(),
             cancel,
             call_id,
             output_token_limit: self.config.tool_output_token_limit,
             subagents: subagents.map(|s| s as Arc<dyn crate::tools::Subagents>),
-            plan_mode: self.plan_saved.is_some(),
-            asks: self.asks.clone(),
+            plan_mode: self.state.plan_saved.is_some(),
+            asks: self.services.asks.clone(),
         }
     }
 
@@ -613,7 +629,7 @@ impl Session {
             changes: changes.clone(),
             plan: outcome.plan.clone(),
         });
-        self.details.insert(
+        self.state.details.insert(
             call_id.to_string(),
             crate::store::ToolDetail {
                 changes,
@@ -623,8 +639,8 @@ impl Session {
     }
 
     pub(super) fn account(&mut self, u: &interpreter_protocol::TokenUsage) {
-        self.context_used = u.input_tokens + u.output_tokens;
-        self.total_usage.add(u);
+        self.state.context_used = u.input_tokens + u.output_tokens;
+        self.state.total_usage.add(u);
         self.send_token_count(*u);
     }
 
@@ -633,24 +649,24 @@ impl Session {
         if u == Default::default() {
             return;
         }
-        self.total_usage.add(&u);
+        self.state.total_usage.add(&u);
         self.send_token_count(u);
     }
 
     fn send_token_count(&self, last: interpreter_protocol::TokenUsage) {
         let info = catalog::model_info(&self.config.model);
         let cost = info.price.map(|(input, cached, output)| {
-            let t = &self.total_usage;
+            let t = &self.state.total_usage;
             let uncached = t.input_tokens.saturating_sub(t.cached_input_tokens) as f64;
             (uncached * input
                 + t.cached_input_tokens as f64 * cached
                 + t.output_tokens as f64 * output)
                 / 1_000_000.0
         });
-        self.events.send(Event::TokenCount(TokenCount {
+        self.services.events.send(Event::TokenCount(TokenCount {
             last,
-            total: self.total_usage,
-            context_used: self.context_used,
+            total: self.state.total_usage,
+            context_used: self.state.context_used,
             context_window: self.context_window(),
             cost_usd: cost,
         }));

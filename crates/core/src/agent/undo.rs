@@ -4,31 +4,11 @@
 
 use interpreter_protocol::{Event, Restore, SkippedFile, ToolKind, UndoReport, UndoableTurn};
 
+use super::active_turn::{Before, TurnCheckpoint};
 use super::session::Session;
 use crate::checkpoint::Taken;
 use crate::model::HistoryItem;
 use crate::store::{LogLine, TurnMark};
-
-/// The checkpoints of the turn running now.
-pub(crate) struct TurnCheckpoint {
-    /// The snapshot before the turn: taken beside its first model request, settled before its
-    /// first tool call runs.
-    before: Before,
-    /// Stops that snapshot (a turn that ran no tool does not wait for it).
-    stop_before: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// Why that snapshot failed: said only if a tool needs it (a turn that runs none has
-    /// nothing to undo, and its own failure is said already).
-    before_failed: std::sync::Arc<std::sync::Mutex<Option<String>>>,
-    /// A tool that may write beyond the workspace's own writes ran (a command, an MCP tool, a
-    /// subagent): the snapshot after the turn walks the folder. Otherwise it looks again only
-    /// at what the workspace wrote.
-    walk_after: bool,
-    /// A tool ran: the snapshot before is needed. A turn that only answered stops it.
-    tools_ran: bool,
-    /// That walk, started once a round of tool calls ended, beside the next model request:
-    /// when the answer calls no more tools it is the turn's after. A tool call drops it.
-    after: Option<tokio::task::JoinHandle<Option<Taken>>>,
-}
 
 /// A turn's checkpoints, once it ended.
 pub(super) struct Ended {
@@ -36,11 +16,6 @@ pub(super) struct Ended {
     pub after: Option<Taken>,
     /// No tool ran: nothing of the turn's to put back.
     pub quiet: bool,
-}
-
-enum Before {
-    Pending(tokio::task::JoinHandle<Option<Taken>>),
-    Taken(Option<Taken>),
 }
 
 /// How long the session waits for a snapshot: a little past the snapshot's own deadline, for
@@ -51,14 +26,14 @@ const SNAPSHOT_WAIT: std::time::Duration =
 impl Session {
     /// A user or goal turn starts: its snapshot before starts beside the model request.
     pub(super) fn begin_checkpoint(&mut self) {
-        let _ = self.workspace.take_written();
+        let _ = self.services.workspace.take_written();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let failed = std::sync::Arc::new(std::sync::Mutex::new(None));
-        self.turn_checkpoint =
-            (self.checkpoints.is_some() && self.parent_id.is_none()).then(|| TurnCheckpoint {
+        self.active.checkpoint = (self.services.checkpoints.is_some() && self.parent_id.is_none())
+            .then(|| TurnCheckpoint {
                 before: Before::Pending(tokio::spawn({
                     let (stop, failed) = (stop.clone(), failed.clone());
-                    let cp = self.checkpoints.clone();
+                    let cp = self.services.checkpoints.clone();
                     async move {
                         let cp = cp?;
                         let taken = tokio::task::spawn_blocking(move || cp.snapshot_until(stop))
@@ -87,7 +62,7 @@ impl Session {
     /// The snapshot before the turn, once taken. Tools wait for it: it must hold the folder
     /// as the user left it.
     pub(super) async fn settle_before(&mut self) -> Option<Taken> {
-        let mut tc = self.turn_checkpoint.take()?;
+        let mut tc = self.active.checkpoint.take()?;
         if let Before::Pending(handle) = &mut tc.before {
             tc.before = Before::Taken(self.waited(handle).await);
         }
@@ -97,17 +72,17 @@ impl Session {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         if let Some(why) = failed
-            && let Some(cp) = &self.checkpoints
+            && let Some(cp) = &self.services.checkpoints
             && !cp.warned.swap(true, std::sync::atomic::Ordering::Relaxed)
         {
-            self.events.send(Event::Warning {
+            self.services.events.send(Event::Warning {
                 message: format!(
                     "turns of this session cannot be undone: no checkpoint could be taken ({why})"
                 ),
             });
         }
-        self.turn_checkpoint = Some(tc);
-        match &self.turn_checkpoint.as_ref()?.before {
+        self.active.checkpoint = Some(tc);
+        match &self.active.checkpoint.as_ref()?.before {
             Before::Taken(taken) => taken.clone(),
             Before::Pending(_) => None,
         }
@@ -119,8 +94,8 @@ impl Session {
         &self,
         handle: &'a mut tokio::task::JoinHandle<Option<Taken>>,
     ) -> impl Future<Output = Option<Taken>> + Send + 'a {
-        let cp = self.checkpoints.clone();
-        let events = self.events.clone();
+        let cp = self.services.checkpoints.clone();
+        let events = self.services.events.clone();
         async move {
             match tokio::time::timeout(SNAPSHOT_WAIT, handle).await {
                 Ok(joined) => joined.unwrap_or(None),
@@ -151,7 +126,7 @@ impl Session {
             kind,
             ToolKind::Read | ToolKind::Search | ToolKind::Edit | ToolKind::Think
         );
-        let Some(tc) = &mut self.turn_checkpoint else {
+        let Some(tc) = &mut self.active.checkpoint else {
             return;
         };
         tc.tools_ran = true;
@@ -167,7 +142,8 @@ impl Session {
     /// model request.
     pub(super) fn checkpoint_after_tools(&mut self) {
         if !self
-            .turn_checkpoint
+            .active
+            .checkpoint
             .as_ref()
             .is_some_and(|tc| tc.walk_after)
         {
@@ -175,7 +151,8 @@ impl Session {
         }
         let walk = tokio::spawn(self.checkpoint());
         if let Some(stale) = self
-            .turn_checkpoint
+            .active
+            .checkpoint
             .as_mut()
             .and_then(|tc| tc.after.replace(walk))
         {
@@ -189,26 +166,27 @@ impl Session {
     /// one).
     pub(super) async fn end_checkpoint(&mut self) -> Ended {
         let quiet = self
-            .turn_checkpoint
+            .active
+            .checkpoint
             .as_ref()
             .is_some_and(|tc| !tc.tools_ran);
         // A turn that ran no tool changed nothing of ours: its snapshot is not waited for.
         // Stopped, it keeps the files it read for the next turn's.
-        if let Some(tc) = &self.turn_checkpoint
+        if let Some(tc) = &self.active.checkpoint
             && quiet
             && let Before::Pending(handle) = &tc.before
             && !handle.is_finished()
         {
             tc.stop_before
                 .store(true, std::sync::atomic::Ordering::Relaxed);
-            self.turn_checkpoint = None;
+            self.active.checkpoint = None;
             return Ended {
                 before: None,
                 after: None,
                 quiet,
             };
         }
-        if quiet && let Some(tc) = &self.turn_checkpoint {
+        if quiet && let Some(tc) = &self.active.checkpoint {
             // Nothing to undo: a failed snapshot is not worth a word.
             tc.before_failed
                 .lock()
@@ -216,14 +194,14 @@ impl Session {
                 .take();
         }
         let before = self.settle_before().await;
-        let (Some(mut tc), Some(taken)) = (self.turn_checkpoint.take(), before.clone()) else {
+        let (Some(mut tc), Some(taken)) = (self.active.checkpoint.take(), before.clone()) else {
             return Ended {
                 before,
                 after: None,
                 quiet,
             };
         };
-        let written = self.workspace.take_written();
+        let written = self.services.workspace.take_written();
         let after = if let Some(mut walk) = tc.after.take() {
             self.waited(&mut walk).await
         } else if tc.walk_after {
@@ -254,8 +232,8 @@ impl Session {
         &self,
         take: impl FnOnce(&crate::checkpoint::Lazy) -> anyhow::Result<Taken> + Send + 'static,
     ) -> impl Future<Output = Option<Taken>> + Send + 'static {
-        let cp = self.checkpoints.clone();
-        let events = self.events.clone();
+        let cp = self.services.checkpoints.clone();
+        let events = self.services.events.clone();
         async move {
             let cp = cp?;
             let taker = cp.clone();
@@ -309,10 +287,10 @@ impl Session {
             uncovered: mark.uncovered.clone(),
             quiet,
         });
-        self.turns.push(mark);
+        self.state.turns.push(mark);
         // Older turns can no longer be taken back (`undo_turns`).
-        if self.turns.len() > self.config.undo_turns {
-            self.turns.remove(0);
+        if self.state.turns.len() > self.config.undo_turns {
+            self.state.turns.remove(0);
         }
         self.keep_checkpoints();
         self.send_undoable();
@@ -321,10 +299,11 @@ impl Session {
     /// Tells the store which snapshots this session's undoable turns need, off the async
     /// threads (it may collect what nothing needs any more).
     fn keep_checkpoints(&self) {
-        let Some(cp) = self.checkpoints.clone() else {
+        let Some(cp) = self.services.checkpoints.clone() else {
             return;
         };
         let ids: Vec<String> = self
+            .state
             .turns
             .iter()
             .flat_map(|t| t.before.iter().chain(&t.after))
@@ -343,6 +322,7 @@ impl Session {
             return;
         }
         let turns = self
+            .state
             .turns
             .iter()
             .map(|m| UndoableTurn {
@@ -351,12 +331,13 @@ impl Session {
                 files: m.quiet || (m.before.is_some() && m.after.is_some()),
             })
             .collect();
-        self.events.send(Event::UndoableTurns { turns });
+        self.services.events.send(Event::UndoableTurns { turns });
     }
 
     /// What the user typed to start the turn: its first message of their own.
     fn prompt_of(&self, mark: &TurnMark) -> String {
-        self.history
+        self.state
+            .history
             .get(mark.history_start..)
             .unwrap_or_default()
             .iter()
@@ -381,10 +362,10 @@ impl Session {
         if n == 0 {
             return Err("undo needs at least one turn".into());
         }
-        if n > self.turns.len() {
+        if n > self.state.turns.len() {
             return Err(self.too_far(n));
         }
-        self.take_back(self.turns.len() - n, restore).await
+        self.take_back(self.state.turns.len() - n, restore).await
     }
 
     /// `Op::Rewind`: back to just before `turn_id`.
@@ -393,17 +374,17 @@ impl Session {
         turn_id: &str,
         restore: Restore,
     ) -> Result<UndoReport, String> {
-        let Some(first) = self.turns.iter().position(|t| t.turn_id == turn_id) else {
+        let Some(first) = self.state.turns.iter().position(|t| t.turn_id == turn_id) else {
             return Err(format!(
                 "turn `{turn_id}` cannot be rewound to: it is not one of this session's last {} turns (a compaction, or the start of the session, is in the way)",
-                self.turns.len()
+                self.state.turns.len()
             ));
         };
         self.take_back(first, restore).await
     }
 
     fn too_far(&self, n: usize) -> String {
-        match self.turns.len() {
+        match self.state.turns.len() {
             0 => "there is no turn to undo since the session started or was last compacted"
                 .to_string(),
             k => format!(
@@ -414,7 +395,7 @@ impl Session {
 
     /// Takes back the turns from index `first` on.
     async fn take_back(&mut self, first: usize, restore: Restore) -> Result<UndoReport, String> {
-        let marks: Vec<TurnMark> = self.turns[first..].to_vec();
+        let marks: Vec<TurnMark> = self.state.turns[first..].to_vec();
         let mut report = UndoReport {
             turn_ids: marks.iter().map(|m| m.turn_id.clone()).collect(),
             ..Default::default()
@@ -429,13 +410,13 @@ impl Session {
             ) else {
                 return Err("those turns have no checkpoint (taking one failed when they ran: the warning then said why), so their files cannot be put back".into());
             };
-            let Some(cp) = self.checkpoints.clone() else {
+            let Some(cp) = self.services.checkpoints.clone() else {
                 return Err("this session keeps no checkpoints".into());
             };
             // A file an editor holds with unsaved changes is the user's edit: it stays.
             let (lister, b, a) = (cp.clone(), before.clone(), after.clone());
             let changed = blocking(move || lister.changed(&b, &a)).await?;
-            let unsaved = self.workspace.unsaved(&changed).await;
+            let unsaved = self.services.workspace.unsaved(&changed).await;
             let done = blocking(move || cp.restore(&before, &after, &unsaved)).await?;
             report.restored = done.restored;
             report.removed = done.removed;
@@ -457,20 +438,20 @@ impl Session {
                 }
             }
             // What the agent read may no longer be on disk: it reads again.
-            self.workspace.forget_reads();
+            self.services.workspace.forget_reads();
         }
         if matches!(restore, Restore::Conversation | Restore::Both) {
-            self.history.truncate(marks[0].history_start);
-            self.turns.truncate(first);
+            self.state.history.truncate(marks[0].history_start);
+            self.state.turns.truncate(first);
             self.log_line(&LogLine::Undo {
                 turn_ids: report.turn_ids.clone(),
             });
-            if let Some(log) = &mut self.log {
+            if let Some(log) = &mut self.state.log {
                 let _ = log.sync();
             }
             report.conversation = true;
         }
-        self.events.send(Event::Undone(report.clone()));
+        self.services.events.send(Event::Undone(report.clone()));
         self.send_undoable();
         Ok(report)
     }

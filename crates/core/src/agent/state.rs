@@ -1,0 +1,65 @@
+//! What a session is: its harness and tool table, the history, its permissions and usage, the
+//! goal, the undoable turns and the log that keeps them. Changed only by the session's task.
+
+use interpreter_protocol::{Goal, Permissions, TokenUsage};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::harness::Harness;
+use crate::model::HistoryItem;
+use crate::store::{SessionLog, ToolDetail, TurnMark};
+use crate::tools::table::ToolTable;
+
+pub(super) struct SessionState {
+    pub(super) harness: Arc<dyn Harness>,
+    pub(super) system_prompt: String,
+    /// The harness's tools followed by the external ones.
+    pub(super) tools: ToolTable,
+    pub(super) history: Vec<HistoryItem>,
+    /// None for a session that does not persist, and for subagents.
+    pub(super) log: Option<SessionLog>,
+    pub(super) output_schema: Option<serde_json::Value>,
+    pub(super) permissions: Permissions,
+    pub(super) total_usage: TokenUsage,
+    /// The last request's prompt plus output: what the conversation occupies.
+    pub(super) context_used: u64,
+    pub(super) title: Option<String>,
+    /// The thread's goal (`agent/goal.rs`).
+    pub(super) goal: Option<Goal>,
+    /// Changes and plans of past tool calls, by call id (for replay).
+    pub(super) details: HashMap<String, ToolDetail>,
+    /// The text before the agent's first change, when a turn's diff was last sent.
+    pub(super) diff_sent: Option<String>,
+    /// In plan mode: the permissions to restore when the user approves leaving it.
+    pub(super) plan_saved: Option<Permissions>,
+    /// The user turns that can be undone, oldest first (since the last compaction).
+    pub(super) turns: Vec<TurnMark>,
+}
+
+impl SessionState {
+    /// A state with an empty history, no log and nothing used yet.
+    pub(super) fn new(
+        harness: Arc<dyn Harness>,
+        system_prompt: String,
+        tools: ToolTable,
+        permissions: Permissions,
+    ) -> SessionState {
+        SessionState {
+            harness,
+            system_prompt,
+            tools,
+            history: Vec::new(),
+            log: None,
+            output_schema: None,
+            permissions,
+            total_usage: TokenUsage::default(),
+            context_used: 0,
+            title: None,
+            goal: None,
+            details: HashMap::new(),
+            diff_sent: None,
+            plan_saved: None,
+            turns: Vec::new(),
+        }
+    }
+}
