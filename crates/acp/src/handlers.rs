@@ -174,7 +174,7 @@ async fn open_session(
             ),
         ));
     }
-    let mut config = load_config(state)?;
+    let config = load_config(state)?;
     let caps = state.caps();
     // Client terminals (opt-in) replace the display terminal: the client shows its own.
     let client_terminals = config.acp_client_terminals && caps.terminal;
@@ -182,8 +182,6 @@ async fn open_session(
     let mode = PermissionMode::for_sandbox(config.sandbox_mode);
     let base_approval = config.approval_policy;
     let permissions = mode.permissions(base_approval);
-    config.sandbox_mode = permissions.sandbox;
-    config.approval_policy = permissions.approval;
     let (mcp_servers, mcp_warnings) = mcp_configs(mcp_servers, &cwd);
     let t = translator.clone();
     let opts = SessionOptions {
@@ -203,7 +201,12 @@ async fn open_session(
         }),
         mcp_servers,
         face: face_abilities(&caps),
-        ..SessionOptions::new(config, cwd.clone(), EventSink::from_fn(move |e| t.event(e)))
+        // `auto` also asks before sandboxed commands: not in config, so given here.
+        permissions: Some(permissions),
+        events_with_handle: Some(Box::new(move |session| {
+            EventSink::from_fn(move |e| t.event(&session, e))
+        })),
+        ..SessionOptions::new(config, cwd.clone(), EventSink::discard())
     };
     let start = if resume {
         close_earlier_copy(state, &id).await;
@@ -220,12 +223,9 @@ async fn open_session(
         other if resume => err(-32002, other.to_string()),
         other => err(-32603, other.to_string()),
     })?;
-    let _ = translator.session.set(handle.downgrade());
     for w in mcp_warnings {
         translator.warning(&w);
     }
-    // `auto` also asks for sandboxed commands: that is not in config, so it is an op.
-    let _ = handle.submit(Op::SetPermissions(permissions));
     let view = translator.view.lock().map(|v| v.clone()).ok().flatten();
     let (model, provider, harness, effort, skills) = match view {
         Some(v) => (

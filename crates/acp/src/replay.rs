@@ -61,7 +61,7 @@ impl Translator {
                     self.send(SessionUpdate::ToolCall(tc));
                 }
                 TranscriptItem::Plan(plan) => {
-                    self.event(interpreter_protocol::Event::PlanUpdated(plan))
+                    self.update(interpreter_protocol::Event::PlanUpdated(plan))
                 }
             }
         }

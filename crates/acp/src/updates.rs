@@ -13,7 +13,7 @@ use interpreter_protocol::{Event, PlanStatus, ToolCallBegin, ToolCallEnd, ToolKi
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use super::content::{acp_kind, chunk, diff_contents, text_content};
 use interpreter_core::agent::WeakSessionHandle;
@@ -41,8 +41,6 @@ pub(super) struct Translator {
     running: Mutex<std::collections::HashSet<String>>,
     /// The message whose deltas went out last: its whole text needs no chunk of its own.
     streaming: Mutex<Option<String>>,
-    /// The session, for approval answers (weak: the session's own sink must not keep it).
-    pub(super) session: OnceLock<WeakSessionHandle>,
     /// What the events said about the session (for `/status`).
     pub(super) view: Mutex<Option<SessionView>>,
     /// The session's modes and options as the client shows them: set when the session opens,
@@ -74,7 +72,6 @@ impl Translator {
             calls: Mutex::new(HashMap::new()),
             running: Mutex::new(Default::default()),
             streaming: Mutex::new(None),
-            session: OnceLock::new(),
             view: Mutex::new(None),
             settings: Mutex::new(None),
         }
@@ -139,8 +136,8 @@ impl Translator {
     }
 
     /// Asks the client about a tool call and hands the answer to the session.
-    fn ask(&self, req: interpreter_protocol::ApprovalRequest) {
-        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+    fn ask(&self, session: &WeakSessionHandle, req: interpreter_protocol::ApprovalRequest) {
+        let Some(session) = session.upgrade() else {
             return;
         };
         let cx = self.cx.clone();
@@ -154,8 +151,8 @@ impl Translator {
     }
 
     /// Puts the questions to the client as a form and hands the answer to the session.
-    fn question(&self, req: interpreter_protocol::QuestionRequest) {
-        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+    fn question(&self, session: &WeakSessionHandle, req: interpreter_protocol::QuestionRequest) {
+        let Some(session) = session.upgrade() else {
             return;
         };
         let cx = self.cx.clone();
@@ -170,8 +167,8 @@ impl Translator {
     }
 
     /// Asks the client for the editor's diagnostics and hands them to the session.
-    fn diagnose(&self, req: interpreter_protocol::DiagnosticsRequest) {
-        let Some(session) = self.session.get().and_then(|w| w.upgrade()) else {
+    fn diagnose(&self, session: &WeakSessionHandle, req: interpreter_protocol::DiagnosticsRequest) {
+        let Some(session) = session.upgrade() else {
             return;
         };
         let cx = self.cx.clone();
@@ -283,11 +280,9 @@ impl Translator {
         }
     }
 
-    /// Questions, diagnostics and subagents; the event back when it is none of those.
+    /// Subagents; the event back when it is none of those.
     fn editor_event(&self, e: Event) -> Option<Event> {
         match e {
-            Event::DiagnosticsRequested(req) => self.diagnose(req),
-            Event::QuestionAsked(req) => self.question(req),
             Event::SubagentStarted(s) => {
                 if let Some(c) = &self.subagents {
                     self.send_raw(c.started(&s));
@@ -309,13 +304,24 @@ impl Translator {
         None
     }
 
-    pub(super) fn event(&self, e: Event) {
+    /// The session's sink: what the session asks the client is asked and answered through
+    /// `session`; every other event becomes updates.
+    pub(super) fn event(&self, session: &WeakSessionHandle, e: Event) {
         self.observe(&e);
+        match e {
+            Event::ApprovalRequested(req) => self.ask(session, req),
+            Event::QuestionAsked(req) => self.question(session, req),
+            Event::DiagnosticsRequested(req) => self.diagnose(session, req),
+            e => self.update(e),
+        }
+    }
+
+    /// An event as `session/update`s.
+    pub(super) fn update(&self, e: Event) {
         let Some(e) = self.editor_event(e) else {
             return;
         };
         match e {
-            Event::ApprovalRequested(req) => self.ask(req),
             Event::SettingsChanged(new) => self.settings_changed(&new),
             Event::TitleChanged { title } => self.send(SessionUpdate::SessionInfoUpdate(
                 agent_client_protocol::v1::schema::SessionInfoUpdate::new().title(title),

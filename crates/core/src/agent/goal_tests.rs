@@ -44,6 +44,8 @@ fn session(
         backend: Arc::new(DiskBackend),
         runner: None,
         events,
+        events_with_handle: None,
+        permissions: None,
         persist: false,
         output_schema: None,
         mcp_servers: vec![],

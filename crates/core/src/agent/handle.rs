@@ -62,11 +62,17 @@ impl Submission {
 /// when the last one is dropped the session cancels its turn and ends.
 #[derive(Clone)]
 pub struct SessionHandle {
-    pub(super) id: String,
-    pub(super) ops: mpsc::UnboundedSender<Submission>,
+    id: String,
+    ops: mpsc::UnboundedSender<Submission>,
 }
 
 impl SessionHandle {
+    /// A handle and the receiving end its ops go to (the session's task).
+    pub(super) fn new(id: String) -> (SessionHandle, mpsc::UnboundedReceiver<Submission>) {
+        let (ops, rx) = mpsc::unbounded_channel();
+        (SessionHandle { id, ops }, rx)
+    }
+
     /// The session's id in the store.
     pub fn id(&self) -> &str {
         &self.id

@@ -44,6 +44,13 @@ pub struct SessionOptions {
     /// Where commands run; None for local process groups.
     pub runner: Option<Arc<dyn CommandRunner>>,
     pub events: EventSink,
+    /// Builds the sink from the session's own handle, for a face that answers the session's
+    /// requests (approvals, questions, diagnostics) from inside its sink: the handle exists
+    /// before the first event. Replaces `events` when set.
+    pub events_with_handle: Option<Box<dyn FnOnce(WeakSessionHandle) -> EventSink + Send>>,
+    /// The permissions the session opens with, when they are not the config's modes (a face
+    /// mode that also asks before sandboxed commands). Set once, when it opens.
+    pub permissions: Option<interpreter_protocol::Permissions>,
     /// Write the session log (off for `--ephemeral`).
     pub persist: bool,
     pub output_schema: Option<serde_json::Value>,
@@ -67,6 +74,8 @@ impl SessionOptions {
             backend: Arc::new(crate::workspace::DiskBackend),
             runner: None,
             events,
+            events_with_handle: None,
+            permissions: None,
             persist: true,
             output_schema: None,
             mcp_servers: Vec::new(),
@@ -112,9 +121,24 @@ pub(crate) async fn spawn(
     start: SessionStart,
 ) -> Result<SessionHandle, SessionError> {
     let mcp_servers = std::mem::take(&mut opts.mcp_servers);
+    // The handle comes first, so a sink built from it answers from the first event on.
+    let start = match start {
+        SessionStart::New { id: None } => SessionStart::New {
+            id: Some(uuid::Uuid::now_v7().to_string()),
+        },
+        other => other,
+    };
+    let id = match &start {
+        SessionStart::New { id } => id.clone().unwrap_or_default(),
+        SessionStart::Resume { id } | SessionStart::Load { id } => id.clone(),
+    };
+    let (handle, ops) = SessionHandle::new(id);
+    if let Some(sink_for) = opts.events_with_handle.take() {
+        opts.events = sink_for(handle.downgrade());
+    }
     let opened = tokio::task::spawn_blocking(move || session::Session::open(opts, start))
         .await
         .map_err(|e| SessionError::Other(anyhow::anyhow!("opening the session failed: {e}")))?;
-    let session = opened?;
-    Ok(task::start(session, mcp_servers))
+    task::start(opened?, ops, mcp_servers);
+    Ok(handle)
 }

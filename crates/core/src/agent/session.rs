@@ -155,7 +155,17 @@ impl Session {
             mcp_servers: _,
             face,
             checkpoints,
+            events_with_handle: _,
+            permissions,
         } = opts;
+        let mut config = config;
+        let permissions = permissions.unwrap_or(Permissions {
+            sandbox: config.sandbox_mode,
+            approval: config.approval_policy,
+            ask_commands: false,
+        });
+        config.sandbox_mode = permissions.sandbox;
+        config.approval_policy = permissions.approval;
         let api_key = config.provider.resolve_api_key()?;
         let client = ModelClient::new(config.provider.clone(), api_key)?;
         let workspace = Arc::new(
@@ -177,7 +187,7 @@ impl Session {
             )?,
             LogStart::Opened(log) => log,
         };
-        let policy = session_policy(&config, &events);
+        let policy = session_policy(&config, &events, permissions.ask_commands);
         let approvals = Arc::new(Approvals::default());
         let checkpoint_store = (checkpoints && config.undo_turns > 0).then(|| {
             Arc::new(crate::checkpoint::Lazy::new(
@@ -187,11 +197,6 @@ impl Session {
                 &id,
             ))
         });
-        let permissions = Permissions {
-            sandbox: config.sandbox_mode,
-            approval: config.approval_policy,
-            ask_commands: false,
-        };
         let mut state = SessionState::new(
             harness.clone(),
             harness.system_prompt(&env),
@@ -639,10 +644,11 @@ fn open_log(
 }
 
 /// The session's sandbox and approval policy, its warnings said.
-fn session_policy(config: &Config, events: &EventSink) -> Arc<Policy> {
+fn session_policy(config: &Config, events: &EventSink, ask_commands: bool) -> Arc<Policy> {
     let policy = Arc::new(
         Policy::new(config.sandbox_mode, config.approval_policy)
-            .with_workspace_write(config.network_access, config.writable_roots.clone()),
+            .with_workspace_write(config.network_access, config.writable_roots.clone())
+            .with_ask_commands(ask_commands),
     );
     for message in crate::sandbox::session_warnings(&policy, &config.home) {
         events.send(Event::Warning { message });

@@ -9,17 +9,18 @@ use std::panic::AssertUnwindSafe;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::handle::{OpResult, SessionHandle, Submission};
+use super::handle::{OpResult, Submission};
 use super::session::Session;
 use super::turn::TurnKind;
 use crate::mcp::McpServerConfig;
 
 /// Starts the session's task.
-pub(super) fn start(session: Session, mcp: Vec<McpServerConfig>) -> SessionHandle {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let id = session.id.clone();
-    tokio::spawn(run(session, rx, mcp));
-    SessionHandle { id, ops: tx }
+pub(super) fn start(
+    session: Session,
+    ops: mpsc::UnboundedReceiver<Submission>,
+    mcp: Vec<McpServerConfig>,
+) {
+    tokio::spawn(run(session, ops, mcp));
 }
 
 async fn run(

@@ -37,6 +37,23 @@ impl Tool for Panics {
 }
 
 fn session(mock: &MockServer, home: &std::path::Path, cwd: &std::path::Path) -> Session {
+    let opts = session_options(mock, home, cwd);
+    let mut s = Session::open(opts, SessionStart::New { id: None }).unwrap();
+    let boom = Arc::new(Panics(ToolSpec {
+        name: "Boom".into(),
+        description: "Breaks.".into(),
+        parameters: json!({"type": "object"}),
+    }));
+    s.state.tools = s.state.tools.extended([boom as Arc<dyn Tool>]);
+    s
+}
+
+/// Options for a session on the mock model, Kimi Code's harness, logging nothing.
+fn session_options(
+    mock: &MockServer,
+    home: &std::path::Path,
+    cwd: &std::path::Path,
+) -> SessionOptions {
     let overrides = Overrides {
         config: vec![
             "model_provider=\"mock\"".into(),
@@ -51,27 +68,21 @@ fn session(mock: &MockServer, home: &std::path::Path, cwd: &std::path::Path) -> 
     };
     let config = Config::from_layers(home.to_path_buf(), None, None, &[], &overrides).unwrap();
     let (events, _rx) = EventSink::new();
-    let opts = SessionOptions {
+    SessionOptions {
         config,
         cwd: cwd.to_path_buf(),
         extra_roots: vec![],
         backend: Arc::new(DiskBackend),
         runner: None,
         events,
+        events_with_handle: None,
+        permissions: None,
         persist: false,
         output_schema: None,
         mcp_servers: vec![],
         face: Default::default(),
         checkpoints: false,
-    };
-    let mut s = Session::open(opts, SessionStart::New { id: None }).unwrap();
-    let boom = Arc::new(Panics(ToolSpec {
-        name: "Boom".into(),
-        description: "Breaks.".into(),
-        parameters: json!({"type": "object"}),
-    }));
-    s.state.tools = s.state.tools.extended([boom as Arc<dyn Tool>]);
-    s
+    }
 }
 
 /// What must not change when a subagent runs: the parent's own history so far, its tools,
@@ -253,6 +264,8 @@ async fn titles_schemas_and_policies_are_ops_and_the_policy_is_logged() {
         backend: Arc::new(DiskBackend),
         runner: None,
         events,
+        events_with_handle: None,
+        permissions: None,
         persist: true,
         output_schema: None,
         mcp_servers: vec![],
@@ -400,4 +413,42 @@ fn mcp_tool_names_are_unique_and_reachable_in_every_harness() {
             assert_eq!(d.title, format!("routes to {inner}"), "{name}: `{shown}`");
         }
     }
+}
+
+/// A face's permissions are the session's from its first event: one `SessionConfigured`
+/// carries them (ask-before-commands too), no `SettingsChanged` follows, and a sink built from
+/// the session's handle has it before the first event.
+#[tokio::test]
+async fn permissions_and_the_handle_are_set_once_when_a_session_opens() {
+    let mock = MockServer::start(Script::new(vec![])).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let mut opts = session_options(&mock, home.path(), cwd.path());
+    let auto = interpreter_protocol::PermissionMode::Auto
+        .permissions(interpreter_protocol::ApprovalPolicy::OnRequest);
+    assert!(auto.ask_commands);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    opts.permissions = Some(auto);
+    opts.events_with_handle = Some(Box::new(move |session: super::WeakSessionHandle| {
+        EventSink::from_fn(move |e| {
+            let _ = tx.send((session.upgrade().map(|h| h.id().to_string()), e));
+        })
+    }));
+    let handle = super::spawn(opts, SessionStart::New { id: None })
+        .await
+        .unwrap();
+    handle.submit(interpreter_protocol::Op::Replay).done().await;
+    let mut configured = 0;
+    while let Ok((session, e)) = rx.try_recv() {
+        assert_eq!(session.as_deref(), Some(handle.id()), "{e:?}");
+        match e {
+            interpreter_protocol::Event::SessionConfigured(c) => {
+                configured += 1;
+                assert_eq!(c.settings.permissions, auto);
+            }
+            interpreter_protocol::Event::SettingsChanged(s) => panic!("changed at open: {s:?}"),
+            _ => {}
+        }
+    }
+    assert_eq!(configured, 1);
 }

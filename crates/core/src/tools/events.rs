@@ -38,6 +38,11 @@ impl EventSink {
         EventSink(SinkKind::Callback(Arc::new(f)), Default::default())
     }
 
+    /// A sink that drops every event (one that is replaced before the session starts).
+    pub fn discard() -> EventSink {
+        EventSink::from_fn(|_| {})
+    }
+
     pub(crate) fn send(&self, e: Event) {
         for e in self.1.redact(e) {
             match &self.0 {
