@@ -503,3 +503,49 @@ fn every_public_module_of_the_core_is_used_inside_the_core() {
         "public modules of the core that no other core module uses (move them to their face): {unused:?}"
     );
 }
+
+/// Provider ids and model-family words live in `model/catalog.rs` only: routing, wire defaults,
+/// key names and schema dialects ask the catalog. A string literal equal to one, anywhere else
+/// outside tests, is a second definition (a harness's own name aside).
+#[test]
+fn provider_ids_and_family_words_are_written_only_in_the_catalog() {
+    use crate::model::catalog;
+    let harnesses = crate::harness::names();
+    let mut names: BTreeSet<String> = catalog::PROVIDERS
+        .iter()
+        .map(|p| p.id.to_string())
+        .collect();
+    for (_, words) in catalog::FAMILIES {
+        names.extend(words.iter().map(|w| w.to_string()));
+    }
+    names.retain(|n| !harnesses.contains(&n.as_str()));
+    let mut found = Vec::new();
+    for (krate, _) in crates() {
+        let src = root().join("crates").join(&krate).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for file in files {
+            let rel = file
+                .strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if is_test_file(&rel) || rel.ends_with("model/catalog.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code = text
+                .find("#[cfg(test)]")
+                .map_or(text.as_str(), |i| &text[..i]);
+            for (i, literal) in code.split('"').enumerate() {
+                if i % 2 == 1 && names.contains(literal) {
+                    found.push(format!("{rel}: \"{literal}\""));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "provider ids or family words outside the catalog: {found:#?}"
+    );
+}

@@ -350,7 +350,7 @@ fn provider_config(
         .clone()
         .or_else(|| builtin.map(|b| b.base_url.to_string()))
         .with_context(|| format!("model_providers.{provider_id}.base_url is required"))?;
-    if provider_id == "openai"
+    if provider_id == crate::model::catalog::OPENAI
         && user.base_url.is_none()
         && let Some(u) = &raw.openai_base_url
     {
@@ -372,7 +372,7 @@ fn provider_config(
         scheme,
         requires_openai_auth: user
             .requires_openai_auth
-            .unwrap_or(builtin.is_some_and(|b| b.id == "openai")),
+            .unwrap_or(builtin.is_some_and(|b| b.id == crate::model::catalog::OPENAI)),
     };
     let mut http_headers = user.http_headers.clone();
     for (header, var) in &user.env_http_headers {

@@ -1,17 +1,15 @@
 //! The harness a session gets when `harness` is not set: the one the model was trained
-//! against, in a form its wire speaks. One row per model family; the first row whose words
-//! appear in the provider's id, name or base URL or in the model name wins. `harness = …`
-//! in the config always wins over this table.
+//! against, in a form its wire speaks. One row per model family (the catalog decides the
+//! family). `harness = …` in the config always wins over this table.
 
 use super::{HarnessInfo, claude_code, kimi_code, native, qwen_code, zcode};
 use crate::config::{ProviderConfig, WireApi};
-use crate::model::catalog;
+use crate::model::catalog::{self, Family};
 
-/// A model family and its harness on each wire (registry entries, so a route cannot name a
-/// harness that does not exist).
+/// A model family (`model/catalog.rs` says which) and its harness on each wire (registry
+/// entries, so a route cannot name a harness that does not exist).
 struct Route {
-    /// Matched case-insensitively against provider id, name, base URL and model.
-    words: &'static [&'static str],
+    family: Family,
     chat: &'static HarnessInfo,
     responses: &'static HarnessInfo,
     messages: &'static HarnessInfo,
@@ -23,31 +21,31 @@ struct Route {
 /// Chat Claude Code's (our choice; see docs/harnesses.md).
 const ROUTES: &[Route] = &[
     Route {
-        words: &["kimi", "moonshot"],
+        family: Family::Kimi,
         chat: &kimi_code::INFO,
         responses: &kimi_code::INFO,
         messages: &claude_code::INFO,
     },
     Route {
-        words: &["qwen", "qwq", "dashscope"],
+        family: Family::Qwen,
         chat: &qwen_code::INFO,
         responses: &native::INFO,
         messages: &claude_code::INFO,
     },
     Route {
-        words: &["deepseek"],
+        family: Family::DeepSeek,
         chat: &claude_code::BARE_INFO,
         responses: &claude_code::BARE_INFO,
         messages: &claude_code::BARE_INFO,
     },
     Route {
-        words: &["glm", "zhipu", "bigmodel", "z.ai", "zai"],
+        family: Family::Glm,
         chat: &claude_code::INFO,
         responses: &claude_code::INFO,
         messages: &zcode::INFO,
     },
     Route {
-        words: &["claude", "anthropic"],
+        family: Family::Claude,
         chat: &claude_code::INFO,
         responses: &claude_code::INFO,
         messages: &claude_code::INFO,
@@ -56,18 +54,8 @@ const ROUTES: &[Route] = &[
 
 /// The default harness for `model` on `provider`.
 pub fn default_for(provider: &ProviderConfig, model: &str) -> &'static str {
-    let mut haystack = format!(
-        "{} {} {} {}",
-        provider.id, provider.name, provider.base_url, model
-    )
-    .to_ascii_lowercase();
-    // Kimi's short model names (`k3`, `k2p5`) name no family word.
-    if catalog::model_info(model).kimi {
-        haystack.push_str(" kimi");
-    }
-    let route = ROUTES
-        .iter()
-        .find(|r| r.words.iter().any(|w| haystack.contains(w)));
+    let family = catalog::family(&provider.id, &provider.name, &provider.base_url, model);
+    let route = family.and_then(|f| ROUTES.iter().find(|r| r.family == f));
     let harness = match (route, provider.wire_api) {
         (Some(r), WireApi::Chat) => r.chat,
         (Some(r), WireApi::Responses) => r.responses,
@@ -140,16 +128,16 @@ mod tests {
     #[test]
     fn every_route_names_a_harness_that_speaks_its_wire() {
         for r in ROUTES {
-            assert!(r.chat.wires.contains(&WireApi::Chat), "{:?}", r.words);
+            assert!(r.chat.wires.contains(&WireApi::Chat), "{:?}", r.family);
             assert!(
                 r.responses.wires.contains(&WireApi::Responses),
                 "{:?}",
-                r.words
+                r.family
             );
             assert!(
                 r.messages.wires.contains(&WireApi::Messages),
                 "{:?}",
-                r.words
+                r.family
             );
         }
     }

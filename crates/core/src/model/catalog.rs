@@ -3,6 +3,52 @@
 use super::provider::{AuthScheme, WireApi};
 
 pub(crate) const DEFAULT_PROVIDER: &str = "kimi";
+/// OpenAI's id: Codex's own settings (`openai_base_url`, `CODEX_API_KEY`) apply to it.
+pub(crate) const OPENAI: &str = "openai";
+
+/// A model family: which harness a model gets by default (`harness/routing.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Kimi,
+    Qwen,
+    DeepSeek,
+    Glm,
+    Claude,
+}
+
+/// Each family's words, matched case-insensitively in a provider's id, name and base URL and
+/// in the model name; the first family with a match wins.
+pub(crate) const FAMILIES: &[(Family, &[&str])] = &[
+    (Family::Kimi, &["kimi", "moonshot"]),
+    (Family::Qwen, &["qwen", "qwq", "dashscope"]),
+    (Family::DeepSeek, &["deepseek"]),
+    (Family::Glm, &["glm", "zhipu", "bigmodel", "z.ai", "zai"]),
+    (Family::Claude, &["claude", "anthropic"]),
+];
+
+/// The family of `model` on the provider with this id, name and base URL.
+pub fn family(
+    provider_id: &str,
+    provider_name: &str,
+    base_url: &str,
+    model: &str,
+) -> Option<Family> {
+    // Kimi's short model names (`k3`, `k2p5`) name no family word.
+    if model_info(model).kimi {
+        return Some(Family::Kimi);
+    }
+    let haystack = format!("{provider_id} {provider_name} {base_url} {model}").to_ascii_lowercase();
+    FAMILIES
+        .iter()
+        .find(|(_, words)| words.iter().any(|w| haystack.contains(w)))
+        .map(|(f, _)| *f)
+}
+
+/// Tools for this provider and model must follow Moonshot's schema dialect
+/// (`model/kimi_schema.rs`): Moonshot's own endpoints, and Kimi models anywhere.
+pub(crate) fn moonshot_dialect(provider_id: &str, model: &str) -> bool {
+    matches!(provider_id, "kimi" | "kimi-code") || model_info(model).kimi
+}
 
 pub struct ProviderInfo {
     pub id: &'static str,

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 /// Whether tools for this provider and model must follow Moonshot's dialect.
 pub(crate) fn applies(provider_id: &str, model: &str) -> bool {
-    matches!(provider_id, "kimi" | "kimi-code") || super::catalog::model_info(model).kimi
+    super::catalog::moonshot_dialect(provider_id, model)
 }
 
 /// A function name Moonshot accepts: names may not start with a digit.

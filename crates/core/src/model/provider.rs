@@ -166,8 +166,8 @@ impl ProviderConfig {
             return Ok(None);
         };
         let mut candidates = vec![var.as_str()];
-        // The Codex SDK hands its key over as CODEX_API_KEY.
-        if self.id == "openai" {
+        // The Codex SDK hands its key over as CODEX_API_KEY, for providers on OpenAI's auth.
+        if self.auth.requires_openai_auth {
             candidates.push("CODEX_API_KEY");
         }
         for v in candidates {
