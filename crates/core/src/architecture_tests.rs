@@ -549,3 +549,51 @@ fn provider_ids_and_family_words_are_written_only_in_the_catalog() {
         "provider ids or family words outside the catalog: {found:#?}"
     );
 }
+
+/// Every file the map names (`name.rs`, `folder/name.rs`, `scripts/x.sh`, …) exists: a file
+/// that moved takes its line in the map with it.
+#[test]
+fn every_file_the_map_names_exists() {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy();
+            if matches!(name.as_ref(), "target" | "node_modules" | ".git")
+                || name.starts_with(".venv")
+            {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push(format!("/{rel}"));
+            }
+        }
+    }
+    let root = root().canonicalize().unwrap();
+    let mut files = Vec::new();
+    walk(&root, &root, &mut files);
+    let map = map();
+    let mut missing = BTreeSet::new();
+    for (i, token) in map.split('`').enumerate() {
+        let named = i % 2 == 1
+            && [".rs", ".sh", ".py", ".ts", ".lua", ".toml", ".sbpl"]
+                .iter()
+                .any(|ext| token.ends_with(ext))
+            && token
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_./-".contains(c));
+        if named && !files.iter().any(|f| f.ends_with(&format!("/{token}"))) {
+            missing.insert(token.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "files docs/architecture.md names that do not exist: {missing:?}"
+    );
+}

@@ -3,7 +3,7 @@
 //!
 //! The faces (crates/acp, lsp, exec, app-server, tui) reach the core through what is `pub`
 //! here; no front-end protocol library is a dependency of this crate.
-#![warn(unreachable_pub)]
+#![warn(unreachable_pub, missing_docs)]
 
 pub mod agent;
 mod checkpoint;

@@ -136,6 +136,8 @@ pub struct StopSignals {
 }
 
 impl StopSignals {
+    /// Registers for SIGTERM, SIGHUP and SIGINT (Windows: console close, Ctrl+Break, Ctrl+C);
+    /// an error when one cannot be registered.
     pub fn new() -> std::io::Result<StopSignals> {
         #[cfg(unix)]
         {

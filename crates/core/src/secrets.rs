@@ -632,6 +632,7 @@ fn redact_event(e: Event) -> Event {
 /// A tracing writer factory that redacts every formatted log line before writing it.
 pub struct Redacting<M>(pub M);
 
+/// The writer [`Redacting`] makes: each formatted line is redacted before it reaches `W`.
 pub struct RedactingWriter<W>(W);
 
 impl<'a, M: tracing_subscriber::fmt::MakeWriter<'a>> tracing_subscriber::fmt::MakeWriter<'a>

@@ -78,6 +78,8 @@ impl SessionHandle {
         &self.id
     }
 
+    /// A handle that does not keep the session alive, for a sink built by
+    /// `events_with_handle`.
     pub fn downgrade(&self) -> WeakSessionHandle {
         WeakSessionHandle {
             id: self.id.clone(),
@@ -110,6 +112,8 @@ pub struct WeakSessionHandle {
 }
 
 impl WeakSessionHandle {
+    /// A full handle again; None once every [`SessionHandle`] is gone and the session is
+    /// ending.
     pub fn upgrade(&self) -> Option<SessionHandle> {
         Some(SessionHandle {
             id: self.id.clone(),

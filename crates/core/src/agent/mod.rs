@@ -36,13 +36,19 @@ pub use handle::{OpResult, OpTicket, SessionHandle, WeakSessionHandle};
 /// Everything a session is made of. The capabilities a front end lends it (where files and
 /// commands live) are fixed here; everything that changes later is an `Op`.
 pub struct SessionOptions {
+    /// The provider, model, modes and limits the session starts with.
     pub config: Config,
+    /// The working directory: the first workspace root, and what relative paths are resolved
+    /// against.
     pub cwd: PathBuf,
+    /// More folders the tools may read and write (`--add-dir`, ACP `additionalDirectories`);
+    /// relative ones are under `cwd`.
     pub extra_roots: Vec<PathBuf>,
     /// Where file text comes from: the disk, the ACP client, the LSP client's buffers.
     pub backend: Arc<dyn FileBackend>,
     /// Where commands run; None for local process groups.
     pub runner: Option<Arc<dyn CommandRunner>>,
+    /// Where the session's events go (unless `events_with_handle` builds the sink).
     pub events: EventSink,
     /// Builds the sink from the session's own handle, for a face that answers the session's
     /// requests (approvals, questions, diagnostics) from inside its sink: the handle exists
@@ -53,6 +59,8 @@ pub struct SessionOptions {
     pub permissions: Option<interpreter_protocol::Permissions>,
     /// Write the session log (off for `--ephemeral`).
     pub persist: bool,
+    /// A JSON Schema the model's answers must follow (exec's `--output-schema`); the Chat and
+    /// Responses wires send it, the Messages wire does not.
     pub output_schema: Option<serde_json::Value>,
     /// MCP servers to connect before the first op runs (a prompt waits for their tools).
     pub mcp_servers: Vec<McpServerConfig>,
@@ -88,13 +96,22 @@ impl SessionOptions {
 /// Which session to open.
 pub enum SessionStart {
     /// A new session; `id` when the front end must know it before the session exists.
-    New { id: Option<String> },
+    New {
+        /// The id to give it; None: a fresh UUID v7.
+        id: Option<String>,
+    },
     /// A stored session, with its whole history; this process becomes its one writer at
     /// once (a session another process writes is [`SessionError::Busy`]).
-    Resume { id: String },
+    Resume {
+        /// Which stored session (its log is `<home>/sessions/<id>.jsonl`).
+        id: String,
+    },
     /// A stored session opened for display first (ACP `session/load`): it writes nothing,
     /// and takes the log, until its first turn, which fails if another process has it.
-    Load { id: String },
+    Load {
+        /// Which stored session (its log is `<home>/sessions/<id>.jsonl`).
+        id: String,
+    },
 }
 
 /// Why a session could not be opened.

@@ -148,6 +148,7 @@ pub(crate) fn merge(
 pub struct McpServerConfig {
     /// The user's name for it; the prefix of its tools' names.
     pub name: String,
+    /// How to start or reach it.
     pub transport: McpTransport,
     /// Start, handshake and tool list within this (default `mcp::CONNECT_TIMEOUT`).
     pub startup_timeout: Option<Duration>,
@@ -155,19 +156,28 @@ pub struct McpServerConfig {
     pub tool_timeout: Option<Duration>,
 }
 
+/// How an MCP server is reached: a child process or an HTTP endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum McpTransport {
     /// A child process speaking MCP on stdin/stdout. `env` is added to the agent's own
     /// environment; `cwd` defaults to the agent's.
     Stdio {
+        /// The program, looked up on `PATH` when it is a bare name.
         command: PathBuf,
+        /// Its arguments, in order.
         args: Vec<String>,
+        /// Variables set on top of the agent's environment, from which key variables are
+        /// removed.
         env: Vec<(String, String)>,
+        /// Where it starts; None: the agent's working directory.
         cwd: Option<PathBuf>,
     },
     /// A streamable HTTP endpoint, with extra request headers (e.g. `Authorization`).
     Http {
+        /// The endpoint; only `http://` and `https://` are accepted.
         url: String,
+        /// Sent with every request: `http_headers`, plus `Authorization` from
+        /// `bearer_token_env_var`.
         headers: Vec<(String, String)>,
     },
 }

@@ -107,16 +107,25 @@ pub use interpreter_protocol::{ApprovalPolicy, ReasoningEffort, SandboxMode};
 /// The effective configuration a session starts from.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The home folder ([`home_dir`]): config.toml, session logs and checkpoints live under it.
     pub home: PathBuf,
     /// The provider in use, resolved from the catalog and `[model_providers]`.
     pub provider: ProviderConfig,
+    /// The model every request names: config's `model`, else the provider's default.
     pub model: String,
     /// Explicit harness choice; None means "pick by model".
     pub harness: Option<String>,
+    /// When a tool call asks the user first (`approval_policy`).
     pub approval_policy: ApprovalPolicy,
+    /// What commands and edits may touch: nothing, the workspace, or everything
+    /// (`sandbox_mode`).
     pub sandbox_mode: SandboxMode,
+    /// Sandboxed commands may use the network in `workspace-write`
+    /// (`[sandbox_workspace_write] network_access`).
     pub network_access: bool,
     pub(crate) writable_roots: Vec<PathBuf>,
+    /// How hard a reasoning model thinks (`model_reasoning_effort`); None: the provider's
+    /// default.
     pub reasoning_effort: Option<ReasoningEffort>,
     pub(crate) context_window: Option<u64>,
     pub(crate) max_output_tokens: u64,
@@ -131,6 +140,8 @@ pub struct Config {
     pub(crate) approval_timeout: std::time::Duration,
     pub(crate) project_doc_max_bytes: usize,
     pub(crate) tool_output_token_limit: usize,
+    /// ACP: run shell commands in the client's terminals (`terminal/*`) when it offers them;
+    /// off by default.
     pub acp_client_terminals: bool,
     /// The enabled `[mcp_servers]`; front ends merge their own in (`config::mcp::merge`).
     pub mcp_servers: Vec<mcp::McpServerConfig>,

@@ -9,10 +9,15 @@ pub(crate) const OPENAI: &str = "openai";
 /// A model family: which harness a model gets by default (`harness/routing.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
+    /// Moonshot's Kimi models, Kimi Code's short names (`k3`, `k2p5`) included.
     Kimi,
+    /// Alibaba's Qwen and QwQ models (DashScope).
     Qwen,
+    /// DeepSeek's chat and reasoning models.
     DeepSeek,
+    /// Zhipu's GLM models (Z.ai, BigModel).
     Glm,
+    /// Anthropic's Claude models.
     Claude,
 }
 
@@ -50,15 +55,24 @@ pub(crate) fn moonshot_dialect(provider_id: &str, model: &str) -> bool {
     matches!(provider_id, "kimi" | "kimi-code") || model_info(model).kimi
 }
 
+/// A built-in provider: the defaults a `[model_providers.<id>]` table of the same id overrides.
 pub struct ProviderInfo {
+    /// What `model_provider` and `[model_providers.<id>]` call it.
     pub id: &'static str,
+    /// The name people see (`interpreter login`, account lists).
     pub name: &'static str,
+    /// The API root; the wire appends its endpoint (`/chat/completions`, `/responses`,
+    /// `/messages`).
     pub base_url: &'static str,
+    /// The environment variable that holds the key; None for local servers, which take none.
     pub env_key: Option<&'static str>,
+    /// The API its endpoint speaks, which decides the request body and the stream format.
     pub wire_api: WireApi,
     /// How the key is sent (Bearer unless the provider documents `x-api-key`).
     pub auth: AuthScheme,
+    /// The model a session uses when config names none.
     pub default_model: &'static str,
+    /// The models front ends offer to switch to (ACP, app-server); empty for local servers.
     pub models: &'static [&'static str],
     /// A server on this machine (Ollama, llama.cpp): it may reject request fields it does not
     /// know, so none beyond the wire's own are sent.
@@ -243,6 +257,7 @@ pub(crate) const PROVIDERS: &[ProviderInfo] = &[
     },
 ];
 
+/// The built-in provider with this id, if there is one.
 pub fn provider(id: &str) -> Option<&'static ProviderInfo> {
     PROVIDERS.iter().find(|p| p.id == id)
 }
@@ -258,6 +273,8 @@ pub const FALLBACK_CONTEXT_WINDOW: u64 = 131_072;
 /// Facts about a model family that change how we talk to it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ModelInfo {
+    /// The model's context window in tokens; None when the catalog does not know it (config's
+    /// `model_context_window` wins over it).
     pub context_window: Option<u64>,
     /// USD per 1M tokens: input (uncached), cached input, output.
     pub price: Option<(f64, f64, f64)>,
@@ -272,6 +289,7 @@ pub struct ModelInfo {
     pub thinking_budget: bool,
 }
 
+/// What the catalog knows about `model`, from its name alone (after any `vendor/`, any case).
 pub fn model_info(model: &str) -> ModelInfo {
     let m = model
         .rsplit('/')

@@ -32,9 +32,12 @@ impl ExternalToken {
     }
 }
 
+/// The HTTP API a provider speaks (`wire_api` in config.toml).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireApi {
+    /// OpenAI's Chat Completions (`/chat/completions`), which most compatible providers offer.
     Chat,
+    /// OpenAI's Responses API (`/responses`).
     Responses,
     /// The Anthropic Messages API.
     Messages,
@@ -96,11 +99,18 @@ pub struct ProviderAuth {
 /// A provider after merging the catalog entry with the user's table.
 #[derive(Debug, Clone)]
 pub struct ProviderConfig {
+    /// Its key in `[model_providers]` and the catalog; session logs record it.
     pub id: String,
+    /// The name people see: the table's `name`, else the catalog's, else the id.
     pub name: String,
+    /// The API root, without a trailing slash; the wire appends its endpoint.
     pub base_url: String,
+    /// The environment variable the key is read from when `api_key` is not set.
     pub env_key: Option<String>,
+    /// A key written in config.toml (`api_key`, else `experimental_bearer_token`); it wins
+    /// over `env_key`.
     pub api_key: Option<String>,
+    /// The API it speaks: the endpoint, request body and stream format follow from it.
     pub wire_api: WireApi,
     pub(crate) auth: ProviderAuth,
     pub(crate) http_headers: BTreeMap<String, String>,
@@ -193,7 +203,9 @@ impl ProviderConfig {
     "missing API key for provider `{provider}`: set the environment variable {env_key} (or change model_providers.{provider}.env_key / model_providers.{provider}.api_key in config.toml, or run `interpreter login`)"
 )]
 pub struct MissingKey {
+    /// The provider's id, as in `model_providers.<id>`.
     pub provider: String,
+    /// The variable that was read and found unset or blank.
     pub env_key: String,
 }
 

@@ -17,17 +17,21 @@ use crate::config::{ApprovalPolicy, SandboxMode};
 /// What a tool call is about to do.
 #[derive(Debug, Clone)]
 pub enum Intent {
+    /// Changing files: an edit or a patch.
     Write {
+        /// The files the change creates, edits or deletes.
         paths: Vec<PathBuf>,
     },
     /// A process that runs outside the process sandbox, with the user's rights: an MCP tool,
     /// or a command in the editor's terminal.
     Exec {
+        /// The command line, as the user sees it and the danger rules read it.
         command: String,
     },
     /// A shell command started by the session's own runner, which confines it with the
     /// sandbox when [`Policy::confines_commands`] says it can (otherwise it is an `Exec`).
     Shell {
+        /// The command line, as the user sees it and the danger rules read it.
         command: String,
     },
 }
@@ -42,23 +46,32 @@ impl Intent {
     }
 }
 
+/// What [`Policy::decide`] rules for an [`Intent`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
+    /// Run it without asking.
     Allow,
     /// `dangerous`: the rules found danger, so the policy asks every time ("always allow"
     /// would not be remembered).
     Ask {
+        /// Why it asks, shown to the user.
         reason: String,
+        /// The rules found danger: ask every time, never remember the answer.
         dangerous: bool,
     },
+    /// Refuse it without asking; the tool call is declined.
     Deny {
+        /// Why, for the model (the declined call says it).
         reason: String,
     },
 }
 
+/// A session's sandbox and approval rules, with the "always allow" answers given so far.
 #[derive(Debug)]
 pub struct Policy {
+    /// What commands and edits may touch (`sandbox_mode`).
     pub sandbox: SandboxMode,
+    /// When a tool call asks the user first (`approval_policy`).
     pub approval: ApprovalPolicy,
     /// What the kernel can enforce for child processes.
     support: Support,
@@ -195,6 +208,8 @@ impl Policy {
         ))
     }
 
+    /// Whether `intent` runs, asks the user first, or is refused, under this policy on this
+    /// machine.
     pub fn decide(&self, intent: &Intent) -> Verdict {
         let command = match intent {
             Intent::Write { paths } => {

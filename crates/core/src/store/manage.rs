@@ -13,6 +13,7 @@ use super::{LogLine, SessionMeta, SessionStore, writer};
 /// What a session list shows about one stored session, read in one pass over its log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionSummary {
+    /// The log's header line.
     pub meta: SessionMeta,
     /// When the log last changed.
     pub modified: SystemTime,

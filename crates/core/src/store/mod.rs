@@ -16,14 +16,23 @@ pub use manage::SessionSummary;
 pub use writer::SessionBusy;
 pub(crate) use writer::{SessionLog, set_face};
 
+/// The first line of a session log: how the session started. Later `Model` and `Harness`
+/// lines change its model and harness.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionMeta {
+    /// Its id, also the log's file name (`<id>.jsonl`).
     pub id: String,
+    /// The working directory it started in (session lists filter by it).
     pub cwd: PathBuf,
+    /// When it was created (a fork: when it was forked), RFC 3339 in UTC.
     pub created_at: String,
+    /// The provider's id it started with.
     pub provider: String,
+    /// The model it started with.
     pub model: String,
+    /// The harness it started with.
     pub harness: String,
+    /// The extra workspace roots it was opened with (ACP lists them with the session).
     #[serde(default)]
     pub additional_directories: Vec<PathBuf>,
 }

@@ -51,6 +51,7 @@ pub(crate) fn set_face(face: &'static str) {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("session `{id}` is open {holder}; close that one first")]
 pub struct SessionBusy {
+    /// The busy session's id.
     pub id: String,
     /// "in another interpreter (pid 1234, acp)" or "elsewhere in this interpreter".
     pub holder: String,

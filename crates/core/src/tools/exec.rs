@@ -62,14 +62,20 @@ const READ_CHUNK: usize = 64 * 1024;
 /// exact counts, tells the rest. Gigabytes of deltas would help no one.
 const MAX_STREAMED_BYTES: usize = 4 * 1024 * 1024;
 
+/// How a shell command ended, and what it printed.
 #[derive(Debug, Clone)]
 pub struct ExecResult {
+    /// The shell's exit code (128 + the signal that ended it, on Unix); None when no exit
+    /// status could be read.
     pub exit_code: Option<i32>,
     /// stdout and stderr interleaved as they arrived; past [`MAX_CAPTURE_BYTES`], the middle
     /// is replaced by a marker with the exact bytes and lines dropped.
     pub output: String,
+    /// It ran past its timeout and was killed.
     pub timed_out: bool,
+    /// Cancellation came while it ran, and it was killed.
     pub cancelled: bool,
+    /// Wall-clock time from its start to its result.
     pub duration: Duration,
 }
 

@@ -40,6 +40,9 @@ pub(crate) trait Approver: Send + Sync {
 
 /// Runs shell commands: locally by default, or in the client's terminals (ACP `terminal/*`).
 pub trait CommandRunner: Send + Sync {
+    /// Runs `command` in a shell in `cwd`, unconfined, killing it at `timeout` or on `cancel`.
+    /// `call_id` is the tool call it serves (a client terminal is shown there); `on_chunk` gets
+    /// output as it arrives, where the runner can stream it.
     fn run<'a>(
         &'a self,
         command: &'a str,

@@ -9,6 +9,7 @@
 /// Rough bytes per token, as Codex estimates.
 pub(crate) const BYTES_PER_TOKEN: usize = 4;
 
+/// A rough token count: bytes / 4, rounded up, as Codex estimates.
 pub fn approx_tokens(s: &str) -> usize {
     s.len().div_ceil(BYTES_PER_TOKEN)
 }

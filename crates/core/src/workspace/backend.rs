@@ -7,9 +7,15 @@ use std::path::Path;
 /// Whole-file reads above this are refused; tools page through big files instead.
 pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Where the workspace reads and writes file text: the disk, the ACP client's fs, or the LSP
+/// client's buffers. Paths arrive absolute, inside the workspace roots.
 pub trait FileBackend: Send + Sync {
+    /// A file's whole text; a missing file is `ErrorKind::NotFound`, which the workspace reads
+    /// as absent.
     fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<String>>;
+    /// Replaces a file's text, creating the file if need be.
     fn write<'a>(&'a self, path: &'a Path, text: &'a str) -> BoxFuture<'a, io::Result<()>>;
+    /// Deletes a file; one that does not exist is an error.
     fn remove<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, io::Result<()>>;
 
     /// Texts this backend holds that may differ from the disk (open editor documents, writes
@@ -26,6 +32,7 @@ pub trait FileBackend: Send + Sync {
     }
 }
 
+/// Files on the local disk: UTF-8 only, whole reads up to [`MAX_READ_BYTES`], atomic writes.
 pub struct DiskBackend;
 
 impl FileBackend for DiskBackend {

@@ -2,6 +2,8 @@
 
 use similar::TextDiff;
 
+/// The diff of one file from `old` to `new` (None: the file is absent, so added or deleted),
+/// with git's headers for `path` and three lines of context.
 pub fn git_unified_diff(path: &str, old: Option<&str>, new: Option<&str>) -> String {
     let mut out = format!("diff --git a/{path} b/{path}\n");
     let (from, to) = match (old, new) {
