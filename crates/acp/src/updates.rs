@@ -1,5 +1,6 @@
 //! Agent events → `session/update` notifications. Runs inside the event sink, so updates go
-//! out in the order the core produced them, before the prompt's response.
+//! out in the order the core produced them, before the prompt's response. A `SettingsChanged`
+//! becomes `current_mode_update` (when the mode changed) and `config_option_update`.
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;

@@ -1,6 +1,6 @@
 //! The app-server protocol's shapes (Codex `app-server-protocol` v2), as far as we speak it.
 //! Field names and required fields follow the schemas; optional fields we have nothing for
-//! are left out. Nothing outside `frontend/app_server` sees these types.
+//! are left out. Nothing outside `crates/app-server` sees these types.
 
 use interpreter_protocol::Goal;
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,6 @@
 //! Codex `exec --experimental-json` events: the exact names, fields and order the Codex SDK
-//! parses. Only this writer touches stdout in JSON mode.
+//! parses. Only this writer touches stdout in JSON mode. Items get synthetic ids (`item_0`,
+//! `item_1`, …) in the order they start.
 
 use interpreter_protocol::{
     Event, FileChangeKind, PlanStatus, TokenUsage, ToolKind, ToolStatus, TurnEndReason,

@@ -1,5 +1,5 @@
 //! What exec prints: each event as JSON Lines (`--json`) or as the human transcript, and
-//! fatal errors.
+//! fatal errors. `ModelWaiting` is a stderr line in both modes (no event of Codex's stream).
 
 use interpreter_protocol::Event;
 

@@ -1,5 +1,6 @@
 //! Command-line parsing, subcommand dispatch and logging setup. Logs go to stderr (or
-//! `INTERPRETER_LOG_FILE`), never to stdout.
+//! `INTERPRETER_LOG_FILE`), never to stdout, at the level `INTERPRETER_LOG` sets (`warn`
+//! by default).
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

@@ -10,6 +10,11 @@
 //! Liveness (tower-lsp-server reads stdin in one loop and runs at most a few handlers at a
 //! time): no handler awaits the model, `applyEdit` or any other client request. Spawned tasks
 //! do that, with timeouts. Only this module knows LSP types; stdout carries LSP frames only.
+//!
+//! On `tower-lsp-server` 0.23.0 (pinned), the maintained fork of `tower-lsp`: tower-lsp 0.20 is
+//! stuck on lsp-types 0.94 and has no `window/workDoneProgress/create`; the fork is tokio-native
+//! like the core and ships `Client::create_work_done_progress`. 0.23.0 rather than the 0.24
+//! release candidate: a stable release, and we need no LSP 3.18 types.
 #![warn(missing_docs, unreachable_pub)]
 
 mod actions;

@@ -1,5 +1,6 @@
 //! The editors' option lists are the core's: a harness or provider added here and not to
-//! VS Code's settings (or left there after it is gone) fails these tests.
+//! VS Code's settings (or left there after it is gone) fails these tests, and so does a
+//! provider key the Neovim health check (`health.lua`) lists differently from the catalog.
 
 use std::path::PathBuf;
 

@@ -1,6 +1,7 @@
 //! The session log: one append-only JSONL file per session under `<home>/sessions`, fsynced at
 //! every turn boundary, created with mode 0600, written by one process at a time
-//! (`writer.rs`). Loading skips a half-written last line.
+//! (`writer.rs`). Loading skips every line it cannot read (a half-written last line is the
+//! usual one) with a warning naming it, and closes tool calls that never got a result.
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,7 @@
 //! whole record, and a torn tail found when a log is reopened is cut too, so the next record
 //! starts on a line of its own. Within a turn, the first failure is kept for the turn's end
 //! (which then fails) and no later record of the turn is written, so no record follows a
-//! lost one.
+//! lost one. Between turns a failure goes back to the caller (the session warns).
 
 use anyhow::{Context, Result, anyhow};
 use std::fs::{File, OpenOptions};

@@ -1,7 +1,8 @@
 //! AGENTS.md discovery: the global file in the home folder, then one file per folder from the
 //! project root (nearest `.git`) down to the cwd, within a byte budget. The project's files
 //! are read through [`StartupReads`], so one that links outside the workspace is skipped with
-//! a warning; the home folder's file is the user's own and read as it is.
+//! a warning; the home folder's file is the user's own and read as it is. The budget
+//! (`project_doc_max_bytes`, 32 KiB by default) is shared by all the files.
 
 use std::path::{Path, PathBuf};
 
