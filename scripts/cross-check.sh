@@ -22,10 +22,10 @@ venv="$cache/venv"
 mac_target=aarch64-apple-darwin
 win_target=x86_64-pc-windows-gnu
 # Under wine the whole library's unit tests run (about a minute), less these, which need what a
-# wine prefix lacks: git on PATH (the snapshot test, the checkpoints), and Unix-style absolute paths in the
+# wine prefix lacks: git on PATH (exec's --diff snapshot test, the checkpoints), and Unix-style absolute paths in the
 # tests' own fixtures (swe-agent's renderer, the grep test's expected listing).
 wine_skips=(
-  sandbox::git::changes::tests::shell_edits_count_and_earlier_dirt_does_not
+  diff::tests::shell_edits_count_and_earlier_dirt_does_not
   harness::swe_agent::tests::history_renders_as_text_actions_and_observations
   tools::files::search_tests::buffers_replace_the_disk
   checkpoint::tests::
