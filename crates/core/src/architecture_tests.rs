@@ -111,6 +111,34 @@ fn is_test_file(rel: &str) -> bool {
     name == "tests.rs" || name.ends_with("_tests.rs") || name == "proptests.rs"
 }
 
+/// A source file's text before its first `#[cfg(test)]`: the code the rules judge.
+fn non_test_code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    match text.find("#[cfg(test)]") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// The non-test source files under `src`: each path relative to `src`, with its code.
+fn sources(src: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files
+        .iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, f)
+        })
+        .filter(|(rel, _)| !is_test_file(rel))
+        .map(|(rel, f)| (rel, non_test_code(f)))
+        .collect()
+}
+
 /// The top-level modules a file's non-test code names with `crate::`.
 fn uses(text: &str) -> BTreeSet<String> {
     let code = match text.find("#[cfg(test)]\nmod tests") {
@@ -286,10 +314,8 @@ fn folder_imports(dir: &Path, module: &[String]) -> BTreeMap<String, BTreeSet<St
     for (node, files) in &nodes {
         let mut used = BTreeSet::new();
         for file in files {
-            let text = std::fs::read_to_string(file).unwrap();
-            let code = text
-                .find("#[cfg(test)]")
-                .map_or(text.as_str(), |i| &text[..i]);
+            let code = non_test_code(file);
+            let code = code.as_str();
             // `super::` is the folder only in the folder's own files, not in a subfolder's.
             let mut prefixes = vec![crate_prefix.as_str()];
             if file.parent() == Some(dir) {
@@ -450,25 +476,7 @@ const FACE_ENTRIES: &[&str] = &["sessions"];
 /// code only a face needs lives in that face, or in `interpreter-face`/`interpreter-text`.
 #[test]
 fn every_public_module_of_the_core_is_used_inside_the_core() {
-    let src = root().join("crates/core/src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let code: Vec<(String, String)> = files
-        .iter()
-        .map(|f| {
-            let rel = f
-                .strip_prefix(&src)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let text = std::fs::read_to_string(f).unwrap();
-            let code = text
-                .find("#[cfg(test)]")
-                .map_or(text.as_str(), |i| &text[..i]);
-            (rel, code.to_string())
-        })
-        .filter(|(rel, _)| !is_test_file(rel))
-        .collect();
+    let code = sources(&root().join("crates/core/src"));
     let mut unused = Vec::new();
     for (rel, text) in &code {
         let folder = match rel.strip_suffix("mod.rs").or(rel.strip_suffix("lib.rs")) {
@@ -521,22 +529,11 @@ fn provider_ids_and_family_words_are_written_only_in_the_catalog() {
     names.retain(|n| !harnesses.contains(&n.as_str()));
     let mut found = Vec::new();
     for (krate, _) in crates() {
-        let src = root().join("crates").join(&krate).join("src");
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        for file in files {
-            let rel = file
-                .strip_prefix(root())
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            if is_test_file(&rel) || rel.ends_with("model/catalog.rs") {
+        for (rel, code) in sources(&root().join("crates").join(&krate).join("src")) {
+            if rel.ends_with("model/catalog.rs") {
                 continue;
             }
-            let text = std::fs::read_to_string(&file).unwrap();
-            let code = text
-                .find("#[cfg(test)]")
-                .map_or(text.as_str(), |i| &text[..i]);
+            let rel = format!("crates/{krate}/src/{rel}");
             for (i, literal) in code.split('"').enumerate() {
                 if i % 2 == 1 && names.contains(literal) {
                     found.push(format!("{rel}: \"{literal}\""));
