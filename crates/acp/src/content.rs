@@ -51,6 +51,7 @@ pub(super) fn acp_kind(k: ToolKind) -> AcpToolKind {
         ToolKind::Search => AcpToolKind::Search,
         ToolKind::Execute => AcpToolKind::Execute,
         ToolKind::Think => AcpToolKind::Think,
+        ToolKind::Fetch => AcpToolKind::Fetch,
         ToolKind::Other => AcpToolKind::Other,
     }
 }

@@ -121,6 +121,7 @@ impl<W: Write> HumanWriter<W> {
             ToolKind::Read => "read",
             ToolKind::Search => "search",
             ToolKind::Think => "plan",
+            ToolKind::Fetch => "fetch",
             ToolKind::Other => "tool",
         };
         let h = self.style("1", label);

@@ -470,6 +470,8 @@ pub enum ToolKind {
     Execute,
     /// Plans or delegates: no effect outside the session.
     Think,
+    /// Reads from the web (fetch, search).
+    Fetch,
     /// Anything else (MCP tools).
     Other,
 }

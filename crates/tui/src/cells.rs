@@ -321,6 +321,7 @@ impl ToolCell {
             }
             ToolKind::Search => (pick("Searching", "Searched"), clean(&b.title), t.text()),
             ToolKind::Think => (pick("Planning", "Planned"), clean(&b.title), t.text()),
+            ToolKind::Fetch => (pick("Fetching", "Fetched"), clean(&b.title), t.text()),
             ToolKind::Read | ToolKind::Other => {
                 (pick("Calling", "Called"), clean(&b.title), t.text())
             }

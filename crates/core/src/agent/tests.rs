@@ -452,3 +452,100 @@ async fn permissions_and_the_handle_are_set_once_when_a_session_opens() {
     }
     assert_eq!(configured, 1);
 }
+
+/// A tool that notes how many of its calls run at once. A reading call waits (up to a
+/// bound) for a second one to join it; a writing call only looks.
+struct Overlap {
+    spec: ToolSpec,
+    kind: interpreter_protocol::ToolKind,
+    running: Arc<std::sync::atomic::AtomicUsize>,
+    joined: Arc<tokio::sync::Notify>,
+}
+
+impl Tool for Overlap {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn describe(&self, _: &Value, _: &Workspace) -> CallDescription {
+        CallDescription::new(self.kind, self.spec.name.clone(), vec![])
+    }
+    fn run<'a>(&'a self, args: Value, _: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
+        use std::sync::atomic::Ordering::SeqCst;
+        Box::pin(async move {
+            let name = args["name"].as_str().unwrap_or_default().to_string();
+            let others = self.running.fetch_add(1, SeqCst);
+            let company = if self.kind == interpreter_protocol::ToolKind::Edit {
+                others
+            } else {
+                self.joined.notify_waiters();
+                let waited =
+                    tokio::time::timeout(std::time::Duration::from_secs(5), self.joined.notified());
+                match others {
+                    0 => usize::from(waited.await.is_ok()),
+                    n => n,
+                }
+            };
+            self.running.fetch_sub(1, SeqCst);
+            ToolOutcome::ok(format!("{name}: {company} alongside"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn reads_of_one_response_run_together_and_writes_alone_with_results_in_call_order() {
+    let (home, cwd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mock = MockServer::start(Script::new([
+        Reply::default()
+            .then_tool_call("r1", "Look", json!({"name": "r1"}))
+            .then_tool_call("r2", "Look", json!({"name": "r2"}))
+            .then_tool_call("w1", "Change", json!({"name": "w1"}))
+            .then_tool_call("r3", "Look", json!({"name": "r3"}))
+            .then_tool_call("w2", "Change", json!({"name": "w2"})),
+        Reply::text("done"),
+    ]))
+    .await
+    .unwrap();
+    let mut s = session(&mock, home.path(), cwd.path());
+    let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let joined = Arc::new(tokio::sync::Notify::new());
+    let tool = |name: &str, kind| {
+        Arc::new(Overlap {
+            spec: ToolSpec {
+                name: name.into(),
+                description: "Notes company.".into(),
+                parameters: json!({"type": "object"}),
+            },
+            kind,
+            running: running.clone(),
+            joined: joined.clone(),
+        }) as Arc<dyn Tool>
+    };
+    s.state.tools = s.state.tools.extended([
+        tool("Look", interpreter_protocol::ToolKind::Read),
+        tool("Change", interpreter_protocol::ToolKind::Edit),
+    ]);
+    let ended = s
+        .run_turn("t1".into(), user("go"), CancellationToken::new())
+        .await;
+    assert_eq!(ended.reason, TurnEndReason::Completed);
+    let results: Vec<&str> = s
+        .state
+        .history
+        .iter()
+        .filter_map(|h| match h {
+            HistoryItem::ToolResult { output, .. } => Some(output.as_str()),
+            _ => None,
+        })
+        .collect();
+    // r1 and r2 overlap; w1 runs alone and splits r3 from them; r3 and w2 have no company.
+    assert_eq!(
+        results,
+        vec![
+            "r1: 1 alongside",
+            "r2: 1 alongside",
+            "w1: 0 alongside",
+            "r3: 0 alongside",
+            "w2: 0 alongside"
+        ]
+    );
+}

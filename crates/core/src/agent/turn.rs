@@ -36,6 +36,24 @@ pub(super) enum TurnKind {
     Compact,
 }
 
+/// A call announced to the user: done already, or its run, which owns its tool and context.
+enum Started {
+    Done(ToolOutcome),
+    Run {
+        run: futures::future::BoxFuture<'static, ToolOutcome>,
+        subagents: Option<Arc<SubagentRunner>>,
+    },
+}
+
+/// Where a call of a group stands once the group has started.
+enum Slot {
+    /// Cancelled before it started: never announced.
+    Cancelled,
+    Done(ToolOutcome),
+    /// Its run is among the group's; a subagent runner counts its tokens.
+    Ran(Option<Arc<SubagentRunner>>),
+}
+
 /// What the turn does after a response.
 enum Next {
     /// Run these calls, then ask the model again.
@@ -457,18 +475,68 @@ impl Session {
         }
     }
 
+    /// Runs a response's calls. Consecutive calls that only read (reads, searches, fetches,
+    /// subagents) run together; the others run alone, in order. Results go back in the order
+    /// of the calls either way.
     async fn run_calls(&mut self, calls: Vec<CheckedCall>, cancel: &CancellationToken) {
         self.settle_before().await;
-        for (call, checked) in calls {
-            if cancel.is_cancelled() {
-                self.push_history(HistoryItem::ToolResult {
-                    call_id: call.id.clone(),
-                    output: "The user cancelled the turn before this tool call ran.".into(),
-                    is_error: true,
-                });
-                continue;
+        let mut calls = calls.into_iter().peekable();
+        while let Some(first) = calls.next() {
+            let mut group = vec![first];
+            if self.config.parallel_tool_calls && self.runs_alongside(&group[0]) {
+                while let Some(next) = calls.next_if(|c| self.runs_alongside(c)) {
+                    group.push(next);
+                }
             }
-            let outcome = self.run_call(&call, checked, cancel).await;
+            self.run_group(group, cancel).await;
+        }
+    }
+
+    /// Whether a call may run at the same time as its neighbours: it only reads, by what the
+    /// tool says of it, or it starts a subagent (which has its own session).
+    fn runs_alongside(&self, (call, checked): &CheckedCall) -> bool {
+        let Some(tool) = self.state.tools.get(&call.name) else {
+            return false;
+        };
+        if checked.is_err() {
+            return false;
+        }
+        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        tool.starts_subagent()
+            || matches!(
+                tool.describe(&args, &self.services.workspace).kind,
+                ToolKind::Read | ToolKind::Search | ToolKind::Fetch
+            )
+    }
+
+    async fn run_group(&mut self, group: Vec<CheckedCall>, cancel: &CancellationToken) {
+        let mut slots = Vec::with_capacity(group.len());
+        let mut runs = Vec::new();
+        for (call, checked) in group {
+            let slot = match cancel.is_cancelled() {
+                true => Slot::Cancelled,
+                false => match self.start_call(&call, checked, cancel).await {
+                    Started::Done(outcome) => Slot::Done(outcome),
+                    Started::Run { run, subagents } => {
+                        runs.push(run);
+                        Slot::Ran(subagents)
+                    }
+                },
+            };
+            slots.push((call, slot));
+        }
+        let mut ran = futures::future::join_all(runs).await.into_iter();
+        for (call, slot) in slots {
+            let outcome = match slot {
+                Slot::Cancelled => {
+                    ToolOutcome::error("The user cancelled the turn before this tool call ran.")
+                }
+                Slot::Done(outcome) => self.end_call(&call, outcome, None, cancel).await,
+                Slot::Ran(subagents) => {
+                    let outcome = ran.next().expect("one outcome per run");
+                    self.end_call(&call, outcome, subagents, cancel).await
+                }
+            };
             self.push_history(HistoryItem::ToolResult {
                 call_id: call.id.clone(),
                 output: outcome.model_output.clone(),
@@ -490,12 +558,14 @@ impl Session {
         }
     }
 
-    async fn run_call(
+    /// Announces a call and makes its run, which owns all it needs; a call that cannot run
+    /// (bad arguments, an unknown tool) is done at once.
+    async fn start_call(
         &mut self,
         call: &ToolCall,
         checked: Result<(), String>,
         cancel: &CancellationToken,
-    ) -> ToolOutcome {
+    ) -> Started {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let d = self.describe_call(&call.name, &args);
         let (kind, locations) = (d.kind, d.locations.clone());
@@ -517,32 +587,45 @@ impl Session {
             && tool.as_ref().is_some_and(|t| t.starts_subagent()))
         .then(|| Arc::new(SubagentRunner::new(self, &call.id, &args)));
         self.note_tool_for_checkpoint(kind, subagents.is_some());
-        if checked.is_ok() && tool.is_some() {
-            self.diagnostics_before(kind, &locations, cancel).await;
-        }
-        let mut outcome = match (checked, tool) {
-            (Err(e), _) => ToolOutcome::error(e),
-            (Ok(()), None) => ToolOutcome::error(format!(
-                "Tool `{}` does not exist. Available tools: {}.",
-                call.name,
-                self.state.tools.names().join(", ")
-            )),
-            (Ok(()), Some(tool)) => {
-                let ctx =
-                    self.tool_context(cancel.child_token(), call.id.clone(), subagents.clone());
-                // A tool that panics fails its call; the session goes on.
-                AssertUnwindSafe(tool.run(args, &ctx))
-                    .catch_unwind()
-                    .await
-                    .unwrap_or_else(|_| {
-                        tracing::error!(tool = %call.name, "tool panicked");
-                        ToolOutcome::error(format!(
-                            "The tool `{}` failed with an internal error.",
-                            call.name
-                        ))
-                    })
+        let tool = match (checked, tool) {
+            (Err(e), _) => return Started::Done(ToolOutcome::error(e)),
+            (Ok(()), None) => {
+                return Started::Done(ToolOutcome::error(format!(
+                    "Tool `{}` does not exist. Available tools: {}.",
+                    call.name,
+                    self.state.tools.names().join(", ")
+                )));
             }
+            (Ok(()), Some(tool)) => tool,
         };
+        self.diagnostics_before(kind, &locations, cancel).await;
+        let ctx = self.tool_context(cancel.child_token(), call.id.clone(), subagents.clone());
+        let name = call.name.clone();
+        let run = async move {
+            // A tool that panics fails its call; the session goes on.
+            AssertUnwindSafe(tool.run(args, &ctx))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::error!(tool = %name, "tool panicked");
+                    ToolOutcome::error(format!("The tool `{name}` failed with an internal error."))
+                })
+        };
+        Started::Run {
+            run: Box::pin(run),
+            subagents,
+        }
+    }
+
+    /// What follows a call's run: its effects on the session, its end event, and the
+    /// editor's diagnostics of what it changed.
+    async fn end_call(
+        &mut self,
+        call: &ToolCall,
+        mut outcome: ToolOutcome,
+        subagents: Option<Arc<SubagentRunner>>,
+        cancel: &CancellationToken,
+    ) -> ToolOutcome {
         if let Some(runner) = subagents {
             self.add_subagent_usage(runner.usage());
         }

@@ -53,6 +53,8 @@ pub(crate) struct ConfigToml {
     pub(crate) approval_timeout_secs: Option<u64>,
     pub(crate) project_doc_max_bytes: Option<usize>,
     pub(crate) tool_output_token_limit: Option<usize>,
+    /// Run the calls of one response that only read at the same time (default true).
+    pub(crate) parallel_tool_calls: Option<bool>,
     pub(crate) openai_base_url: Option<String>,
     pub(crate) sandbox_workspace_write: Option<SandboxWorkspaceWrite>,
     /// ACP: run shell commands in the client's terminals (`terminal/*`) when it offers them.
@@ -140,6 +142,8 @@ pub struct Config {
     pub(crate) approval_timeout: std::time::Duration,
     pub(crate) project_doc_max_bytes: usize,
     pub(crate) tool_output_token_limit: usize,
+    /// Calls of one response that only read run at the same time (`parallel_tool_calls`).
+    pub(crate) parallel_tool_calls: bool,
     /// ACP: run shell commands in the client's terminals (`terminal/*`) when it offers them;
     /// off by default.
     pub acp_client_terminals: bool,
@@ -342,6 +346,7 @@ impl Config {
             ),
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
+            parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
             provider,

@@ -29,6 +29,8 @@ pub(crate) struct Asks {
     timeout: Duration,
     questions: Mutex<HashMap<String, oneshot::Sender<QuestionAnswer>>>,
     diagnostics: Mutex<HashMap<String, oneshot::Sender<Option<DiagnosticMap>>>>,
+    /// Held while the user is asked anything: calls running together ask one at a time.
+    asking: tokio::sync::Mutex<()>,
 }
 
 impl Asks {
@@ -39,6 +41,7 @@ impl Asks {
             timeout,
             questions: Mutex::default(),
             diagnostics: Mutex::default(),
+            asking: tokio::sync::Mutex::default(),
         }
     }
 
@@ -57,6 +60,11 @@ impl Asks {
         self.timeout
     }
 
+    /// Waits for the user to be free: one approval or question is on screen at a time.
+    pub(crate) async fn one_at_a_time(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.asking.lock().await
+    }
+
     /// Asks the user; `Unavailable` at once when nobody can be asked.
     pub(crate) async fn ask(
         &self,
@@ -67,6 +75,7 @@ impl Asks {
         if !self.can_ask() {
             return QuestionAnswer::Unavailable;
         }
+        let _asking = self.one_at_a_time().await;
         let (tx, rx) = oneshot::channel();
         lock(&self.questions).insert(call_id.to_string(), tx);
         self.events.send(Event::QuestionAsked(QuestionRequest {

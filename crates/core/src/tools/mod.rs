@@ -386,6 +386,7 @@ impl ToolContext {
                 };
                 let offers_always = req.offers_always();
                 let timeout = self.asks.timeout();
+                let _asking = self.asks.one_at_a_time().await;
                 let decision = tokio::select! {
                     d = self.approver.request(req) => d,
                     _ = self.cancel.cancelled() => ApprovalDecision::Cancelled,
@@ -429,6 +430,7 @@ impl ToolContext {
             remember_key: String::new(),
             dangerous: false,
         };
+        let _asking = self.asks.one_at_a_time().await;
         let decision = tokio::select! {
             d = self.approver.request(req) => d,
             _ = self.cancel.cancelled() => ApprovalDecision::Cancelled,
