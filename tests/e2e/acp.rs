@@ -668,3 +668,124 @@ async fn claude_code_plan_mode_asks_to_leave_and_then_edits() {
         results[4]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_task_is_a_tool_call_of_its_own_with_live_output() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call(
+            "c1",
+            "Bash",
+            json!({"command": "echo live-output; sleep 0.5; echo bye", "run_in_background": true, "description": "slow job"}),
+        ),
+        Reply::tool_call(
+            "c2",
+            "TaskOutput",
+            json!({"task_id": "b1", "block": true, "timeout": 60}),
+        ),
+        Reply::text("ok"),
+    ]))
+    .await
+    .unwrap();
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let u1 = updates.clone();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let a1 = asked.clone();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                u1.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |r: RequestPermissionRequest, responder, _cx| {
+                a1.lock().unwrap().push(r.tool_call.fields.title.clone());
+                responder.respond(RequestPermissionResponse::new(
+                    RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                        "allow_once",
+                    )),
+                ))
+            },
+            on_receive_request!(),
+        )
+        .connect_with(
+            agent(
+                &repo,
+                &mock,
+                &[
+                    "-c",
+                    "model=\"kimi-k3\"",
+                    "-c",
+                    "approval_policy=\"untrusted\"",
+                ],
+            ),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let s = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                cx.send_request(PromptRequest::new(
+                    s.session_id.clone(),
+                    vec![ContentBlock::Text(TextContent::new("run it"))],
+                ))
+                .block_task()
+                .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    // Approved like any command.
+    assert_eq!(
+        asked.lock().unwrap().clone(),
+        vec![Some("echo live-output; sleep 0.5; echo bye".to_string())]
+    );
+    let updates = updates.lock().unwrap();
+    let mine = |id: &str| id == "background-b1";
+    let call = updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::ToolCall(c) if mine(&c.tool_call_id.0) => Some(c.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("the task's own tool call: {updates:#?}"));
+    assert_eq!(call.kind, ToolKind::Execute);
+    assert_eq!(call.title, "slow job (background)");
+    let statuses: Vec<ToolCallStatus> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(c) if mine(&c.tool_call_id.0) => c.fields.status,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![ToolCallStatus::InProgress, ToolCallStatus::Completed]
+    );
+    let shown: Vec<String> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(c) if mine(&c.tool_call_id.0) => c.fields.content.clone(),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|c| match c {
+            ToolCallContent::Content(c) => match c.content {
+                ContentBlock::Text(t) => Some(t.text),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert!(
+        shown.iter().any(|t| t.contains("live-output")),
+        "no live output shown: {shown:?}"
+    );
+}

@@ -6,6 +6,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod answer;
+mod background;
 mod client;
 mod commands;
 mod content;

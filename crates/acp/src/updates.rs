@@ -40,6 +40,8 @@ pub(super) struct Translator {
     cwd: PathBuf,
     calls: Mutex<HashMap<String, ToolKind>>,
     running: Mutex<std::collections::HashSet<String>>,
+    /// The end of each running background task's output, by call id.
+    background_tails: Mutex<HashMap<String, String>>,
     /// The message whose deltas went out last: its whole text needs no chunk of its own.
     streaming: Mutex<Option<String>>,
     /// What the events said about the session (for `/status`).
@@ -72,6 +74,7 @@ impl Translator {
             cwd,
             calls: Mutex::new(HashMap::new()),
             running: Mutex::new(Default::default()),
+            background_tails: Mutex::new(HashMap::new()),
             streaming: Mutex::new(None),
             view: Mutex::new(None),
             settings: Mutex::new(None),
@@ -344,14 +347,11 @@ impl Translator {
                 if !(self.terminal_output && self.kind_of(&call_id) == Some(ToolKind::Execute)) {
                     return;
                 }
-                let mut meta = Meta::new();
-                meta.insert(
-                    "terminal_output".into(),
-                    json!({"terminal_id": call_id, "data": chunk}),
-                );
-                self.send(SessionUpdate::ToolCallUpdate(
-                    ToolCallUpdate::new(call_id, ToolCallUpdateFields::new()).meta(meta),
-                ));
+                self.terminal_output_chunk(&call_id, &chunk);
+            }
+            Event::BackgroundTask(t) => self.background_task(t),
+            Event::BackgroundTaskOutput { task_id, chunk } => {
+                self.background_output(&task_id, &chunk)
             }
             Event::ToolCallRunning { call_id } => self.mark_running(&call_id),
             Event::ToolCallEnd(end) => self.end(end),
@@ -428,7 +428,49 @@ impl Translator {
         self.calls.lock().ok()?.get(call_id).copied()
     }
 
-    fn begin(&self, b: ToolCallBegin) {
+    /// Whether commands show in Zed's display terminal (`_meta.terminal_output`).
+    pub(super) fn shows_terminal_output(&self) -> bool {
+        self.terminal_output
+    }
+
+    /// Output of call `call_id` for its display terminal.
+    pub(super) fn terminal_output_chunk(&self, call_id: &str, chunk: &str) {
+        let mut meta = Meta::new();
+        meta.insert(
+            "terminal_output".into(),
+            json!({"terminal_id": call_id, "data": chunk}),
+        );
+        self.send(SessionUpdate::ToolCallUpdate(
+            ToolCallUpdate::new(call_id.to_string(), ToolCallUpdateFields::new()).meta(meta),
+        ));
+    }
+
+    /// Adds `chunk` to the kept end of call `call_id`'s output (at most `max` bytes) and
+    /// returns it.
+    pub(super) fn push_background_tail(&self, call_id: &str, chunk: &str, max: usize) -> String {
+        let mut tails = self
+            .background_tails
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let tail = tails.entry(call_id.to_string()).or_default();
+        tail.push_str(chunk);
+        if tail.len() > max {
+            let cut = tail.ceil_char_boundary(tail.len() - max);
+            tail.drain(..cut);
+        }
+        tail.clone()
+    }
+
+    /// The kept end of call `call_id`'s output, forgotten.
+    pub(super) fn take_background_tail(&self, call_id: &str) -> String {
+        self.background_tails
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(call_id)
+            .unwrap_or_default()
+    }
+
+    pub(super) fn begin(&self, b: ToolCallBegin) {
         if let Ok(mut calls) = self.calls.lock() {
             calls.insert(b.call_id.clone(), b.kind);
         }
@@ -477,7 +519,7 @@ impl Translator {
         }
     }
 
-    fn end(&self, end: ToolCallEnd) {
+    pub(super) fn end(&self, end: ToolCallEnd) {
         self.mark_running(&end.call_id);
         if let Ok(mut r) = self.running.lock() {
             r.remove(&end.call_id);

@@ -22,6 +22,8 @@ pub struct SessionView {
     pub goal: Option<interpreter_protocol::Goal>,
     /// The turns that can be taken back, oldest first.
     pub undoable: Vec<interpreter_protocol::UndoableTurn>,
+    /// The session's background tasks, by id, as last reported.
+    pub tasks: std::collections::BTreeMap<String, interpreter_protocol::BackgroundTask>,
 }
 
 impl SessionView {
@@ -36,6 +38,7 @@ impl SessionView {
             diff: None,
             goal: None,
             undoable: Vec::new(),
+            tasks: Default::default(),
         }
     }
 
@@ -50,8 +53,19 @@ impl SessionView {
             Event::GoalUpdated { goal, .. } => self.goal = Some(goal.clone()),
             Event::GoalCleared => self.goal = None,
             Event::UndoableTurns { turns } => self.undoable = turns.clone(),
+            Event::BackgroundTask(t) => {
+                self.tasks.insert(t.task_id.clone(), t.clone());
+            }
             _ => {}
         }
+    }
+
+    /// The background tasks still running.
+    pub fn running_tasks(&self) -> usize {
+        self.tasks
+            .values()
+            .filter(|t| t.status == interpreter_protocol::BackgroundStatus::Running)
+            .count()
     }
 
     /// A path for display: relative to the session's (canonical) cwd when inside it.

@@ -206,6 +206,39 @@ pub struct SkillInfo {
     pub description: String,
 }
 
+/// A background task as the front end sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BackgroundTask {
+    /// The task's id, as the model names it (`TaskOutput`, `TaskStop`).
+    pub task_id: String,
+    /// The tool call that started it.
+    pub call_id: String,
+    /// The command line.
+    pub command: String,
+    /// What it does, in the model's words (may be empty).
+    pub description: String,
+    /// The file its output goes to.
+    pub output_path: PathBuf,
+    /// Where it stands.
+    pub status: BackgroundStatus,
+    /// The exit code, once it exited.
+    pub exit_code: Option<i32>,
+}
+
+/// Where a background task stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackgroundStatus {
+    /// Still running.
+    Running,
+    /// Exited 0.
+    Completed,
+    /// Exited non-zero, timed out, or could not start.
+    Failed,
+    /// Stopped (`TaskStop`, the session ended, or the agent that ran it exited).
+    Stopped,
+}
+
 /// Everything a front end can observe about a running session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -214,6 +247,17 @@ pub enum Event {
     SessionConfigured(SessionConfigured),
     /// A setting changed (model, harness, permissions, effort); carries all of them.
     SettingsChanged(SessionSettings),
+    /// A background task started, changed state or ended (`Bash` with `run_in_background`).
+    /// It may come between turns: a task outlives the call that started it.
+    BackgroundTask(BackgroundTask),
+    /// Output of a running background task, as it arrives (bounded per task; its output
+    /// file has the rest).
+    BackgroundTaskOutput {
+        /// The task's id.
+        task_id: String,
+        /// The new text.
+        chunk: String,
+    },
     /// The session got its title (from the first user message).
     TitleChanged {
         /// The title.

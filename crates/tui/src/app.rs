@@ -172,6 +172,26 @@ impl App {
         self.push(Cell::Info(vec![text.into()]));
     }
 
+    /// A background task started or ended: one line in the transcript.
+    fn background_task(&mut self, t: &interpreter_protocol::BackgroundTask) {
+        use interpreter_protocol::BackgroundStatus as S;
+        let what = match t.status {
+            S::Running => "started".to_string(),
+            S::Completed => "completed".to_string(),
+            S::Failed => match t.exit_code {
+                Some(code) => format!("failed (exit code {code})"),
+                None => "failed".to_string(),
+            },
+            S::Stopped => "was stopped".to_string(),
+        };
+        let line = format!(
+            "Background task {} {what}: {}",
+            t.task_id,
+            super::ctx::clean(&t.command)
+        );
+        self.info(line);
+    }
+
     /// Takes in one event of the session.
     pub(crate) fn on_event(&mut self, e: Event) {
         if let Some(v) = self.view.as_mut() {
@@ -231,6 +251,8 @@ impl App {
                 goal.tokens_used
             )])),
             Event::GoalCleared => self.push(Cell::Info(vec!["Goal cleared.".into()])),
+            Event::BackgroundTask(t) => self.background_task(&t),
+            Event::BackgroundTaskOutput { .. } => {}
             Event::Undone(report) => self.push(Cell::Info(
                 interpreter_face::slash::undo_text(&report)
                     .lines()

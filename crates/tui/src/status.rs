@@ -87,6 +87,15 @@ pub(crate) fn line(
             theme.text(),
         ));
     }
+    let running = view.running_tasks();
+    if running > 0 {
+        spans.push(sep());
+        let noun = if running == 1 { "task" } else { "tasks" };
+        spans.push(Span::styled(
+            format!("{running} background {noun} running"),
+            theme.text(),
+        ));
+    }
     let used_width: usize = spans.iter().map(|s| str_width(&s.content)).sum();
     let room = usize::from(width).saturating_sub(used_width);
     if !hint.is_empty() && str_width(hint) + 4 <= room {

@@ -141,6 +141,14 @@ impl Session {
             images: vec![],
             synthetic: true,
         });
+        // Tasks still running survive the compaction: the model must still know them.
+        if let Some(text) = running_tasks_note(&self.services.tasks.running()) {
+            new_history.push(HistoryItem::User {
+                text,
+                images: vec![],
+                synthetic: true,
+            });
+        }
         let tokens_after = history_tokens(&new_history);
         self.log_line(&LogLine::Replace {
             history: new_history.clone(),
@@ -160,6 +168,26 @@ impl Session {
         });
         Ok(())
     }
+}
+
+/// The background tasks still running, for the history after a compaction.
+fn running_tasks_note(tasks: &[crate::tools::background::TaskRecord]) -> Option<String> {
+    if tasks.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "<system-reminder>\nBackground tasks still running (you will be notified when each ends; TaskOutput reads their output, TaskStop stops them):\n",
+    );
+    for t in tasks {
+        text.push_str(&format!(
+            "- {}: `{}` (output: {})\n",
+            t.id,
+            t.command,
+            t.output_path.display()
+        ));
+    }
+    text.push_str("</system-reminder>");
+    Some(text)
 }
 
 pub(super) fn history_tokens(history: &[HistoryItem]) -> usize {

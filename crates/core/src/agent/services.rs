@@ -28,6 +28,8 @@ pub(super) struct SessionServices {
     pub(super) env: Arc<PromptEnv>,
     /// The folder's checkpoints (None for subagents and editor-buffer sessions).
     pub(super) checkpoints: Option<Arc<crate::checkpoint::Lazy>>,
+    /// Commands running in the background; a subagent's are its session's.
+    pub(super) tasks: Arc<crate::tools::background::BackgroundTasks>,
     /// The MCP servers' tools, once connected.
     pub(super) external: Option<Arc<dyn ExternalTools>>,
 }

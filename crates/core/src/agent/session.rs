@@ -224,6 +224,12 @@ impl Session {
                     max_processes: config.max_processes,
                 })
             }),
+            tasks: Arc::new(crate::tools::background::BackgroundTasks::new(
+                &config.home,
+                &id,
+                persist,
+                events.clone(),
+            )),
             events,
             env,
             checkpoints: checkpoint_store,

@@ -292,6 +292,7 @@ impl Session {
                 self.count_goal_progress_mid_turn();
             }
             self.take_steer();
+            self.take_task_notifications();
             self.apply_goal_ops();
             self.compact_if_needed(cancel).await;
             let wrap_up = self.goal_wrap_up_asked();
@@ -328,6 +329,22 @@ impl Session {
             self.checkpoint_after_tools();
         }
         TurnEndReason::MaxTurnRequests
+    }
+
+    /// Background tasks that ended since the last request: the model is told of each in
+    /// this one (only the session the user drives; its subagents share its tasks).
+    fn take_task_notifications(&mut self) {
+        if self.parent_id.is_some() {
+            return;
+        }
+        for task in self.services.tasks.take_notifications() {
+            let text = self.state.harness.task_notification(&task);
+            self.push_history(HistoryItem::User {
+                text,
+                images: vec![],
+                synthetic: true,
+            });
+        }
     }
 
     /// The wrap-up request (the goal's budget is used) was answered: the turn ends here,
@@ -676,6 +693,7 @@ impl Session {
             subagents: subagents.map(|s| s as Arc<dyn crate::tools::Subagents>),
             plan_mode: self.state.plan_saved.is_some(),
             asks: self.services.asks.clone(),
+            tasks: self.services.tasks.clone(),
         }
     }
 

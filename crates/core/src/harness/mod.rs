@@ -16,6 +16,7 @@ mod qwen_code;
 mod routing;
 mod session_tools;
 mod swe_agent;
+pub(crate) mod task_tools;
 mod tree;
 mod zcode;
 
@@ -118,6 +119,11 @@ pub(crate) trait Harness: Send + Sync {
     /// (for native, the environment context of the initial context counts).
     fn reminder_prefix(&self) -> &'static str {
         "<system-reminder>"
+    }
+    /// What the next request tells the model of a background task that ended (Claude Code's
+    /// `<task-notification>` unless the harness has its own).
+    fn task_notification(&self, task: &crate::tools::background::TaskRecord) -> String {
+        task_tools::notification(task_tools::Flavor::Claude, task)
     }
     /// For a harness whose model writes its actions in the reply text instead of calling
     /// tools on the wire (swe-agent): how replies become calls and how the history is shown

@@ -3,6 +3,7 @@
 //! shapes and render results in their own conventions on top of these.
 
 pub mod apply_patch;
+pub(crate) mod background;
 pub(crate) mod diagnostics;
 pub(crate) mod edit;
 pub mod exec;
@@ -148,6 +149,8 @@ pub(crate) struct ToolContext {
     pub(crate) plan_mode: bool,
     /// Questions for the user and the editor's diagnostics, through the front end.
     pub(crate) asks: Arc<asks::Asks>,
+    /// The session's background tasks.
+    pub(crate) tasks: Arc<background::BackgroundTasks>,
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.

@@ -93,7 +93,7 @@ impl Wording {
 }
 
 type DescribeFn = fn(&Value, &Workspace) -> CallDescription;
-type RunFn = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, ToolResult>;
+pub(crate) type RunFn = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, ToolResult>;
 
 /// A tool made of plain functions: what most harness tools are.
 pub(crate) struct FnTool {

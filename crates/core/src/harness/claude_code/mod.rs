@@ -18,6 +18,7 @@ use interpreter_protocol::ToolKind;
 use serde_json::Value;
 use std::sync::Arc;
 
+use super::task_tools;
 use super::{Harness, PromptEnv};
 use crate::config::WireApi;
 use crate::model::{HistoryItem, ToolSpec};
@@ -224,7 +225,7 @@ fn full_table(env: &PromptEnv) -> ToolTable {
         ask::ask_user_question(),
         tool(
             WORDING,
-            specs::bash(specs::BASH_FULL),
+            specs::bash(specs::BASH_FULL, true),
             describe_bash,
             run_bash,
         ),
@@ -249,6 +250,8 @@ fn full_table(env: &PromptEnv) -> ToolTable {
     ];
     tools.extend(skill_tool(specs::skill(), &env.skills, WORDING));
     tools.extend([
+        task_tools::task_output(task_tools::Flavor::Claude, WORDING),
+        task_tools::task_stop(task_tools::Flavor::Claude, WORDING),
         tool(
             WORDING,
             specs::todo_write(),
@@ -278,7 +281,7 @@ fn bare_table() -> ToolTable {
     ToolTable::new(vec![
         tool(
             WORDING,
-            specs::bash("run shell commands"),
+            specs::bash("run shell commands", false),
             describe_bash,
             run_bash,
         ),

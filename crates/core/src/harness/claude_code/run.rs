@@ -11,6 +11,7 @@ use super::specs::{
     BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, GLOB_LIMIT, GREP_HEAD_LIMIT, READ_MAX_LINE_CHARS,
     READ_MAX_LINES,
 };
+use crate::harness::task_tools;
 use crate::tools::edit::{self, EditMiss};
 use crate::tools::search_tools::{self, paged};
 use crate::tools::table::{ToolError, ToolResult, str_arg};
@@ -18,6 +19,8 @@ use crate::tools::truncate::truncate_middle;
 use crate::tools::{ToolContext, ToolOutcome, files, patch_runner};
 use crate::workspace::window;
 
+/// The longest a background command runs when no timeout is given.
+const BACKGROUND_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 /// Z Code refuses a windowed Read above this many estimated tokens.
 const ZCODE_READ_MAX_TOKENS: usize = 25_000;
 /// Z Code lists at most this many Glob results.
@@ -53,6 +56,21 @@ pub(super) async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(command) = str_arg(&args, "command").filter(|c| !c.trim().is_empty()) else {
         return Err(missing("Bash", "command"));
     };
+    if args.get("run_in_background").and_then(Value::as_bool) == Some(true) {
+        // A background command runs until it ends, is stopped, or its session ends.
+        let timeout = number(&args, "timeout").map_or(BACKGROUND_TIMEOUT, |ms| {
+            Duration::from_millis(ms.max(1_000))
+        });
+        let description = str_arg(&args, "description").unwrap_or_default();
+        let cwd = ctx.workspace.cwd();
+        let task = ctx
+            .start_background("Bash", command, description, cwd, timeout)
+            .await?;
+        return Ok(ToolOutcome::ok(task_tools::started(
+            task_tools::Flavor::Claude,
+            &task,
+        )));
+    }
     let timeout_ms = number(&args, "timeout")
         .unwrap_or(BASH_DEFAULT_TIMEOUT_MS)
         .clamp(1_000, BASH_MAX_TIMEOUT_MS);

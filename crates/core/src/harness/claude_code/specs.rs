@@ -1,6 +1,6 @@
 //! Claude Code's tool schemas: the names, parameters, types and required lists of the
 //! original (Z Code shares most of them), with descriptions in our own words. Parameters we
-//! cannot honour (background runs, sandbox escapes, PDF pages, model overrides) are left out
+//! cannot honour (sandbox escapes, PDF pages, model overrides) are left out
 //! rather than advertised and ignored.
 
 use serde_json::json;
@@ -40,25 +40,23 @@ pub(crate) fn agent(types: &str) -> ToolSpec {
     )
 }
 
-pub(crate) fn bash(description: &str) -> ToolSpec {
-    spec(
-        "Bash",
-        description,
-        closed_object(
-            json!({
-                "command": {"type": "string", "description": "The command to execute"},
-                "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
-                "description": {"type": "string", "description": "What the command does, in 5-10 words"}
-            }),
-            &["command"],
-        ),
-    )
+/// Bash; `background` adds `run_in_background` (the full profile, which has TaskOutput).
+pub(crate) fn bash(description: &str, background: bool) -> ToolSpec {
+    let mut properties = json!({
+        "command": {"type": "string", "description": "The command to execute"},
+        "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
+        "description": {"type": "string", "description": "What the command does, in 5-10 words"}
+    });
+    if background {
+        properties["run_in_background"] = json!({"type": "boolean", "description": "Run it in the background; use TaskOutput to read its output. You are notified when it finishes"});
+    }
+    spec("Bash", description, closed_object(properties, &["command"]))
 }
 
 pub(crate) const BASH_FULL: &str = "\
 Run a bash command in the working directory and get its combined stdout and stderr back. \
 The default timeout is 2 minutes (up to 10 minutes with `timeout`). Commands are \
-non-interactive: stdin is closed.
+non-interactive: stdin is closed. With `run_in_background` it runs on while you work (dev servers, watchers, long builds): you get a task ID at once, read its output with TaskOutput, stop it with TaskStop, and are notified when it finishes.
 - Quote paths that contain spaces. Chain dependent steps with `&&`; send independent \
 commands as separate calls in one response.
 - Prefer Read, Edit, Write, Glob and Grep to cat, sed, echo, find and grep.

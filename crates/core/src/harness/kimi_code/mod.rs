@@ -21,6 +21,9 @@ pub(crate) const GREP_HEAD_LIMIT: usize = 250;
 pub(crate) const GLOB_HEAD_LIMIT: usize = 100;
 pub(crate) const BASH_DEFAULT_TIMEOUT_S: u64 = 60;
 pub(crate) const BASH_MAX_TIMEOUT_S: u64 = 300;
+/// A background command's timeout: 10 minutes by default, a day at most, as Kimi Code has it.
+pub(crate) const BACKGROUND_DEFAULT_TIMEOUT_S: u64 = 600;
+pub(crate) const BACKGROUND_MAX_TIMEOUT_S: u64 = 86_400;
 
 /// Kimi Code words tool errors with an `ERROR: ` prefix.
 const WORDING: Wording = Wording {
@@ -41,6 +44,9 @@ pub(super) const INFO: HarnessInfo = HarnessInfo {
 impl Harness for KimiCode {
     fn info(&self) -> &'static HarnessInfo {
         &INFO
+    }
+    fn task_notification(&self, task: &crate::tools::background::TaskRecord) -> String {
+        super::task_tools::notification(super::task_tools::Flavor::Kimi, task)
     }
 
     fn system_prompt(&self, env: &PromptEnv) -> String {

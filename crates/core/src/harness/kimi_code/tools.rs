@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::*;
+use crate::harness::task_tools;
 use crate::model::ToolSpec;
 use crate::tools::edit::{self, EditMiss};
 use crate::tools::files;
@@ -111,6 +112,9 @@ pub(super) fn table() -> ToolTable {
             },
             |a, c| Box::pin(read(c, a)),
         ),
+        task_tools::task_list(WORDING),
+        task_tools::task_output(task_tools::Flavor::Kimi, WORDING),
+        task_tools::task_stop(task_tools::Flavor::Kimi, WORDING),
         Arc::new(TodoList {
             spec: todo,
             todos: Mutex::new(Vec::new()),
@@ -142,12 +146,13 @@ fn specs() -> [ToolSpec; 8] {
         ),
         spec(
             "Bash",
-            "Run a bash command in the working directory and return its combined stdout and stderr. Non-interactive: stdin is closed.",
+            "Run a bash command in the working directory and return its combined stdout and stderr. Non-interactive: stdin is closed. With run_in_background the command runs on while you work: use TaskOutput to read its output, TaskStop to stop it; you are notified when it ends.",
             json!({"type": "object", "properties": {
                 "command": {"type": "string", "minLength": 1, "description": "The command to run"},
                 "cwd": {"type": "string", "description": "Working directory (default: the session's)"},
-                "timeout": {"type": "integer", "minimum": 1, "maximum": BASH_MAX_TIMEOUT_S, "default": BASH_DEFAULT_TIMEOUT_S, "description": "Timeout in seconds"},
-                "description": {"type": "string", "description": "What the command does, in a few words"}
+                "timeout": {"type": "integer", "minimum": 1, "maximum": BACKGROUND_MAX_TIMEOUT_S, "default": BASH_DEFAULT_TIMEOUT_S, "description": "Timeout in seconds: at most 300 in the foreground; in the background 600 by default, at most 86400"},
+                "description": {"type": "string", "description": "What the command does, in a few words (required in the background)"},
+                "run_in_background": {"type": "boolean", "default": false, "description": "Run it in the background (servers, watchers, long builds): you get a task ID at once and are notified when it finishes"}
             }, "required": ["command"], "additionalProperties": false}),
         ),
         spec(
@@ -274,10 +279,44 @@ async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(command) = str_arg(&args, "command").filter(|c| !c.trim().is_empty()) else {
         return Err(ToolError::message("`command` must be a non-empty string."));
     };
-    let timeout = uint_arg(&args, "timeout").unwrap_or(BASH_DEFAULT_TIMEOUT_S);
-    if timeout == 0 || timeout > BASH_MAX_TIMEOUT_S {
+    let background = args
+        .get("run_in_background")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let (default, max) = match background {
+        true => (BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S),
+        false => (BASH_DEFAULT_TIMEOUT_S, BASH_MAX_TIMEOUT_S),
+    };
+    let timeout = uint_arg(&args, "timeout").unwrap_or(default);
+    if timeout == 0 || timeout > max {
+        let hint = match background {
+            true => "",
+            false => " in the foreground; use run_in_background for longer commands",
+        };
         return Err(ToolError::message(format!(
-            "`timeout` must be between 1 and {BASH_MAX_TIMEOUT_S} seconds."
+            "`timeout` must be between 1 and {max} seconds{hint}."
+        )));
+    }
+    if background {
+        let description = str_arg(&args, "description").unwrap_or_default();
+        if description.trim().is_empty() {
+            return Err(ToolError::message(
+                "`description` is required with `run_in_background`.",
+            ));
+        }
+        let cwd = ctx.workspace.resolve_dir(str_arg(&args, "cwd"))?;
+        let task = ctx
+            .start_background(
+                "Bash",
+                command,
+                description,
+                &cwd,
+                Duration::from_secs(timeout),
+            )
+            .await?;
+        return Ok(ToolOutcome::ok(task_tools::started(
+            task_tools::Flavor::Kimi,
+            &task,
         )));
     }
     let cwd = ctx.workspace.resolve_dir(str_arg(&args, "cwd"))?;

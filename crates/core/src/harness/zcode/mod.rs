@@ -103,6 +103,7 @@ fn table(env: &PromptEnv) -> ToolTable {
                 "Run a bash command in the working directory; stdout and stderr come back \
                  together. Default timeout 2 minutes, at most 10. Use the dedicated file tools \
                  rather than cat, sed or find.",
+                false,
             ),
             cc::describe_bash,
             cc::run_bash,

@@ -1,0 +1,229 @@
+//! Background tasks end to end through `interpreter exec` on the mock: `Bash` with
+//! `run_in_background` answers at once with a task id, `TaskOutput` waits for the end,
+//! `TaskStop` stops, bad ids get clear errors, the next request tells the model that a task
+//! ended, and nothing a task started outlives the run.
+
+use mock_llm::e2e::TestRepo;
+use mock_llm::{MockServer, Reply, Script};
+use serde_json::{Value, json};
+
+fn exec(repo: &TestRepo, mock: &MockServer, wire: &str, harness: &str) -> std::process::Output {
+    let mut args = vec!["exec".to_string(), "--json".to_string()];
+    args.extend(TestRepo::mock_config(&mock.url(), wire));
+    args.extend(["-c".into(), format!("harness=\"{harness}\"")]);
+    args.push("run the job".into());
+    let home = repo.home.path().display().to_string();
+    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
+    assert!(
+        out.status.success(),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Every text the model was sent in `body` (Chat or Messages), in order.
+fn texts(body: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in body["messages"].as_array().unwrap() {
+        match &m["content"] {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(blocks) => {
+                for b in blocks {
+                    match &b["content"] {
+                        Value::String(s) => out.push(s.clone()),
+                        _ => out.extend(b["text"].as_str().map(str::to_string)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn kimi_code_starts_a_task_waits_for_it_and_gets_clear_errors() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "c1",
+            "Bash",
+            json!({"command": "echo started; sleep 1; echo finished", "run_in_background": true, "description": "slow job"}),
+        ),
+        Reply::tool_call(
+            "c2",
+            "TaskOutput",
+            json!({"task_id": "b1", "block": true, "timeout": 60}),
+        ),
+        Reply::tool_call("c3", "TaskStop", json!({"task_id": "b1"})),
+        Reply::tool_call("c4", "TaskOutput", json!({"task_id": "b9"})),
+        Reply::tool_call(
+            "c5",
+            "Bash",
+            json!({"command": "echo x", "run_in_background": true}),
+        ),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    exec(&repo, &mock, "chat", "kimi-code");
+    let requests = mock.model_requests();
+    let last = texts(&requests.last().unwrap().body);
+    let result = |prefix: &str| {
+        last.iter()
+            .find(|t| t.contains(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` in {last:#?}"))
+            .clone()
+    };
+    let started = result("Command started in the background as task b1");
+    assert!(started.contains("b1.output"), "{started}");
+    let output = result("<task_id>b1</task_id>");
+    assert!(
+        output.contains("<retrieval_status>complete</retrieval_status>"),
+        "{output}"
+    );
+    assert!(output.contains("<status>completed</status>"), "{output}");
+    assert!(output.contains("started\nfinished"), "{output}");
+    // Stopping a task that ended, and asking for one that never was, are clear errors.
+    result("ERROR: Task `b1` is not running: it completed (exit code 0).");
+    result("ERROR: No task with id `b9`. Known tasks: b1.");
+    result("ERROR: `description` is required with `run_in_background`.");
+    // TaskOutput saw it end: no notification repeats it.
+    assert!(
+        !last.iter().any(|t| t.contains("<task-notification>")),
+        "{last:#?}"
+    );
+    // The output file is the session's, private, and holds the whole output.
+    let file = repo.home.path().join("tasks");
+    let found: Vec<_> = walk(&file)
+        .into_iter()
+        .filter(|p| p.ends_with("b1.output"))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        std::fs::read_to_string(&found[0]).unwrap(),
+        "started\nfinished\n"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&found[0]).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn claude_code_is_notified_when_a_task_ends_and_stops_one_that_runs() {
+    let repo = TestRepo::new();
+    let wait = json!({"command": "sleep 2"});
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "c1",
+            "Bash",
+            json!({"command": "echo hello-from-bg", "run_in_background": true, "description": "say hello"}),
+        ),
+        Reply::tool_call("c2", "Bash", wait.clone()),
+        Reply::tool_call("c3", "Bash", wait),
+        Reply::tool_call(
+            "c4",
+            "Bash",
+            json!({"command": "sleep 600", "run_in_background": true, "description": "forever"}),
+        ),
+        Reply::tool_call("c5", "TaskStop", json!({"task_id": "b2"})),
+        Reply::tool_call("c6", "TaskStop", json!({"task_id": "b2"})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    exec(&repo, &mock, "messages", "claude-code");
+    let requests = mock.model_requests();
+    let last = texts(&requests.last().unwrap().body);
+    let notification = last
+        .iter()
+        .find(|t| t.contains("<task-notification>"))
+        .unwrap_or_else(|| panic!("no notification in {last:#?}"));
+    for part in [
+        "<task-id>b1</task-id>",
+        "<tool-use-id>c1</tool-use-id>",
+        "<status>completed</status>",
+        "<summary>Background command \"say hello\" completed (exit code 0)</summary>",
+    ] {
+        assert!(notification.contains(part), "{part} not in {notification}");
+    }
+    assert!(
+        last.iter()
+            .any(|t| t.starts_with("Command running in background with ID: b1.")),
+        "{last:#?}"
+    );
+    let stopped = last
+        .iter()
+        .find(|t| t.contains("Successfully stopped task: b2 (sleep 600)"))
+        .unwrap_or_else(|| panic!("b2 was not stopped: {last:#?}"));
+    let stopped: Value = serde_json::from_str(stopped).unwrap();
+    assert_eq!(stopped["task_type"], "local_bash");
+    assert!(
+        last.iter()
+            .any(|t| t.contains("Task `b2` is not running: it was stopped.")),
+        "{last:#?}"
+    );
+    // A stop the model asked for needs no notification; only b1's came.
+    assert_eq!(
+        last.iter()
+            .filter(|t| t.contains("<task-notification>"))
+            .count(),
+        1
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn nothing_a_background_task_started_outlives_the_run() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "c1",
+            "Bash",
+            json!({"command": "sleep 600 & echo $! > bg.pid; wait", "run_in_background": true, "description": "server"}),
+        ),
+        Reply::tool_call(
+            "c2",
+            "Bash",
+            json!({"command": "for i in $(seq 100); do test -s bg.pid && break; sleep 0.1; done; cat bg.pid"}),
+        ),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    exec(&repo, &mock, "chat", "kimi-code");
+    let pid: i32 = std::fs::read_to_string(repo.dir.path().join("bg.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let alive = || {
+        std::process::Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    };
+    for _ in 0..100 {
+        if !alive() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("process {pid}, started by a background task, outlived the run");
+}
