@@ -180,6 +180,8 @@ fn claude_code_on_messages_reads_edits_runs_and_plans() {
             "Grep",
             "Read",
             "Skill",
+            "TaskOutput",
+            "TaskStop",
             "TodoWrite",
             "Write"
         ]

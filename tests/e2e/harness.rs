@@ -323,6 +323,9 @@ fn kimi_code_task_uses_kimi_tools_and_todolist_becomes_todo_list_items() {
             "Glob",
             "Grep",
             "Read",
+            "TaskList",
+            "TaskOutput",
+            "TaskStop",
             "TodoList",
             "Write"
         ]
