@@ -183,6 +183,7 @@ fn claude_code_on_messages_reads_edits_runs_and_plans() {
             "TaskOutput",
             "TaskStop",
             "TodoWrite",
+            "WebFetch",
             "Write"
         ]
     );

@@ -320,6 +320,7 @@ fn kimi_code_task_uses_kimi_tools_and_todolist_becomes_todo_list_items() {
             "AskUserQuestion",
             "Bash",
             "Edit",
+            "FetchURL",
             "Glob",
             "Grep",
             "Read",

@@ -28,6 +28,7 @@ mod render_messages;
 pub mod script;
 mod server;
 pub mod validate;
+mod web;
 
 pub use script::{ErrorSpec, Reply, Script, ScriptEvent, StreamErrorSpec, ToolCallSpec, UsageSpec};
 pub use server::{RecordedRequest, ServerOptions};

@@ -279,6 +279,19 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             let reply = fill_templates(reply, &parsed);
             model_reply(endpoint, reply, seq, &parsed, bytes.len()).await
         }
+        (&Method::GET, _) if path.starts_with("/web/") || path == "/search" => {
+            if shared.log {
+                eprintln!("mock-llm: {method} {path} -> web");
+            }
+            let host = parts
+                .headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok());
+            match crate::web::answer(&path, parts.uri.query(), host).await {
+                Some(page) => page,
+                None => not_found(&method, &path),
+            }
+        }
         (&Method::GET, _) if path.trim_end_matches('/').ends_with("/models") => {
             if shared.log {
                 eprintln!("mock-llm: {method} {path} -> model list");

@@ -612,7 +612,13 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
     for message in reads.take_warnings() {
         events.send(Event::Warning { message });
     }
-    env
+    PromptEnv {
+        web: crate::harness::WebTools {
+            fetch: config.web.enabled,
+            search: config.web.can_search(),
+        },
+        ..env
+    }
 }
 
 /// A store error as the session's: a busy log is [`SessionError::Busy`].

@@ -694,6 +694,7 @@ impl Session {
             plan_mode: self.state.plan_saved.is_some(),
             asks: self.services.asks.clone(),
             tasks: self.services.tasks.clone(),
+            web: self.config.web.clone(),
         }
     }
 

@@ -59,6 +59,9 @@ pub(crate) struct ConfigToml {
     pub(crate) sandbox_workspace_write: Option<SandboxWorkspaceWrite>,
     /// ACP: run shell commands in the client's terminals (`terminal/*`) when it offers them.
     pub acp_client_terminals: Option<bool>,
+    /// The web tools' bounds and search backend (`tools::web`).
+    #[serde(default)]
+    pub(crate) web: crate::tools::web::WebToml,
     /// MCP servers every session connects, as in Codex (see `config::mcp`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, mcp::McpServerToml>,
@@ -147,6 +150,8 @@ pub struct Config {
     /// ACP: run shell commands in the client's terminals (`terminal/*`) when it offers them;
     /// off by default.
     pub acp_client_terminals: bool,
+    /// What the web tools may do (`[web]`).
+    pub web: std::sync::Arc<crate::tools::web::WebConfig>,
     /// The enabled `[mcp_servers]`; front ends merge their own in (`config::mcp::merge`).
     pub mcp_servers: Vec<mcp::McpServerConfig>,
 }
@@ -349,6 +354,9 @@ impl Config {
             parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
+            web: std::sync::Arc::new(
+                crate::tools::web::WebConfig::from_toml(&raw.web).context("[web]")?,
+            ),
             provider,
         })
     }

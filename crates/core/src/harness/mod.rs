@@ -18,6 +18,7 @@ mod session_tools;
 mod swe_agent;
 pub(crate) mod task_tools;
 mod tree;
+pub(crate) mod web_tools;
 mod zcode;
 
 use std::path::PathBuf;
@@ -48,6 +49,15 @@ pub(crate) struct PromptEnv {
     pub plan_mode: bool,
     /// What the front end can do (tools that need it are listed only then).
     pub face: crate::tools::events::FaceAbilities,
+    /// The web tools to offer: fetching (`[web] enabled`) and searching (a backend is set).
+    pub web: WebTools,
+}
+
+/// Which web tools a session offers.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct WebTools {
+    pub fetch: bool,
+    pub search: bool,
 }
 
 impl PromptEnv {
@@ -72,6 +82,7 @@ impl PromptEnv {
             skills,
             plan_mode: false,
             face: Default::default(),
+            web: WebTools::default(),
         }
     }
 }

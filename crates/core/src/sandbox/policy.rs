@@ -34,6 +34,13 @@ pub enum Intent {
         /// The command line, as the user sees it and the danger rules read it.
         command: String,
     },
+    /// Reading a page or searching the web: a read, but one that reaches the network.
+    Fetch {
+        /// The URL, or the search query.
+        target: String,
+        /// The host it goes to ("always allow" is remembered per host).
+        host: String,
+    },
 }
 
 impl Intent {
@@ -239,6 +246,7 @@ impl Policy {
                 return self.decide_write();
             }
             Intent::Exec { command } | Intent::Shell { command } => command,
+            Intent::Fetch { host, .. } => return self.decide_fetch(host, intent),
         };
         let analysis = super::command::analyze(command);
         // Dangerous commands ask (or are refused) whatever was remembered and whatever the
@@ -280,6 +288,30 @@ impl Policy {
             // workspace-write + never without confinement: runs with the user's rights, as
             // said in the session's warning.
             (SandboxMode::WorkspaceWrite, ApprovalPolicy::Never) => Verdict::Allow,
+        }
+    }
+
+    /// A fetch or search runs in the modes that let commands reach the network or edit the
+    /// workspace (it only reads); read-only sessions and the untrusted policy ask.
+    fn decide_fetch(&self, host: &str, intent: &Intent) -> Verdict {
+        if self.is_remembered(intent) {
+            return Verdict::Allow;
+        }
+        let ask = |reason: String| match self.approval {
+            ApprovalPolicy::Never => Verdict::Deny {
+                reason: format!("{reason} (approval policy `never` cannot ask)"),
+            },
+            _ => Verdict::Ask {
+                reason,
+                dangerous: false,
+            },
+        };
+        match (self.sandbox, self.approval) {
+            (_, ApprovalPolicy::Untrusted) => ask(format!("reach {host} on the web?")),
+            (SandboxMode::ReadOnly, _) => ask(format!(
+                "the session is read-only; reach {host} on the web?"
+            )),
+            _ => Verdict::Allow,
         }
     }
 
@@ -390,6 +422,7 @@ pub fn remember_key(intent: &Intent) -> Option<String> {
         Intent::Exec { command } | Intent::Shell { command } => {
             Some(command_key(command, &super::command::analyze(command)))
         }
+        Intent::Fetch { host, .. } => Some(format!("fetch:{host}")),
     }
 }
 

@@ -543,3 +543,29 @@ fn a_read_only_subagent_keeps_its_parents_answers_and_its_own_stay_its_own() {
         "ask"
     );
 }
+
+/// Fetches and searches only read, so `auto` runs them; read-only sessions and the untrusted
+/// policy ask (`never` refuses), and "always allow" is kept per host.
+#[test]
+fn fetches_run_in_auto_and_ask_where_the_session_is_locked_down() {
+    let fetch = |host: &str| Intent::Fetch {
+        target: format!("https://{host}/page"),
+        host: host.into(),
+    };
+    let cases = [
+        (WorkspaceWrite, OnRequest, "allow"),
+        (WorkspaceWrite, Never, "allow"),
+        (DangerFullAccess, OnRequest, "allow"),
+        (WorkspaceWrite, Untrusted, "ask"),
+        (ReadOnly, OnRequest, "ask"),
+        (ReadOnly, Never, "deny"),
+    ];
+    for (mode, approval, want) in cases {
+        let p = policy(mode, approval, LANDLOCK);
+        assert_eq!(short(p.decide(&fetch("docs.rs"))), want, "{mode:?} {approval:?}");
+    }
+    let p = policy(ReadOnly, OnRequest, LANDLOCK);
+    p.remember(&fetch("docs.rs"));
+    assert_eq!(short(p.decide(&fetch("docs.rs"))), "allow");
+    assert_eq!(short(p.decide(&fetch("example.com"))), "ask");
+}

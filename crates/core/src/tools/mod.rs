@@ -16,6 +16,7 @@ pub(crate) mod question;
 pub(crate) mod search_tools;
 pub(crate) mod table;
 pub mod truncate;
+pub mod web;
 
 use interpreter_protocol::{
     ApprovalDecision, ApprovalRequest, Event, FileChange, Plan, ToolKind, ToolStatus,
@@ -151,6 +152,8 @@ pub(crate) struct ToolContext {
     pub(crate) asks: Arc<asks::Asks>,
     /// The session's background tasks.
     pub(crate) tasks: Arc<background::BackgroundTasks>,
+    /// What fetches and searches may reach.
+    pub(crate) web: Arc<web::WebConfig>,
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.

@@ -19,6 +19,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use super::task_tools;
+use super::web_tools;
 use super::{Harness, PromptEnv};
 use crate::config::WireApi;
 use crate::model::{HistoryItem, ToolSpec};
@@ -258,13 +259,19 @@ fn full_table(env: &PromptEnv) -> ToolTable {
             |_, _| describe(ToolKind::Think, "Update todos".into()),
             |a, _| Box::pin(async move { super::session_tools::todo_write(&a) }),
         ),
-        tool(
-            WORDING,
-            specs::write(specs::WRITE_FULL),
-            describe_write,
-            |a, c| Box::pin(run::write(c, a, Flavor::Full)),
-        ),
     ]);
+    if env.web.fetch {
+        tools.push(web_tools::web_fetch(WORDING));
+    }
+    if env.web.search {
+        tools.push(web_tools::web_search(web_tools::Flavor::Claude, WORDING));
+    }
+    tools.extend([tool(
+        WORDING,
+        specs::write(specs::WRITE_FULL),
+        describe_write,
+        |a, c| Box::pin(run::write(c, a, Flavor::Full)),
+    )]);
     ToolTable::new(tools)
 }
 

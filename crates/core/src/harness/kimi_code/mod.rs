@@ -62,7 +62,7 @@ impl Harness for KimiCode {
         Some(prompt::reminder(env, today))
     }
 
-    fn tools(&self, _env: &PromptEnv) -> ToolTable {
-        tools::table()
+    fn tools(&self, env: &PromptEnv) -> ToolTable {
+        tools::table(env)
     }
 }

@@ -30,7 +30,7 @@ fn tool(
 }
 
 /// Kimi Code's tools, sorted by name as it sends them.
-pub(super) fn table() -> ToolTable {
+pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
     let [
         agent,
         bash,
@@ -41,7 +41,7 @@ pub(super) fn table() -> ToolTable {
         todo,
         write_spec,
     ] = specs();
-    ToolTable::new(vec![
+    let mut tools = vec![
         FnTool::subagent(
             WORDING,
             agent,
@@ -112,9 +112,6 @@ pub(super) fn table() -> ToolTable {
             },
             |a, c| Box::pin(read(c, a)),
         ),
-        task_tools::task_list(WORDING),
-        task_tools::task_output(task_tools::Flavor::Kimi, WORDING),
-        task_tools::task_stop(task_tools::Flavor::Kimi, WORDING),
         Arc::new(TodoList {
             spec: todo,
             todos: Mutex::new(Vec::new()),
@@ -130,7 +127,28 @@ pub(super) fn table() -> ToolTable {
             },
             |a, c| Box::pin(write(c, a)),
         ),
-    ])
+    ];
+    tools.extend(capability_tools(env));
+    tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
+    ToolTable::new(tools)
+}
+
+/// The tools on the core's shared capabilities: background tasks, and the web where the
+/// session allows it.
+fn capability_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {
+    use crate::harness::web_tools;
+    let mut tools = vec![
+        task_tools::task_list(WORDING),
+        task_tools::task_output(task_tools::Flavor::Kimi, WORDING),
+        task_tools::task_stop(task_tools::Flavor::Kimi, WORDING),
+    ];
+    if env.web.fetch {
+        tools.push(web_tools::fetch_url(WORDING));
+    }
+    if env.web.search {
+        tools.push(web_tools::web_search(web_tools::Flavor::Kimi, WORDING));
+    }
+    tools
 }
 
 fn specs() -> [ToolSpec; 8] {

@@ -15,6 +15,7 @@ fn env() -> PromptEnv {
         skills: vec![],
         plan_mode: false,
         face: Default::default(),
+        web: Default::default(),
     }
 }
 

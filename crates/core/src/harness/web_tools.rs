@@ -1,0 +1,245 @@
+//! The web tools under their originals' names: Kimi Code's `FetchURL` and `WebSearch`, Claude
+//! Code's `WebFetch` and `WebSearch`. The fetching and searching is `tools::web`'s.
+
+use interpreter_protocol::ToolKind;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use crate::sandbox::Intent;
+use crate::tools::table::{
+    FnTool, Tool, ToolError, ToolResult, Wording, spec, str_arg, str_or_empty,
+};
+use crate::tools::truncate::truncate_head;
+use crate::tools::web::{self, FetchError, Page};
+use crate::tools::{CallDescription, ToolContext, ToolOutcome};
+
+/// What a page shows the model at most (Kimi Code's cap).
+const MAX_PAGE_CHARS: usize = 50_000;
+/// Search results a call returns by default and at most.
+const DEFAULT_RESULTS: usize = 8;
+const MAX_RESULTS: usize = 20;
+
+/// Whose texts a tool uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    Kimi,
+    Claude,
+}
+
+fn describe_fetch(a: &Value, _: &crate::workspace::Workspace) -> CallDescription {
+    CallDescription::new(
+        ToolKind::Fetch,
+        format!("Fetch {}", str_or_empty(a, "url")),
+        vec![],
+    )
+}
+
+fn describe_search(a: &Value, _: &crate::workspace::Workspace) -> CallDescription {
+    CallDescription::new(
+        ToolKind::Fetch,
+        format!("Search the web: {}", str_or_empty(a, "query")),
+        vec![],
+    )
+}
+
+/// Kimi Code's `FetchURL`.
+pub(crate) fn fetch_url(wording: Wording) -> Arc<dyn Tool> {
+    FnTool::plain(
+        wording,
+        spec(
+            "FetchURL",
+            "Fetch a web page (http or https) and get its main text as Markdown. Use it to read documentation, issues or articles the user points to or a search found. Very large pages are cut.",
+            json!({"type": "object", "properties": {
+                "url": {"type": "string", "description": "The URL to fetch"}
+            }, "required": ["url"], "additionalProperties": false}),
+        ),
+        describe_fetch,
+        |a, c| Box::pin(run_fetch(c, a, Flavor::Kimi)),
+    )
+}
+
+/// Claude Code's `WebFetch`.
+pub(crate) fn web_fetch(wording: Wording) -> Arc<dyn Tool> {
+    FnTool::plain(
+        wording,
+        spec(
+            "WebFetch",
+            "Fetch a web page (http or https) and read it as Markdown to answer `prompt`. HTTP URLs stay HTTP; very large pages are cut. Read-only: it never changes anything.",
+            json!({"type": "object", "properties": {
+                "url": {"type": "string", "format": "uri", "description": "The URL to fetch content from"},
+                "prompt": {"type": "string", "description": "What to find out from the page"}
+            }, "required": ["url", "prompt"], "additionalProperties": false}),
+        ),
+        describe_fetch,
+        |a, c| Box::pin(run_fetch(c, a, Flavor::Claude)),
+    )
+}
+
+/// `WebSearch` (both harnesses name it so; Claude Code's takes domain filters).
+pub(crate) fn web_search(flavor: Flavor, wording: Wording) -> Arc<dyn Tool> {
+    let parameters = match flavor {
+        Flavor::Kimi => json!({"type": "object", "properties": {
+            "query": {"type": "string", "minLength": 1, "description": "What to search for"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": DEFAULT_RESULTS, "description": "How many results"}
+        }, "required": ["query"], "additionalProperties": false}),
+        Flavor::Claude => json!({"type": "object", "properties": {
+            "query": {"type": "string", "minLength": 2, "description": "The search query to use"},
+            "allowed_domains": {"type": "array", "items": {"type": "string"}, "description": "Only include results from these domains"},
+            "blocked_domains": {"type": "array", "items": {"type": "string"}, "description": "Never include results from these domains"}
+        }, "required": ["query"], "additionalProperties": false}),
+    };
+    let run: crate::tools::table::RunFn = match flavor {
+        Flavor::Kimi => |a, c| Box::pin(run_search(c, a, Flavor::Kimi)),
+        Flavor::Claude => |a, c| Box::pin(run_search(c, a, Flavor::Claude)),
+    };
+    FnTool::plain(
+        wording,
+        spec(
+            "WebSearch",
+            "Search the web and get titles, URLs and snippets. Use it for facts newer than your training or outside the repository; fetch a result to read it. Cite the URLs you use.",
+            parameters,
+        ),
+        describe_search,
+        run,
+    )
+}
+
+async fn run_fetch(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResult {
+    let Some(url) = str_arg(&args, "url").filter(|u| !u.trim().is_empty()) else {
+        return Err(ToolError::message("`url` is required."));
+    };
+    let host = reqwest::Url::parse(url.trim())
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
+    let tool = match flavor {
+        Flavor::Kimi => "FetchURL",
+        Flavor::Claude => "WebFetch",
+    };
+    ctx.authorize(
+        Intent::Fetch {
+            target: url.to_string(),
+            host,
+        },
+        tool,
+        ToolKind::Fetch,
+        &format!("Fetch {url}"),
+        vec![],
+    )
+    .await?;
+    let fetched = tokio::select! {
+        f = web::fetch(&ctx.web, url) => f,
+        _ = ctx.cancel.cancelled() => return Err(ToolError::message("The fetch was cancelled.")),
+    };
+    let page = fetched.map_err(|e| fetch_error(tool, e))?;
+    Ok(ToolOutcome::ok(page_text(&page, flavor, &args)))
+}
+
+fn fetch_error(tool: &str, e: FetchError) -> ToolError {
+    match e {
+        FetchError::Status { status, url } => {
+            ToolError::message(format!("{tool} failed with HTTP {status} for {url}."))
+        }
+        other => ToolError::message(format!("{tool} failed: {other}.")),
+    }
+}
+
+fn page_text(page: &Page, flavor: Flavor, args: &Value) -> String {
+    let cite = match &page.title {
+        Some(t) => format!("[{t}]({})", page.url),
+        None => page.url.clone(),
+    };
+    let mut text = match flavor {
+        Flavor::Kimi => format!(
+            "Fetched {cite} ({}). Cite it as a Markdown link when you use it.\n\n",
+            page.content_type
+        ),
+        Flavor::Claude => format!(
+            "Fetched {cite} ({}). Answer from it: {}\n\n",
+            page.content_type,
+            str_or_empty(args, "prompt")
+        ),
+    };
+    text.push_str(&truncate_head(&page.text, MAX_PAGE_CHARS, usize::MAX));
+    if page.cut {
+        text.push_str(
+            "\n\n[The page is longer than the fetch reads ([web] max_bytes); this is its start.]",
+        );
+    }
+    text
+}
+
+async fn run_search(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResult {
+    let Some(query) = str_arg(&args, "query")
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+    else {
+        return Err(ToolError::message("`query` is required."));
+    };
+    let host = ctx
+        .web
+        .search_url
+        .as_ref()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
+    ctx.authorize(
+        Intent::Fetch {
+            target: query.to_string(),
+            host,
+        },
+        "WebSearch",
+        ToolKind::Fetch,
+        &format!("Search the web: {query}"),
+        vec![],
+    )
+    .await?;
+    let limit = args
+        .get("limit")
+        .and_then(Value::as_u64)
+        .map_or(DEFAULT_RESULTS, |n| n.clamp(1, MAX_RESULTS as u64) as usize);
+    let list = |k: &str| -> Vec<String> {
+        args.get(k)
+            .and_then(Value::as_array)
+            .map(|v| {
+                v.iter()
+                    .filter_map(|d| d.as_str())
+                    .map(|d| d.to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (allowed, blocked) = (list("allowed_domains"), list("blocked_domains"));
+    let found = tokio::select! {
+        f = web::search(&ctx.web, query, MAX_RESULTS) => f,
+        _ = ctx.cancel.cancelled() => return Err(ToolError::message("The search was cancelled.")),
+    };
+    let hits: Vec<_> = found
+        .map_err(|e| ToolError::message(format!("WebSearch failed: {e}.")))?
+        .into_iter()
+        .filter(|h| {
+            let host = reqwest::Url::parse(&h.url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+                .unwrap_or_default();
+            let under = |d: &String| host == *d || host.ends_with(&format!(".{d}"));
+            (allowed.is_empty() || allowed.iter().any(under)) && !blocked.iter().any(under)
+        })
+        .take(limit)
+        .collect();
+    if hits.is_empty() {
+        return Ok(ToolOutcome::ok(format!("No results for \"{query}\".")));
+    }
+    let mut text = format!("Web search results for \"{query}\":\n");
+    for (i, h) in hits.iter().enumerate() {
+        let _ = write!(text, "\n{}. [{}]({})", i + 1, h.title.trim(), h.url);
+        let snippet = h.content.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !snippet.is_empty() {
+            let _ = write!(text, "\n   {snippet}");
+        }
+    }
+    if flavor == Flavor::Claude {
+        text.push_str("\n\nCite the sources you use as Markdown links.");
+    }
+    Ok(ToolOutcome::ok(text))
+}

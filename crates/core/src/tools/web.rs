@@ -1,0 +1,521 @@
+//! The web for the model: fetching a page (`FetchURL`, `WebFetch`, `webfetch`) and searching
+//! (`WebSearch`, `SearchWeb`, `websearch`) through a configured backend.
+//!
+//! A fetch takes http and https only, follows at most [`MAX_REDIRECTS`] redirects (each hop
+//! checked again), and is bounded in time and bytes. Every address a host resolves to is
+//! checked before the connection, and the connection goes to the addresses that were checked
+//! (no second lookup a rebinding DNS could answer differently): loopback, private,
+//! link-local, shared, unique-local and unspecified addresses are refused unless
+//! `[web] allow_private` is set. `[web] allowed_domains` and `denied_domains` hold for every
+//! hop. HTML becomes Markdown (`htmd`); other text is kept as is; anything else is refused.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use futures::StreamExt as _;
+use serde::Deserialize;
+
+/// Redirects a fetch follows at most.
+pub(crate) const MAX_REDIRECTS: usize = 5;
+
+/// The `[web]` section of config.toml.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WebToml {
+    /// Fetch and search tools are offered (default true).
+    pub(crate) enabled: Option<bool>,
+    /// Let fetches reach loopback, private and link-local addresses (default false).
+    pub(crate) allow_private: Option<bool>,
+    /// When not empty, only these domains (and their subdomains) may be fetched.
+    #[serde(default)]
+    pub(crate) allowed_domains: Vec<String>,
+    /// These domains (and their subdomains) are never fetched.
+    #[serde(default)]
+    pub(crate) denied_domains: Vec<String>,
+    /// Seconds a fetch may take, body included (default 30).
+    pub(crate) timeout_secs: Option<u64>,
+    /// Bytes of a body read at most (default 5 MiB); the rest is not read.
+    pub(crate) max_bytes: Option<u64>,
+    /// A search endpoint that answers `GET <url>?q=<query>&format=json` with SearXNG's JSON
+    /// (`{"results": [{"title", "url", "content"}]}`).
+    pub(crate) search_url: Option<String>,
+}
+
+/// What the web tools may do.
+#[derive(Debug, Clone)]
+pub struct WebConfig {
+    /// The tools are offered.
+    pub enabled: bool,
+    pub(crate) allow_private: bool,
+    pub(crate) allowed_domains: Vec<String>,
+    pub(crate) denied_domains: Vec<String>,
+    pub(crate) timeout: Duration,
+    pub(crate) max_bytes: u64,
+    /// The search backend, if any: without one no search tool is offered.
+    pub(crate) search_url: Option<reqwest::Url>,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            enabled: true,
+            allow_private: false,
+            allowed_domains: Vec::new(),
+            denied_domains: Vec::new(),
+            timeout: Duration::from_secs(30),
+            max_bytes: 5 * 1024 * 1024,
+            search_url: None,
+        }
+    }
+}
+
+impl WebConfig {
+    pub(crate) fn from_toml(t: &WebToml) -> anyhow::Result<WebConfig> {
+        let d = WebConfig::default();
+        let domains = |v: &[String]| -> Vec<String> {
+            v.iter()
+                .map(|s| {
+                    s.trim()
+                        .trim_start_matches("*.")
+                        .trim_end_matches('.')
+                        .to_ascii_lowercase()
+                })
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        let search_url = t
+            .search_url
+            .as_deref()
+            .map(|u| {
+                reqwest::Url::parse(u).map_err(|e| anyhow::anyhow!("[web] search_url `{u}`: {e}"))
+            })
+            .transpose()?;
+        Ok(WebConfig {
+            enabled: t.enabled.unwrap_or(d.enabled),
+            allow_private: t.allow_private.unwrap_or(d.allow_private),
+            allowed_domains: domains(&t.allowed_domains),
+            denied_domains: domains(&t.denied_domains),
+            timeout: t
+                .timeout_secs
+                .map_or(d.timeout, |s| Duration::from_secs(s.max(1))),
+            max_bytes: t.max_bytes.unwrap_or(d.max_bytes).max(1024),
+            search_url,
+        })
+    }
+
+    /// Whether a search tool can be offered.
+    pub(crate) fn can_search(&self) -> bool {
+        self.enabled && self.search_url.is_some()
+    }
+
+    /// Why `host` may not be fetched, if it may not.
+    fn domain_refusal(&self, host: &str) -> Option<String> {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let under = |d: &String| host == *d || host.ends_with(&format!(".{d}"));
+        if let Some(d) = self.denied_domains.iter().find(|d| under(d)) {
+            return Some(format!("{host} is denied by [web] denied_domains ({d})"));
+        }
+        if !self.allowed_domains.is_empty() && !self.allowed_domains.iter().any(under) {
+            return Some(format!(
+                "{host} is not in [web] allowed_domains ({})",
+                self.allowed_domains.join(", ")
+            ));
+        }
+        None
+    }
+}
+
+/// A fetched page.
+#[derive(Debug, Clone)]
+pub(crate) struct Page {
+    /// Where it was fetched from, after redirects.
+    pub(crate) url: String,
+    pub(crate) content_type: String,
+    /// Its `<title>`, for HTML.
+    pub(crate) title: Option<String>,
+    /// Markdown for HTML, else the text as it came.
+    pub(crate) text: String,
+    /// The body was longer than `max_bytes`: only the start was read.
+    pub(crate) cut: bool,
+}
+
+/// Why a fetch failed, in words for the model.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FetchError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("HTTP {status}")]
+    Status { status: u16, url: String },
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Fetches `url` as `cfg` allows.
+pub(crate) async fn fetch(cfg: &WebConfig, url: &str) -> Result<Page, FetchError> {
+    let mut url = check_url(url)?;
+    let deadline = tokio::time::Instant::now() + cfg.timeout;
+    for _ in 0..=MAX_REDIRECTS {
+        let addrs = resolve_checked(cfg, &url).await?;
+        let host = url.host_str().unwrap_or_default().to_string();
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .resolve_to_addrs(&host, &addrs)
+            .user_agent(concat!("interpreter/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| FetchError::Failed(format!("could not make an HTTP client: {e}")))?;
+        let sent = client
+            .get(url.clone())
+            .header(
+                reqwest::header::ACCEPT,
+                "text/html, text/*;q=0.9, application/json;q=0.8, */*;q=0.1",
+            )
+            .send();
+        let resp = match tokio::time::timeout_at(deadline, sent).await {
+            Err(_) => return Err(timed_out(cfg)),
+            Ok(Err(e)) => {
+                return Err(FetchError::Failed(format!(
+                    "could not fetch {url}: {}",
+                    plain(&e)
+                )));
+            }
+            Ok(Ok(r)) => r,
+        };
+        if resp.status().is_redirection() {
+            let Some(next) = resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+            else {
+                return Err(FetchError::Failed(format!(
+                    "{url} answered {} without a Location",
+                    resp.status()
+                )));
+            };
+            let next = url
+                .join(next)
+                .map_err(|e| FetchError::Failed(format!("bad redirect from {url}: {e}")))?;
+            url = check_url(next.as_str())?;
+            continue;
+        }
+        return read_page(cfg, url, resp, deadline).await;
+    }
+    Err(FetchError::Failed(format!(
+        "more than {MAX_REDIRECTS} redirects, last to {url}"
+    )))
+}
+
+fn timed_out(cfg: &WebConfig) -> FetchError {
+    FetchError::Failed(format!(
+        "the fetch did not finish within {} s ([web] timeout_secs)",
+        cfg.timeout.as_secs()
+    ))
+}
+
+/// A reqwest error with its causes, without the URL it repeats.
+fn plain(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    if let Some(u) = e.url() {
+        text = text.replace(&format!(" for url ({u})"), "");
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    text
+}
+
+/// The URL if it is one we fetch: http or https, a host, no credentials.
+fn check_url(raw: &str) -> Result<reqwest::Url, FetchError> {
+    let url = reqwest::Url::parse(raw.trim())
+        .map_err(|e| FetchError::Refused(format!("`{raw}` is not a valid URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(FetchError::Refused(format!(
+            "only http and https URLs can be fetched, not `{}:`",
+            url.scheme()
+        )));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(FetchError::Refused(format!("`{raw}` has no host")));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(FetchError::Refused(
+            "URLs with credentials in them are not fetched".into(),
+        ));
+    }
+    Ok(url)
+}
+
+/// The addresses `url`'s host resolves to, each one allowed; an error naming the first that
+/// is not.
+async fn resolve_checked(
+    cfg: &WebConfig,
+    url: &reqwest::Url,
+) -> Result<Vec<SocketAddr>, FetchError> {
+    let host = url.host_str().unwrap_or_default();
+    if let Some(why) = cfg.domain_refusal(host) {
+        return Err(FetchError::Refused(why));
+    }
+    let port = url.port_or_known_default().unwrap_or(80);
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let addrs: Vec<SocketAddr> = match bare.parse::<IpAddr>() {
+        Ok(ip) => vec![SocketAddr::new(ip, port)],
+        Err(_) => tokio::net::lookup_host((bare, port))
+            .await
+            .map_err(|e| FetchError::Failed(format!("could not resolve {host}: {e}")))?
+            .collect(),
+    };
+    if addrs.is_empty() {
+        return Err(FetchError::Failed(format!("{host} has no address")));
+    }
+    if !cfg.allow_private
+        && let Some(a) = addrs.iter().find(|a| !is_public(a.ip()))
+    {
+        return Err(FetchError::Refused(format!(
+            "{host} is at {}, a private, loopback or link-local address; set [web] allow_private = true to fetch such addresses",
+            a.ip()
+        )));
+    }
+    Ok(addrs)
+}
+
+/// An address on the public internet.
+pub(crate) fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || o[0] == 0
+                // Shared address space (carrier-grade NAT), 100.64.0.0/10.
+                || (o[0] == 100 && (o[1] & 0xc0) == 64)
+                // Benchmarking, 198.18.0.0/15, and reserved, 240.0.0.0/4.
+                || (o[0] == 198 && (o[1] & 0xfe) == 18)
+                || o[0] >= 240)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let s = v6.segments();
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                // Unique local fc00::/7 and link-local fe80::/10.
+                || (s[0] & 0xfe00) == 0xfc00
+                || (s[0] & 0xffc0) == 0xfe80
+                // NAT64 and 6to4 can reach anything in IPv4: judged as IPv4 would be.
+                || (s[0] == 0x64 && s[1] == 0xff9b)
+                || s[0] == 0x2002
+                // Documentation 2001:db8::/32.
+                || (s[0] == 0x2001 && s[1] == 0x0db8))
+        }
+    }
+}
+
+async fn read_page(
+    cfg: &WebConfig,
+    url: reqwest::Url,
+    resp: reqwest::Response,
+    deadline: tokio::time::Instant,
+) -> Result<Page, FetchError> {
+    let status = resp.status().as_u16();
+    if !resp.status().is_success() {
+        return Err(FetchError::Status {
+            status,
+            url: url.to_string(),
+        });
+    }
+    let content_type = resp
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mime = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let texty = mime.is_empty()
+        || mime.starts_with("text/")
+        || mime.ends_with("+xml")
+        || mime.ends_with("+json")
+        || matches!(
+            mime.as_str(),
+            "application/json"
+                | "application/xml"
+                | "application/javascript"
+                | "application/x-javascript"
+        );
+    if !texty {
+        return Err(FetchError::Refused(format!(
+            "{url} is `{mime}`, not a page or text"
+        )));
+    }
+    let mut body = Vec::new();
+    let mut cut = false;
+    let mut stream = resp.bytes_stream();
+    loop {
+        let next = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Err(_) => return Err(timed_out(cfg)),
+            Ok(n) => n,
+        };
+        let Some(chunk) = next else { break };
+        let chunk =
+            chunk.map_err(|e| FetchError::Failed(format!("reading {url}: {}", plain(&e))))?;
+        let room = (cfg.max_bytes as usize).saturating_sub(body.len());
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            cut = true;
+            break;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let raw = String::from_utf8_lossy(&body).into_owned();
+    let html = mime == "text/html"
+        || mime == "application/xhtml+xml"
+        || (mime.is_empty() && looks_like_html(&raw));
+    let (title, text) = match html {
+        true => (html_title(&raw), html_to_markdown(&raw)),
+        false => (None, raw),
+    };
+    Ok(Page {
+        url: url.to_string(),
+        content_type: mime,
+        title,
+        text,
+        cut,
+    })
+}
+
+fn looks_like_html(s: &str) -> bool {
+    let start = s
+        .trim_start()
+        .get(..256)
+        .unwrap_or(s.trim_start())
+        .to_ascii_lowercase();
+    start.starts_with("<!doctype html") || start.starts_with("<html")
+}
+
+/// The text of the first `<title>`.
+fn html_title(html: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    let start = lower.find("<title")?;
+    let open_end = start + lower[start..].find('>')? + 1;
+    let end = open_end + lower[open_end..].find("</title")?;
+    let title = html
+        .get(open_end..end)?
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!title.is_empty()).then(|| htmd::convert(&title).unwrap_or(title))
+}
+
+/// HTML as Markdown, without scripts, styles and other parts that are not text.
+pub(crate) fn html_to_markdown(html: &str) -> String {
+    let converter = htmd::HtmlToMarkdown::builder()
+        .skip_tags(vec![
+            "script", "style", "noscript", "template", "svg", "canvas", "iframe", "head", "nav",
+            "form", "button",
+        ])
+        .build();
+    let md = converter.convert(html).unwrap_or_else(|_| html.to_string());
+    // Pages leave long runs of blank lines where their chrome was.
+    let mut out = String::with_capacity(md.len());
+    let mut blanks = 0;
+    for line in md.lines() {
+        if line.trim().is_empty() {
+            blanks += 1;
+            if blanks > 1 {
+                continue;
+            }
+        } else {
+            blanks = 0;
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.trim().to_string()
+}
+
+/// One search result.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct SearchHit {
+    #[serde(default)]
+    pub(crate) title: String,
+    pub(crate) url: String,
+    #[serde(default)]
+    pub(crate) content: String,
+}
+
+#[derive(Deserialize)]
+struct SearchReply {
+    #[serde(default)]
+    results: Vec<SearchHit>,
+}
+
+/// Searches the configured endpoint for `query`: at most `limit` results, those of the
+/// allowed domains. The endpoint is the user's own choice, so its address is not checked.
+pub(crate) async fn search(
+    cfg: &WebConfig,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<SearchHit>, FetchError> {
+    let Some(base) = &cfg.search_url else {
+        return Err(FetchError::Refused(
+            "no search backend is configured ([web] search_url)".into(),
+        ));
+    };
+    let mut url = base.clone();
+    url.query_pairs_mut()
+        .append_pair("q", query)
+        .append_pair("format", "json");
+    let client = reqwest::Client::builder()
+        .timeout(cfg.timeout)
+        .user_agent(concat!("interpreter/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| FetchError::Failed(format!("could not make an HTTP client: {e}")))?;
+    let resp = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| FetchError::Failed(format!("the search failed: {}", plain(&e))))?;
+    if !resp.status().is_success() {
+        return Err(FetchError::Failed(format!(
+            "the search backend answered HTTP {}",
+            resp.status().as_u16()
+        )));
+    }
+    let bytes = resp
+        .bytes()
+        .await
+        .map_err(|e| FetchError::Failed(format!("reading the search results: {}", plain(&e))))?;
+    let reply: SearchReply = serde_json::from_slice(&bytes).map_err(|e| {
+        FetchError::Failed(format!(
+            "the search backend's answer is not SearXNG JSON: {e}"
+        ))
+    })?;
+    Ok(reply
+        .results
+        .into_iter()
+        .filter(|h| {
+            reqwest::Url::parse(&h.url)
+                .ok()
+                .and_then(|u| u.host_str().map(|h| cfg.domain_refusal(h).is_none()))
+                .unwrap_or(false)
+        })
+        .take(limit)
+        .collect())
+}
+
+#[cfg(test)]
+#[path = "web_tests.rs"]
+mod tests;

@@ -1,0 +1,97 @@
+//! The web the mock serves, so fetch and search tools have something to reach without the
+//! network: `GET /web/<name>` is an HTML page about `<name>` (`/web/slow/<ms>/<name>` after
+//! a delay), and `GET /search?q=…` answers
+//! in SearXNG's JSON with two results on `/web/`.
+
+use axum::body::Body;
+use axum::http::{Response, StatusCode, header};
+use serde_json::json;
+
+/// The answer to a `GET` the mock serves as the web, if `path` is one.
+pub(crate) async fn answer(
+    path: &str,
+    query: Option<&str>,
+    host: Option<&str>,
+) -> Option<Response<Body>> {
+    // `/web/slow/<ms>/<name>`: the page after a delay (a slow site, for timing parallel calls).
+    if let Some(rest) = path.strip_prefix("/web/slow/")
+        && let Some((ms, name)) = rest.split_once('/')
+        && let Ok(ms) = ms.parse::<u64>()
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(ms.min(60_000))).await;
+        return Box::pin(answer(&format!("/web/{name}"), query, host)).await;
+    }
+    if let Some(name) = path.strip_prefix("/web/") {
+        let name = html_escape(name);
+        let html = format!(
+            "<!doctype html><html><head><title>Mock page: {name}</title>\
+             <style>body {{ color: red }}</style><script>track();</script></head>\
+             <body><nav>Home | About</nav><h1>{name}</h1>\
+             <p>This page is about <strong>{name}</strong>. The answer is 42.</p>\
+             <ul><li>first point</li><li>second point</li></ul></body></html>"
+        );
+        return Some(reply("text/html; charset=utf-8", html));
+    }
+    if path == "/search" {
+        let q = query
+            .unwrap_or("")
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("q="))
+            .map(|q| percent_decode(&q.replace('+', " ")))
+            .unwrap_or_default();
+        let base = format!("http://{}", host.unwrap_or("127.0.0.1"));
+        let slug: String = q
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        let body = json!({
+            "query": q,
+            "results": [
+                {"title": format!("{q}: the guide"), "url": format!("{base}/web/{slug}-guide"), "content": format!("Everything about {q}.")},
+                {"title": format!("{q} on the forum"), "url": format!("{base}/web/{slug}-forum"), "content": "People discuss it."}
+            ]
+        });
+        return Some(reply("application/json", body.to_string()));
+    }
+    None
+}
+
+fn reply(content_type: &str, body: String) -> Response<Body> {
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(Body::from(body))
+        .expect("valid response")
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(b) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
