@@ -11,6 +11,7 @@ use crate::secrets::ConfiguredKeys;
 
 mod edit;
 pub mod mcp;
+pub mod web;
 pub use edit::{remove_api_key, set_api_key, set_harness, toml_literal};
 
 /// Environment variables that override config keys (after the file and profile, before `-c`).
@@ -61,7 +62,7 @@ pub(crate) struct ConfigToml {
     pub acp_client_terminals: Option<bool>,
     /// The web tools' bounds and search backend (`tools::web`).
     #[serde(default)]
-    pub(crate) web: crate::tools::web::WebToml,
+    pub(crate) web: web::WebToml,
     /// MCP servers every session connects, as in Codex (see `config::mcp`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, mcp::McpServerToml>,
@@ -151,7 +152,7 @@ pub struct Config {
     /// off by default.
     pub acp_client_terminals: bool,
     /// What the web tools may do (`[web]`).
-    pub web: std::sync::Arc<crate::tools::web::WebConfig>,
+    pub web: std::sync::Arc<web::WebConfig>,
     /// The enabled `[mcp_servers]`; front ends merge their own in (`config::mcp::merge`).
     pub mcp_servers: Vec<mcp::McpServerConfig>,
 }
@@ -355,7 +356,7 @@ impl Config {
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
             web: std::sync::Arc::new(
-                crate::tools::web::WebConfig::from_toml(&raw.web).context("[web]")?,
+                web::WebConfig::from_toml(&raw.web).context("[web]")?,
             ),
             provider,
         })

@@ -1,5 +1,8 @@
 use super::*;
 use std::net::{Ipv4Addr, Ipv6Addr};
+use std::time::Duration;
+
+use crate::config::web::WebToml;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
