@@ -215,6 +215,7 @@ fn nothing_a_background_task_started_outlives_the_run() {
     let alive = || {
         std::process::Command::new("kill")
             .args(["-0", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
             .status()
             .unwrap()
             .success()
@@ -226,4 +227,54 @@ fn nothing_a_background_task_started_outlives_the_run() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     panic!("process {pid}, started by a background task, outlived the run");
+}
+
+#[test]
+fn kimi_code_agent_swarm_runs_one_subagent_per_item_and_answers_in_item_order() {
+    let repo = TestRepo::new();
+    let answer = || Reply::text("answer: {{last_user}}");
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "s1",
+            "AgentSwarm",
+            json!({"description": "check modules", "subagent_type": "explore", "prompt_template": "Check {{item}} please", "items": ["alpha", "beta", "gamma"]}),
+        ),
+        answer(),
+        answer(),
+        answer(),
+        Reply::tool_call(
+            "s2",
+            "AgentSwarm",
+            json!({"description": "bad", "prompt_template": "no placeholder", "items": ["x"]}),
+        ),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    exec(&repo, &mock, "chat", "kimi-code");
+    let last = texts(&mock.model_requests().last().unwrap().body);
+    let swarm = last
+        .iter()
+        .find(|t| t.starts_with("<agent_swarm_result>"))
+        .unwrap_or_else(|| panic!("no swarm result in {last:#?}"));
+    assert!(
+        swarm.contains("<summary>completed: 3, failed: 0</summary>"),
+        "{swarm}"
+    );
+    let order: Vec<usize> = ["alpha", "beta", "gamma"]
+        .iter()
+        .map(|item| {
+            swarm
+                .find(&format!(
+                    "<subagent item=\"{item}\" outcome=\"completed\">\nanswer: Check {item} please\n</subagent>"
+                ))
+                .unwrap_or_else(|| panic!("{item} missing from {swarm}"))
+        })
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{swarm}");
+    assert!(
+        last.iter()
+            .any(|t| t
+                == "ERROR: `prompt_template` must contain {{item}}: it is replaced by each item."),
+        "{last:#?}"
+    );
 }

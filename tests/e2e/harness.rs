@@ -317,6 +317,7 @@ fn kimi_code_task_uses_kimi_tools_and_todolist_becomes_todo_list_items() {
         tool_names(&reqs[0].body),
         vec![
             "Agent",
+            "AgentSwarm",
             "AskUserQuestion",
             "Bash",
             "Edit",

@@ -355,9 +355,7 @@ impl Config {
             parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
-            web: std::sync::Arc::new(
-                web::WebConfig::from_toml(&raw.web).context("[web]")?,
-            ),
+            web: std::sync::Arc::new(web::WebConfig::from_toml(&raw.web).context("[web]")?),
             provider,
         })
     }

@@ -110,4 +110,3 @@ impl WebConfig {
         None
     }
 }
-

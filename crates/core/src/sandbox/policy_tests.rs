@@ -562,7 +562,11 @@ fn fetches_run_in_auto_and_ask_where_the_session_is_locked_down() {
     ];
     for (mode, approval, want) in cases {
         let p = policy(mode, approval, LANDLOCK);
-        assert_eq!(short(p.decide(&fetch("docs.rs"))), want, "{mode:?} {approval:?}");
+        assert_eq!(
+            short(p.decide(&fetch("docs.rs"))),
+            want,
+            "{mode:?} {approval:?}"
+        );
     }
     let p = policy(ReadOnly, OnRequest, LANDLOCK);
     p.remember(&fetch("docs.rs"));

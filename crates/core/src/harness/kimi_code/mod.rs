@@ -4,6 +4,7 @@
 
 mod ask;
 mod prompt;
+mod swarm;
 mod tools;
 
 use super::{Harness, PromptEnv};

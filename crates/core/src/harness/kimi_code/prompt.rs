@@ -24,11 +24,13 @@ searching in parallel): it is faster and cheaper.
 enough surrounding text to be unique) or Write for new files. Never use Bash to write files.
 - Search with Glob (file names) and Grep (contents) rather than `find`/`grep` in Bash.
 - Use Bash for builds, tests, git and other commands. Commands run non-interactively; avoid \
-ones that wait for input. Long-running servers are not supported.
+ones that wait for input. Run servers, watchers and long builds with `run_in_background`: \
+you are told when such a task ends, so do not poll it.
 - Keep a TodoList for tasks with three or more steps; mark items `in_progress` when you \
 start and `done` as soon as they are finished.
 - Use Agent to hand a self-contained research or search task to a subagent with a fresh \
-context; it returns only its final message.";
+context; it returns only its final message. AgentSwarm runs one subagent per item of a list, \
+several at a time.";
 
 const CODING: &str = "\
 # General Guidelines for Coding

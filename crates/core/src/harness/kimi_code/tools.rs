@@ -138,6 +138,7 @@ pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
 fn capability_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {
     use crate::harness::web_tools;
     let mut tools = vec![
+        super::swarm::agent_swarm(),
         task_tools::task_list(WORDING),
         task_tools::task_output(task_tools::Flavor::Kimi, WORDING),
         task_tools::task_stop(task_tools::Flavor::Kimi, WORDING),
