@@ -325,6 +325,7 @@ fn kimi_code_task_uses_kimi_tools_and_todolist_becomes_todo_list_items() {
             "Glob",
             "Grep",
             "Read",
+            "ReadMediaFile",
             "TaskList",
             "TaskOutput",
             "TaskStop",

@@ -617,6 +617,7 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
             fetch: config.web.enabled,
             search: config.web.can_search(),
         },
+        images: crate::model::catalog::model_info(&config.model).images,
         ..env
     }
 }

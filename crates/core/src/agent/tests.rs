@@ -387,6 +387,7 @@ fn mcp_tool_names_are_unique_and_reachable_in_every_harness() {
         plan_mode: false,
         face: Default::default(),
         web: Default::default(),
+        images: false,
     };
     let ws = Workspace::new(&std::env::temp_dir(), &[], Arc::new(DiskBackend)).unwrap();
     for name in crate::harness::names() {

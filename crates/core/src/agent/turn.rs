@@ -498,6 +498,7 @@ impl Session {
     async fn run_calls(&mut self, calls: Vec<CheckedCall>, cancel: &CancellationToken) {
         self.settle_before().await;
         let mut calls = calls.into_iter().peekable();
+        let mut images = Vec::new();
         while let Some(first) = calls.next() {
             let mut group = vec![first];
             if self.config.parallel_tool_calls && self.runs_alongside(&group[0]) {
@@ -505,7 +506,16 @@ impl Session {
                     group.push(next);
                 }
             }
-            self.run_group(group, cancel).await;
+            images.extend(self.run_group(group, cancel).await);
+        }
+        // Images a call read go in a message after all the results: no wire takes a message
+        // between two results, and not every wire takes an image in a result.
+        for (call_id, urls) in images {
+            self.push_history(HistoryItem::User {
+                text: format!("The image read by tool call {call_id}:"),
+                images: urls,
+                synthetic: true,
+            });
         }
     }
 
@@ -526,7 +536,13 @@ impl Session {
             )
     }
 
-    async fn run_group(&mut self, group: Vec<CheckedCall>, cancel: &CancellationToken) {
+    /// Runs a group of calls (see [`Self::run_calls`]); returns the images they read, by call.
+    async fn run_group(
+        &mut self,
+        group: Vec<CheckedCall>,
+        cancel: &CancellationToken,
+    ) -> Vec<(String, Vec<String>)> {
+        let mut images = Vec::new();
         let mut slots = Vec::with_capacity(group.len());
         let mut runs = Vec::new();
         for (call, checked) in group {
@@ -559,7 +575,11 @@ impl Session {
                 output: outcome.model_output.clone(),
                 is_error: outcome.is_error(),
             });
+            if !outcome.images.is_empty() {
+                images.push((call.id.clone(), outcome.images));
+            }
         }
+        images
     }
 
     /// How a call shows up: the tool's own description, or a plain one for unknown tools.
@@ -695,6 +715,7 @@ impl Session {
             asks: self.services.asks.clone(),
             tasks: self.services.tasks.clone(),
             web: self.config.web.clone(),
+            model_images: catalog::model_info(&self.config.model).images,
         }
     }
 

@@ -9,6 +9,7 @@ mod claude_code;
 mod deepseek_tui;
 mod kimi_cli;
 mod kimi_code;
+mod media_tools;
 mod minimal;
 mod native;
 mod native_ask;
@@ -51,6 +52,8 @@ pub(crate) struct PromptEnv {
     pub face: crate::tools::events::FaceAbilities,
     /// The web tools to offer: fetching (`[web] enabled`) and searching (a backend is set).
     pub web: WebTools,
+    /// The model takes images (the catalog says so): tools that read images are offered.
+    pub images: bool,
 }
 
 /// Which web tools a session offers.
@@ -83,6 +86,7 @@ impl PromptEnv {
             plan_mode: false,
             face: Default::default(),
             web: WebTools::default(),
+            images: false,
         }
     }
 }

@@ -284,6 +284,8 @@ pub struct ModelInfo {
     pub echo_reasoning: bool,
     /// A Claude model (routing; Anthropic's thinking rules).
     pub claude: bool,
+    /// The model takes images (tools that read images are offered only then).
+    pub images: bool,
     /// On the Messages wire the model takes Anthropic's `thinking` budget. Kimi K3 always
     /// reasons and takes none; Qwen's coder models do not think.
     pub thinking_budget: bool,
@@ -320,8 +322,23 @@ pub fn model_info(model: &str) -> ModelInfo {
         kimi,
         echo_reasoning: kimi || deepseek || m.starts_with("glm") || m.starts_with("qwen"),
         claude,
+        images: takes_images(&m, k3, claude),
         thinking_budget: !kimi && !m.starts_with("qwen3-coder"),
     }
+}
+
+/// Models known to take images, by name: Kimi K3, Claude, OpenAI's GPT-4o, GPT-4.1, GPT-5 and
+/// o-series, Gemini, and the vision variants of Qwen and GLM.
+fn takes_images(m: &str, k3: bool, claude: bool) -> bool {
+    k3 || claude
+        || m.starts_with("gpt-4o")
+        || m.starts_with("gpt-4.1")
+        || m.starts_with("gpt-5")
+        || m.starts_with("o3")
+        || m.starts_with("o4")
+        || m.starts_with("gemini")
+        || (m.starts_with("qwen") && m.contains("vl"))
+        || (m.starts_with("glm") && m.contains('v'))
 }
 
 #[cfg(test)]
@@ -338,6 +355,8 @@ mod tests {
             Some((3.0, 0.30, 15.0))
         );
         assert!(model_info("k3").kimi);
+        assert!(k.images && model_info("claude-sonnet-4-6").images);
+        assert!(!model_info("deepseek-chat").images && !model_info("mock-model").images);
         assert!(!model_info("gpt-5.4").kimi);
     }
 

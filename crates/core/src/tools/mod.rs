@@ -9,6 +9,7 @@ pub(crate) mod edit;
 pub mod exec;
 pub mod files;
 pub(crate) mod goal;
+pub(crate) mod media;
 pub(crate) mod names;
 pub(crate) mod patch_runner;
 pub(crate) mod plan;
@@ -154,6 +155,8 @@ pub(crate) struct ToolContext {
     pub(crate) tasks: Arc<background::BackgroundTasks>,
     /// What fetches and searches may reach.
     pub(crate) web: Arc<web::WebConfig>,
+    /// The model takes images (a Read of an image file can show it).
+    pub(crate) model_images: bool,
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.
@@ -255,6 +258,8 @@ pub(crate) struct ToolOutcome {
     pub(crate) plan: Option<Plan>,
     /// A change to the session the call asks for (plan mode).
     pub mode_change: Option<ModeChange>,
+    /// Images for the model (data URLs): they follow the response's results in a message.
+    pub(crate) images: Vec<String>,
 }
 
 impl ToolOutcome {
@@ -284,6 +289,7 @@ impl ToolOutcome {
             changes: Vec::new(),
             plan: None,
             mode_change: None,
+            images: Vec::new(),
         }
     }
 

@@ -107,6 +107,15 @@ pub(super) async fn read(ctx: &ToolContext, args: Value, flavor: Flavor) -> Tool
     let Some(raw) = path_arg(&args) else {
         return Err(missing("Read", "file_path"));
     };
+    if crate::tools::media::is_image_path(std::path::Path::new(raw)) {
+        return crate::harness::media_tools::image_outcome(
+            ctx,
+            raw,
+            crate::tools::media::WIDE_FIT,
+            None,
+        )
+        .await;
+    }
     let windowed = args.get("offset").is_some() || args.get("limit").is_some();
     let offset = number(&args, "offset").unwrap_or(1).max(1) as usize;
     let limit = match (flavor, number(&args, "limit")) {

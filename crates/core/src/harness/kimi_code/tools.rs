@@ -146,6 +146,9 @@ fn capability_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {
     if env.web.fetch {
         tools.push(web_tools::fetch_url(WORDING));
     }
+    if env.images {
+        tools.push(crate::harness::media_tools::read_media_file(WORDING));
+    }
     if env.web.search {
         tools.push(web_tools::web_search(web_tools::Flavor::Kimi, WORDING));
     }

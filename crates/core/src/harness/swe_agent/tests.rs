@@ -16,6 +16,7 @@ fn env() -> PromptEnv {
         plan_mode: false,
         face: Default::default(),
         web: Default::default(),
+        images: false,
     }
 }
 
