@@ -789,3 +789,94 @@ async fn a_background_task_is_a_tool_call_of_its_own_with_live_output() {
         "no live output shown: {shown:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_prompt_runs_as_a_turn_of_its_own_while_the_session_is_open() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start(Script::new([
+        // Six fields (seconds first): every second, once.
+        Reply::tool_call(
+            "c1",
+            "CronCreate",
+            json!({"cron": "* * * * * *", "prompt": "ping from cron", "recurring": false}),
+        ),
+        Reply::text("scheduled"),
+        Reply::text("pong"),
+    ]))
+    .await
+    .unwrap();
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let u1 = updates.clone();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let seen = updates.clone();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                u1.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            agent(&repo, &mock, &["-c", "model=\"kimi-k3\""]),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let s = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                cx.send_request(PromptRequest::new(
+                    s.session_id.clone(),
+                    vec![ContentBlock::Text(TextContent::new("remind me"))],
+                ))
+                .block_task()
+                .await?;
+                // The job fires within a second; its turn's answer follows on its own.
+                for _ in 0..300 {
+                    let done = seen.lock().unwrap().iter().any(|u| {
+                        matches!(u, SessionUpdate::AgentMessageChunk(c)
+                            if matches!(&c.content, ContentBlock::Text(t) if t.text.contains("pong")))
+                    });
+                    if done {
+                        break;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let updates = updates.lock().unwrap();
+    let texts: Vec<(String, String)> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::UserMessageChunk(c) => Some(("user", &c.content)),
+            SessionUpdate::AgentMessageChunk(c) => Some(("agent", &c.content)),
+            _ => None,
+        })
+        .filter_map(|(who, c)| match c {
+            ContentBlock::Text(t) => Some((who.to_string(), t.text.clone())),
+            _ => None,
+        })
+        .collect();
+    let at = |who: &str, text: &str| {
+        texts
+            .iter()
+            .position(|(w, t)| w == who && t.contains(text))
+            .unwrap_or_else(|| panic!("no {who} `{text}` in {texts:#?}"))
+    };
+    assert!(at("agent", "scheduled") < at("user", "ping from cron"));
+    assert!(at("user", "ping from cron") < at("agent", "pong"));
+    let requests = mock.model_requests();
+    assert_eq!(requests.len(), 3);
+    let fired = requests[2].body["messages"].to_string();
+    assert!(fired.contains("<cron-fire jobId="), "{fired}");
+    assert!(
+        fired.contains("<prompt>\\nping from cron\\n</prompt>"),
+        "{fired}"
+    );
+}

@@ -278,3 +278,29 @@ fn kimi_code_agent_swarm_runs_one_subagent_per_item_and_answers_in_item_order() 
         "{last:#?}"
     );
 }
+
+#[test]
+fn exec_says_it_cannot_keep_a_schedule() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "c1",
+            "CronCreate",
+            json!({"cron": "*/5 * * * *", "prompt": "check the build"}),
+        ),
+        Reply::tool_call("c2", "CronList", json!({})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    exec(&repo, &mock, "chat", "kimi-code");
+    let last = texts(&mock.model_requests().last().unwrap().body);
+    assert!(
+        last.iter().any(|t| t
+            .starts_with("ERROR: This session ends after its turn, so it cannot keep a schedule.")),
+        "{last:#?}"
+    );
+    assert!(
+        last.iter().any(|t| t == "No jobs are scheduled."),
+        "{last:#?}"
+    );
+}

@@ -306,6 +306,7 @@ fn face_abilities(caps: &agent_client_protocol::v1::schema::ClientCapabilities) 
     FaceAbilities {
         questions: caps.elicitation.as_ref().is_some_and(|e| e.form.is_some()),
         diagnostics: meta_flag(super::diagnostics::CAPABILITY),
+        schedules: true,
     }
 }
 

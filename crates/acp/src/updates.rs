@@ -350,6 +350,10 @@ impl Translator {
                 self.terminal_output_chunk(&call_id, &chunk);
             }
             Event::BackgroundTask(t) => self.background_task(t),
+            // The turn that follows runs it: the client shows it as the user's message.
+            Event::ScheduledPrompt { prompt, .. } => {
+                self.send(SessionUpdate::UserMessageChunk(chunk(&prompt, None)))
+            }
             Event::BackgroundTaskOutput { task_id, chunk } => {
                 self.background_output(&task_id, &chunk)
             }

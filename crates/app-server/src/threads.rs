@@ -47,6 +47,7 @@ pub(crate) async fn open(
         face: interpreter_core::agent::FaceAbilities {
             questions: true,
             diagnostics: false,
+            schedules: true,
         },
         ..SessionOptions::new(open.config, open.cwd, sink)
     };

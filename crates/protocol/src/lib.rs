@@ -258,6 +258,15 @@ pub enum Event {
         /// The new text.
         chunk: String,
     },
+    /// A scheduled prompt (`CronCreate`) is due: the turn that follows runs it.
+    ScheduledPrompt {
+        /// The job's id.
+        job_id: String,
+        /// Its schedule, a five-field cron expression.
+        cron: String,
+        /// The prompt the turn runs.
+        prompt: String,
+    },
     /// The session got its title (from the first user message).
     TitleChanged {
         /// The title.

@@ -172,6 +172,25 @@ impl App {
         self.push(Cell::Info(vec![text.into()]));
     }
 
+    fn goal_updated(&mut self, goal: &interpreter_protocol::Goal) {
+        self.push(Cell::Info(vec![format!(
+            "Goal {}: {} ({} tokens used)",
+            interpreter_face::slash::goal_status_name(goal.status),
+            goal.objective,
+            goal.tokens_used
+        )]));
+    }
+
+    /// A scheduled prompt is due: the turn that follows runs it.
+    fn scheduled_prompt(&mut self, job_id: &str, cron: &str, prompt: &str) {
+        let line = format!(
+            "Scheduled prompt {job_id} (`{}`): {}",
+            super::ctx::clean(cron),
+            super::ctx::clean(prompt)
+        );
+        self.info(line);
+    }
+
     /// A background task started or ended: one line in the transcript.
     fn background_task(&mut self, t: &interpreter_protocol::BackgroundTask) {
         use interpreter_protocol::BackgroundStatus as S;
@@ -244,15 +263,15 @@ impl App {
                 self.push(Cell::Plan(plan));
             }
             Event::Warning { message } => self.push(Cell::Warning(message)),
-            Event::GoalUpdated { goal, .. } => self.push(Cell::Info(vec![format!(
-                "Goal {}: {} ({} tokens used)",
-                interpreter_face::slash::goal_status_name(goal.status),
-                goal.objective,
-                goal.tokens_used
-            )])),
+            Event::GoalUpdated { goal, .. } => self.goal_updated(&goal),
             Event::GoalCleared => self.push(Cell::Info(vec!["Goal cleared.".into()])),
             Event::BackgroundTask(t) => self.background_task(&t),
             Event::BackgroundTaskOutput { .. } => {}
+            Event::ScheduledPrompt {
+                job_id,
+                cron,
+                prompt,
+            } => self.scheduled_prompt(&job_id, &cron, &prompt),
             Event::Undone(report) => self.push(Cell::Info(
                 interpreter_face::slash::undo_text(&report)
                     .lines()

@@ -216,6 +216,7 @@ impl Opener {
             face: interpreter_core::agent::FaceAbilities {
                 questions: true,
                 diagnostics: false,
+                schedules: true,
             },
             ..SessionOptions::new(self.config.clone(), self.cwd.clone(), events)
         };

@@ -30,6 +30,8 @@ pub(super) struct SessionServices {
     pub(super) checkpoints: Option<Arc<crate::checkpoint::Lazy>>,
     /// Commands running in the background; a subagent's are its session's.
     pub(super) tasks: Arc<crate::tools::background::BackgroundTasks>,
+    /// Prompts the session runs on a schedule.
+    pub(super) schedule: Arc<crate::tools::schedule::Schedule>,
     /// The MCP servers' tools, once connected.
     pub(super) external: Option<Arc<dyn ExternalTools>>,
 }

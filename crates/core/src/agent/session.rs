@@ -205,6 +205,7 @@ impl Session {
         );
         state.log = log;
         state.output_schema = output_schema;
+        let (tasks, schedule) = session_jobs(&config, &id, persist, face, &events);
         let services = SessionServices {
             client,
             workspace,
@@ -224,12 +225,8 @@ impl Session {
                     max_processes: config.max_processes,
                 })
             }),
-            tasks: Arc::new(crate::tools::background::BackgroundTasks::new(
-                &config.home,
-                &id,
-                persist,
-                events.clone(),
-            )),
+            schedule,
+            tasks,
             events,
             env,
             checkpoints: checkpoint_store,
@@ -588,6 +585,34 @@ fn pick_harness(
 
 /// The facts the prompt is built from: AGENTS.md, skills, the environment.
 /// What the session reads unasked is confined like the file tools' paths.
+/// What runs for a session besides its turns: background tasks, and scheduled prompts (kept
+/// only where the face stays open between turns).
+fn session_jobs(
+    config: &Config,
+    id: &str,
+    persist: bool,
+    face: crate::tools::events::FaceAbilities,
+    events: &EventSink,
+) -> (
+    Arc<crate::tools::background::BackgroundTasks>,
+    Arc<crate::tools::schedule::Schedule>,
+) {
+    (
+        Arc::new(crate::tools::background::BackgroundTasks::new(
+            &config.home,
+            id,
+            persist,
+            events.clone(),
+        )),
+        Arc::new(crate::tools::schedule::Schedule::new(
+            &config.home,
+            id,
+            persist,
+            face.schedules,
+        )),
+    )
+}
+
 fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> PromptEnv {
     let mut reads = crate::workspace::startup::StartupReads::new(workspace.roots());
     let agents = agents_md::load(

@@ -44,11 +44,10 @@ async fn run(
             Some(sub) => sub,
             None => match rx.try_recv() {
                 Ok(sub) => sub,
-                // Idle with an active goal: a turn toward it.
-                Err(mpsc::error::TryRecvError::Empty) if s.goal_turn().is_some() => {
-                    let text = s.goal_turn().unwrap_or_default();
+                // Idle with a scheduled prompt due, or an active goal: a turn for it.
+                Err(mpsc::error::TryRecvError::Empty) if let Some(kind) = idle_turn(&s) => {
                     let id = uuid::Uuid::now_v7().to_string();
-                    if drive(&mut s, &id, TurnKind::Goal(text), &mut rx, &mut queue)
+                    if drive(&mut s, &id, kind, &mut rx, &mut queue)
                         .await
                         .is_none()
                     {
@@ -56,9 +55,10 @@ async fn run(
                     }
                     continue;
                 }
-                Err(_) => match rx.recv().await {
-                    Some(sub) => sub,
-                    None => break,
+                Err(_) => match idle_wait(s.services.schedule.clone(), &mut rx).await {
+                    Idle::Op(sub) => sub,
+                    Idle::Due => continue,
+                    Idle::Closed => break,
                 },
             },
         };
@@ -130,6 +130,53 @@ async fn run(
                 let _ = done.send(OpResult::Failed("the turn panicked".into()));
                 return;
             }
+        }
+    }
+}
+
+/// The turn an idle session starts on its own: a scheduled prompt that is due (announced
+/// first), else work toward the thread's goal.
+fn idle_turn(s: &Session) -> Option<TurnKind> {
+    if let Some(fire) = s.services.schedule.take_due(chrono::Local::now()) {
+        s.services.events.send(Event::ScheduledPrompt {
+            job_id: fire.job.id.clone(),
+            cron: fire.job.cron.clone(),
+            prompt: fire.job.prompt.clone(),
+        });
+        return Some(TurnKind::User(vec![
+            interpreter_protocol::InputItem::Text {
+                text: fire.message(),
+            },
+        ]));
+    }
+    s.goal_turn().map(TurnKind::Goal)
+}
+
+/// What ended an idle wait.
+enum Idle {
+    Op(Submission),
+    /// A scheduled prompt is due.
+    Due,
+    /// Every handle is gone.
+    Closed,
+}
+
+/// Waits for the next op, or for the next scheduled prompt to be due.
+async fn idle_wait(
+    schedule: std::sync::Arc<crate::tools::schedule::Schedule>,
+    rx: &mut mpsc::UnboundedReceiver<Submission>,
+) -> Idle {
+    loop {
+        let changed = schedule.changed.notified();
+        let due = schedule.next_due().map(|at| {
+            (at - chrono::Local::now())
+                .to_std()
+                .unwrap_or(std::time::Duration::ZERO)
+        });
+        tokio::select! {
+            sub = rx.recv() => return sub.map_or(Idle::Closed, Idle::Op),
+            _ = tokio::time::sleep(due.unwrap_or_default()), if due.is_some() => return Idle::Due,
+            _ = changed => continue,
         }
     }
 }

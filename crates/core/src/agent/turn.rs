@@ -716,6 +716,7 @@ impl Session {
             tasks: self.services.tasks.clone(),
             web: self.config.web.clone(),
             model_images: catalog::model_info(&self.config.model).images,
+            schedule: self.services.schedule.clone(),
         }
     }
 

@@ -6,6 +6,7 @@
 //! message, never in the system prompt, so the prompt prefix stays cacheable.
 
 mod claude_code;
+mod cron_tools;
 mod deepseek_tui;
 mod kimi_cli;
 mod kimi_code;

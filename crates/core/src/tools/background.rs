@@ -503,7 +503,7 @@ fn read_tail(path: &Path, max_bytes: usize) -> std::io::Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     let mut b = std::fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]
@@ -517,7 +517,7 @@ fn open_private_new(path: &Path) -> std::io::Result<std::fs::File> {
     crate::platform::create_mode(&mut o, 0o600).open(path)
 }
 
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     open_private_new(path)?.write_all(bytes)
 }
 

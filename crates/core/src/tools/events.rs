@@ -11,6 +11,8 @@ pub struct FaceAbilities {
     pub questions: bool,
     /// It can report the editor's diagnostics (`Event::DiagnosticsRequested`).
     pub diagnostics: bool,
+    /// It keeps the session open between turns, so scheduled prompts can run (`CronCreate`).
+    pub schedules: bool,
 }
 
 /// Where a session's events go. Sending never blocks and never fails the session: a front

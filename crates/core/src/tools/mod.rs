@@ -14,6 +14,7 @@ pub(crate) mod names;
 pub(crate) mod patch_runner;
 pub(crate) mod plan;
 pub(crate) mod question;
+pub(crate) mod schedule;
 pub(crate) mod search_tools;
 pub(crate) mod table;
 pub mod truncate;
@@ -157,6 +158,15 @@ pub(crate) struct ToolContext {
     pub(crate) web: Arc<web::WebConfig>,
     /// The model takes images (a Read of an image file can show it).
     pub(crate) model_images: bool,
+    /// The session's scheduled prompts.
+    pub(crate) schedule: Arc<schedule::Schedule>,
+}
+
+impl ToolContext {
+    /// Wakes the session's idle wait: the schedule changed.
+    pub(crate) fn schedule_changed(&self) {
+        self.schedule.changed.notify_waiters();
+    }
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.

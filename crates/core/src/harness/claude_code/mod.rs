@@ -272,6 +272,9 @@ fn full_table(env: &PromptEnv) -> ToolTable {
         describe_write,
         |a, c| Box::pin(run::write(c, a, Flavor::Full)),
     )]);
+    tools.extend(super::cron_tools::cron_tools(WORDING));
+    // Claude Code sends its tools in name order.
+    tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
     ToolTable::new(tools)
 }
 

@@ -143,6 +143,7 @@ fn capability_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {
         task_tools::task_output(task_tools::Flavor::Kimi, WORDING),
         task_tools::task_stop(task_tools::Flavor::Kimi, WORDING),
     ];
+    tools.extend(crate::harness::cron_tools::cron_tools(WORDING));
     if env.web.fetch {
         tools.push(web_tools::fetch_url(WORDING));
     }
