@@ -304,3 +304,83 @@ fn exec_says_it_cannot_keep_a_schedule() {
         "{last:#?}"
     );
 }
+
+#[test]
+fn native_exec_command_keeps_a_running_process_as_a_session_for_write_stdin() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("e1", "exec_command", json!({"cmd": "echo quick", "yield_time_ms": 5000})),
+        // A tiny REPL: it answers each line it reads, until `quit`.
+        Reply::tool_call(
+            "e2",
+            "exec_command",
+            json!({"cmd": "while read line; do [ \"$line\" = quit ] && exit 3; echo \"got $line\"; done", "yield_time_ms": 300}),
+        ),
+        Reply::tool_call("w1", "write_stdin", json!({"session_id": 2, "chars": "hello\n", "yield_time_ms": 1000})),
+        Reply::tool_call("w2", "write_stdin", json!({"session_id": 2, "chars": "quit\n", "yield_time_ms": 5000})),
+        Reply::tool_call("w3", "write_stdin", json!({"session_id": 2, "chars": "again\n"})),
+        Reply::tool_call("w4", "write_stdin", json!({"session_id": 99, "chars": ""})),
+        // The older name still runs.
+        Reply::tool_call("s1", "shell", json!({"command": ["bash", "-lc", "echo legacy"]})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let mut args = vec!["exec".to_string(), "--json".to_string()];
+    args.extend(TestRepo::mock_config(&mock.url(), "responses"));
+    args.extend(["-c".into(), "harness=\"native\"".into(), "go".into()]);
+    let home = repo.home.path().display().to_string();
+    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = mock.model_requests().last().unwrap().body.clone();
+    let outputs: Vec<String> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "function_call_output")
+        .map(|i| i["output"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(outputs.len(), 7, "{outputs:#?}");
+    assert!(
+        outputs[0].contains("Process exited with code 0\nOutput:\nquick"),
+        "{}",
+        outputs[0]
+    );
+    assert!(outputs[0].starts_with("Chunk ID: "), "{}", outputs[0]);
+    assert!(
+        outputs[1].contains("Process running with session ID 2\nOutput:\n"),
+        "{}",
+        outputs[1]
+    );
+    assert!(
+        outputs[2].contains("Process running with session ID 2\nOutput:\ngot hello"),
+        "{}",
+        outputs[2]
+    );
+    assert!(
+        outputs[3].contains("Process exited with code 3"),
+        "{}",
+        outputs[3]
+    );
+    assert!(
+        outputs[4].contains("Session 2 is not running"),
+        "{}",
+        outputs[4]
+    );
+    assert!(
+        outputs[5].contains("Unknown session id 99")
+            || outputs[5].contains("No task with id `b99`"),
+        "{}",
+        outputs[5]
+    );
+    assert!(outputs[6].contains("legacy"), "{}", outputs[6]);
+    let tools = mock.model_requests()[0].body["tools"].to_string();
+    assert!(
+        tools.contains("\"exec_command\"") && tools.contains("\"write_stdin\""),
+        "{tools}"
+    );
+    assert!(!tools.contains("\"shell\""), "{tools}");
+}

@@ -11,7 +11,7 @@ fn args(mock: &MockServer, extra: &[&str]) -> Vec<String> {
     a.extend(
         [
             "-c",
-            "model_context_window=4000",
+            "model_context_window=4400",
             "-c",
             "model_max_output_tokens=1000",
         ]
@@ -104,7 +104,12 @@ fn a_long_session_compacts_keeps_user_messages_and_continues() {
     let mut a = args(&mock, &[]);
     a.extend(["resume".to_string(), id]);
     let out = repo.run(&a, "third");
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
     let last = &mock.model_requests()[3].body;
     assert!(last.to_string().contains("<compacted_context>"));
     assert!(!last.to_string().contains("First answer."));

@@ -484,7 +484,7 @@ fn slash_harness_on_the_first_stdin_line_switches_the_harness() {
     );
     assert!(out.status.success());
     let reqs = mock.model_requests();
-    assert!(tool_names(&reqs[0].body).contains(&"shell".to_string()));
+    assert!(tool_names(&reqs[0].body).contains(&"exec_command".to_string()));
     assert!(tool_names(&reqs[1].body).contains(&"Bash".to_string()));
     assert!(
         reqs[1].body["messages"][0]["content"]

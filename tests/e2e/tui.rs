@@ -427,7 +427,7 @@ fn a_session_in_tmux_streams_asks_edits_switches_quits_and_resumes() {
     let reqs = mock.model_requests();
     let before = tool_names(&reqs[6].body);
     let after = tool_names(&reqs[7].body);
-    assert!(before.iter().any(|n| n == "shell"), "{before:?}");
+    assert!(before.iter().any(|n| n == "exec_command"), "{before:?}");
     for name in ["Bash", "Read", "Edit", "Write"] {
         assert!(after.iter().any(|n| n == name), "no {name} in {after:?}");
     }

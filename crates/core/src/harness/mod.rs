@@ -14,6 +14,7 @@ mod media_tools;
 mod minimal;
 mod native;
 mod native_ask;
+mod native_exec;
 mod qwen_code;
 mod routing;
 mod session_tools;

@@ -38,6 +38,8 @@ commands and edit files with the tools provided, then report briefly.
 - Make the smallest change that fully solves the task, in the style of the surrounding code.
 - Edit files with apply_patch. Never paste whole files into a shell command to write them.
 - Verify with the project's own tests or build when that is cheap, and fix what you broke.
+- Run commands with exec_command. One still running after its yield time keeps running as a \
+session (servers, watchers, REPLs): poll it or type into it with write_stdin.
 - For multi-step work, keep a short plan with update_plan and mark steps as you finish them.
 - Do not commit, push or delete work unless the user asks.
 
@@ -113,32 +115,49 @@ impl Harness for Native {
 
     fn tools(&self, env: &PromptEnv) -> ToolTable {
         let ask = super::native_ask::request_user_input(WORDING);
-        let mut tools = [editing_tools(), reading_tools()].concat();
+        let mut tools = vec![
+            super::native_exec::exec_command(),
+            super::native_exec::write_stdin(),
+        ];
+        tools.extend([editing_tools(), reading_tools()].concat());
+        if env.images {
+            tools.push(super::native_exec::view_image());
+        }
+        // Codex's older shell tools still run when a model calls them.
+        let mut hidden = legacy_shell_tools();
         // Listed where someone can answer; elsewhere it still answers a call that nobody can.
         match env.face.questions {
-            true => {
-                tools.push(ask);
-                ToolTable::new(tools)
-            }
-            false => ToolTable::new(tools).with_hidden(vec![ask]),
+            true => tools.push(ask),
+            false => hidden.push(ask),
         }
+        ToolTable::new(tools).with_hidden(hidden)
     }
 }
 
-/// The shell, patches and the plan: Codex's own tools.
+/// `shell`, `shell_command` and `local_shell`: one command to its end, as Codex ran commands
+/// before its interactive sessions.
+fn legacy_shell_tools() -> Vec<Arc<dyn Tool>> {
+    ["shell", "shell_command", "local_shell"]
+        .into_iter()
+        .map(|name| {
+            tool(
+                name,
+                "Runs a shell command and returns its exit code and combined output.",
+                json!({"type": "object", "properties": {
+                    "command": {"description": "The command line to run (a string, or an argv array)."},
+                    "workdir": {"type": "string", "description": "Working directory; defaults to the session's."},
+                    "timeout_ms": {"type": "integer", "description": "Timeout in milliseconds (default 60000)."}
+                }, "required": ["command"], "additionalProperties": false}),
+                describe_shell,
+                |a, c| Box::pin(run_shell(c, a)),
+            )
+        })
+        .collect()
+}
+
+/// Patches and the plan: Codex's own tools.
 fn editing_tools() -> Vec<Arc<dyn Tool>> {
     vec![
-        tool(
-            "shell",
-            "Runs a shell command (bash -c) and returns its exit code and combined output.",
-            json!({"type": "object", "properties": {
-                "command": {"type": "string", "description": "The command line to run."},
-                "workdir": {"type": "string", "description": "Working directory; defaults to the session's."},
-                "timeout_ms": {"type": "integer", "description": "Timeout in milliseconds (default 60000)."}
-            }, "required": ["command"], "additionalProperties": false}),
-            describe_shell,
-            |a, c| Box::pin(run_shell(c, a)),
-        ),
         tool(
             "apply_patch",
             "Edits files with a patch in the apply_patch format described in the instructions.",

@@ -54,6 +54,12 @@ pub(crate) struct TaskRecord {
     tail: String,
     #[serde(skip)]
     stop: Option<CancellationToken>,
+    /// Its stdin, for an interactive session (`exec_command`, `write_stdin`).
+    #[serde(skip)]
+    input: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
+    /// Output bytes the model has read already (`write_stdin` returns what came since).
+    #[serde(skip)]
+    read_offset: u64,
 }
 
 impl TaskRecord {
@@ -267,12 +273,51 @@ impl BackgroundTasks {
         }
     }
 
-    /// Registers a task and makes its output file; an error when too many run.
+    /// Sends `bytes` to task `id`'s stdin.
+    pub(crate) fn send_input(&self, id: &str, bytes: &[u8]) -> Result<(), String> {
+        let inner = self.lock();
+        let Some(t) = inner.tasks.get(id) else {
+            drop(inner);
+            return Err(self.unknown(id));
+        };
+        if !t.running() {
+            return Err(format!("Process {id} is not running: it {}.", t.outcome()));
+        }
+        match &t.input {
+            Some(tx) if tx.send(bytes.to_vec()).is_ok() => Ok(()),
+            _ => Err(format!("Process {id} takes no input.")),
+        }
+    }
+
+    /// Task `id` as it is, and its output since the last call (the bytes that are no longer
+    /// kept in memory are counted, not shown).
+    pub(crate) fn read_new(&self, id: &str) -> Option<(TaskRecord, String)> {
+        let mut inner = self.lock();
+        let t = inner.tasks.get_mut(id)?;
+        let new = (t.output_bytes - t.read_offset.min(t.output_bytes)) as usize;
+        t.read_offset = t.output_bytes;
+        let shown = if new > t.tail.len() {
+            format!(
+                "[{} bytes of output are not shown; the file has them]\n{}",
+                new - t.tail.len(),
+                t.tail
+            )
+        } else {
+            t.tail[t.tail.ceil_char_boundary(t.tail.len() - new)..].to_string()
+        };
+        Some((t.clone(), shown))
+    }
+
+    /// Registers a task and makes its output file; an error when too many run. `input`
+    /// keeps its stdin open; a `quiet` task's end is not told in a notification (its caller
+    /// polls it, as `write_stdin` does).
     fn register(
         &self,
         call_id: &str,
         command: &str,
         description: &str,
+        input: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
+        quiet: bool,
     ) -> Result<(TaskRecord, std::fs::File, CancellationToken), String> {
         let mut inner = self.lock();
         let running = inner.tasks.values().filter(|t| t.running()).count();
@@ -299,9 +344,11 @@ impl BackgroundTasks {
             exit_code: None,
             note: None,
             output_bytes: 0,
-            notified: false,
+            notified: quiet,
             tail: String::new(),
             stop: Some(stop.clone()),
+            input,
+            read_offset: 0,
         };
         inner.tasks.insert(id, record.clone());
         forget_oldest(&mut inner.tasks);
@@ -358,6 +405,7 @@ impl BackgroundTasks {
             return;
         };
         t.stop = None;
+        t.input = None;
         match ended {
             Ok(r) if r.cancelled => {
                 t.status = BackgroundStatus::Stopped;
@@ -390,6 +438,20 @@ impl BackgroundTasks {
     }
 }
 
+/// How a background command starts.
+pub(crate) struct Start<'a> {
+    /// The tool that starts it (for the approval).
+    pub(crate) tool: &'a str,
+    pub(crate) command: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) cwd: &'a Path,
+    pub(crate) timeout: Duration,
+    /// Keep its stdin open for `write_stdin`.
+    pub(crate) interactive: bool,
+    /// No notification when it ends: its caller polls it.
+    pub(crate) quiet: bool,
+}
+
 impl ToolContext {
     /// Asks the policy about `command` as tool `tool`, then starts it in the background in
     /// `cwd`, killed after `timeout`. Returns at once with the task.
@@ -401,17 +463,38 @@ impl ToolContext {
         cwd: &Path,
         timeout: Duration,
     ) -> Result<TaskRecord, ToolError> {
-        self.authorize(
-            self.command_intent(command),
+        self.start_task(Start {
             tool,
-            interpreter_protocol::ToolKind::Execute,
             command,
+            description,
+            cwd,
+            timeout,
+            interactive: false,
+            quiet: false,
+        })
+        .await
+    }
+
+    /// Asks the policy, then starts `s.command` in the background as `s` says.
+    pub(crate) async fn start_task(&self, s: Start<'_>) -> Result<TaskRecord, ToolError> {
+        self.authorize(
+            self.command_intent(s.command),
+            s.tool,
+            interpreter_protocol::ToolKind::Execute,
+            s.command,
             vec![],
         )
         .await?;
+        let (input_tx, input_rx) = match s.interactive {
+            true => {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
+            }
+            false => (None, None),
+        };
         let (record, file, stop) = self
             .tasks
-            .register(&self.call_id, command, description)
+            .register(&self.call_id, s.command, s.description, input_tx, s.quiet)
             .map_err(ToolError::message)?;
         let runner = self.runner.clone();
         let confinement = runner
@@ -419,11 +502,12 @@ impl ToolContext {
             .then(|| self.policy.confinement(self.workspace.roots()))
             .flatten();
         let tasks: Weak<BackgroundTasks> = Arc::downgrade(&self.tasks);
-        let (id, command, cwd, call_id) = (
+        let (id, command, cwd, call_id, timeout) = (
             record.id.clone(),
-            command.to_string(),
-            cwd.to_path_buf(),
+            s.command.to_string(),
+            s.cwd.to_path_buf(),
             self.call_id.clone(),
+            s.timeout,
         );
         tokio::spawn(async move {
             let mut file = Some(file);
@@ -434,13 +518,18 @@ impl ToolContext {
                     tasks.output(&task_id, chunk, &mut file);
                 }
             });
-            let ended = match &confinement {
-                Some(c) => {
+            let ended = match (input_rx, &confinement) {
+                (Some(input), c) => {
+                    runner
+                        .run_with_input(c.as_ref(), &command, &cwd, timeout, &stop, input, on_chunk)
+                        .await
+                }
+                (None, Some(c)) => {
                     runner
                         .run_confined(c, &command, &cwd, timeout, &stop, on_chunk)
                         .await
                 }
-                None => {
+                (None, None) => {
                     runner
                         .run(&command, &cwd, timeout, &stop, &call_id, on_chunk)
                         .await

@@ -9,9 +9,9 @@ fn past_the_running_limit_a_task_is_refused_with_a_clear_message() {
     let home = tempfile::tempdir().unwrap();
     let t = tasks(home.path(), false);
     for _ in 0..MAX_RUNNING {
-        t.register("c", "sleep 1", "").unwrap();
+        t.register("c", "sleep 1", "", None, false).unwrap();
     }
-    let err = t.register("c", "sleep 1", "").unwrap_err();
+    let err = t.register("c", "sleep 1", "", None, false).unwrap_err();
     assert!(err.contains("16 background tasks are running"), "{err}");
     // One that ends makes room.
     let ended = ExecResult {
@@ -22,7 +22,7 @@ fn past_the_running_limit_a_task_is_refused_with_a_clear_message() {
         duration: Duration::from_secs(1),
     };
     t.finish("b1", Ok(ended), "was stopped");
-    t.register("c", "sleep 1", "").unwrap();
+    t.register("c", "sleep 1", "", None, false).unwrap();
     assert!(t.stop("b99").unwrap_err().contains("No task with id `b99`"));
 }
 
@@ -30,7 +30,7 @@ fn past_the_running_limit_a_task_is_refused_with_a_clear_message() {
 fn a_task_that_prints_forever_keeps_a_bounded_file_and_tail() {
     let home = tempfile::tempdir().unwrap();
     let t = tasks(home.path(), false);
-    let (record, file, _) = t.register("c", "yes", "").unwrap();
+    let (record, file, _) = t.register("c", "yes", "", None, false).unwrap();
     let mut file = Some(file);
     let chunk = "y\n".repeat(32 * 1024);
     let mut sent = 0u64;
@@ -52,7 +52,9 @@ fn a_resumed_session_knows_its_tasks_and_hears_of_those_its_agent_left_running()
     let home = tempfile::tempdir().unwrap();
     {
         let t = tasks(home.path(), true);
-        let (record, mut file, _) = t.register("c1", "npm run dev", "dev server").unwrap();
+        let (record, mut file, _) = t
+            .register("c1", "npm run dev", "dev server", None, false)
+            .unwrap();
         let mut f = Some(file.try_clone().unwrap());
         t.output(&record.id, "listening on 3000\n", &mut f);
         file.flush().unwrap();
@@ -70,5 +72,8 @@ fn a_resumed_session_knows_its_tasks_and_hears_of_those_its_agent_left_running()
     );
     assert!(t.take_notifications().is_empty());
     // New tasks get new ids.
-    assert_eq!(t.register("c2", "true", "").unwrap().0.id, "b2");
+    assert_eq!(
+        t.register("c2", "true", "", None, false).unwrap().0.id,
+        "b2"
+    );
 }

@@ -98,10 +98,46 @@ pub(crate) async fn run_command_confined(
     cancel: &CancellationToken,
     confinement: Option<&crate::sandbox::Confinement>,
     max_processes: usize,
+    on_chunk: impl FnMut(&str) + Send,
+) -> std::io::Result<ExecResult> {
+    run_command_with_input(
+        command,
+        cwd,
+        timeout,
+        cancel,
+        confinement,
+        max_processes,
+        None,
+        on_chunk,
+    )
+    .await
+}
+
+/// Like [`run_command_confined`], with `input` (when given) written to the command's stdin
+/// as it comes; stdin closes when `input` does. Without it stdin is closed from the start.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn run_command_with_input(
+    command: &str,
+    cwd: &Path,
+    timeout: Duration,
+    cancel: &CancellationToken,
+    confinement: Option<&crate::sandbox::Confinement>,
+    max_processes: usize,
+    input: Option<mpsc::UnboundedReceiver<Vec<u8>>>,
     mut on_chunk: impl FnMut(&str) + Send,
 ) -> std::io::Result<ExecResult> {
     let start = Instant::now();
-    let mut tree = start_command(command, cwd, confinement)?;
+    let mut tree = start_command(command, cwd, confinement, input.is_some())?;
+    if let (Some(mut input), Some(mut stdin)) = (input, tree.child.stdin.take()) {
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt as _;
+            while let Some(bytes) = input.recv().await {
+                if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
     let mut output = read_output(&mut tree.child);
     let mut capture = Capture::new(&mut on_chunk);
     let limits = Limits {
@@ -145,6 +181,7 @@ fn start_command(
     command: &str,
     cwd: &Path,
     confinement: Option<&crate::sandbox::Confinement>,
+    stdin: bool,
 ) -> std::io::Result<ProcessTree> {
     let sandbox = confinement.map(crate::sandbox::Prepared::new).transpose()?;
     let shell = shell::Shell::detect();
@@ -155,7 +192,7 @@ fn start_command(
     let mut cmd = tokio::process::Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .current_dir(cwd)
-        .stdin(Stdio::null())
+        .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env("PAGER", "cat")

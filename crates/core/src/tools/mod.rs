@@ -64,6 +64,28 @@ pub trait CommandRunner: Send + Sync {
         false
     }
 
+    /// Runs `command` (confined when `confinement` is given) with `input` written to its
+    /// stdin as it comes, for interactive programs. The default refuses: the editor's
+    /// terminals take no input from the agent.
+    #[allow(clippy::too_many_arguments)]
+    fn run_with_input<'a>(
+        &'a self,
+        confinement: Option<&'a crate::sandbox::Confinement>,
+        command: &'a str,
+        cwd: &'a std::path::Path,
+        timeout: std::time::Duration,
+        cancel: &'a CancellationToken,
+        input: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+        on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
+    ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
+        let _ = (confinement, command, cwd, timeout, cancel, input, on_chunk);
+        Box::pin(async {
+            Err(std::io::Error::other(
+                "this command runner cannot write to a command's input",
+            ))
+        })
+    }
+
     /// Like `run`, confined by `confinement`. The default refuses: a runner that cannot
     /// confine must never run a command that was allowed because it would be confined.
     fn run_confined<'a>(
@@ -112,6 +134,28 @@ impl CommandRunner for LocalRunner {
 
     fn can_confine(&self) -> bool {
         true
+    }
+
+    fn run_with_input<'a>(
+        &'a self,
+        confinement: Option<&'a crate::sandbox::Confinement>,
+        command: &'a str,
+        cwd: &'a std::path::Path,
+        timeout: std::time::Duration,
+        cancel: &'a CancellationToken,
+        input: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+        on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
+    ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
+        Box::pin(exec::run_command_with_input(
+            command,
+            cwd,
+            timeout,
+            cancel,
+            confinement,
+            self.max_processes,
+            Some(input),
+            on_chunk,
+        ))
     }
 
     fn run_confined<'a>(
