@@ -14,7 +14,6 @@ mod media_tools;
 mod minimal;
 mod native;
 mod native_ask;
-mod native_exec;
 mod qwen_code;
 mod routing;
 mod session_tools;

@@ -1,5 +1,7 @@
-//! The native harness: Codex's tool set (shell, apply_patch, update_plan) plus read_file,
-//! list_dir, grep_files and glob.
+//! The native harness: Codex's tool set (exec_command and write_stdin, apply_patch,
+//! update_plan, view_image) plus read_file, list_dir, grep_files and glob.
+
+mod exec;
 
 use crate::config::WireApi;
 use crate::harness::HarnessInfo;
@@ -116,12 +118,12 @@ impl Harness for Native {
     fn tools(&self, env: &PromptEnv) -> ToolTable {
         let ask = super::native_ask::request_user_input(WORDING);
         let mut tools = vec![
-            super::native_exec::exec_command(),
-            super::native_exec::write_stdin(),
+            exec::exec_command(),
+            exec::write_stdin(),
         ];
         tools.extend([editing_tools(), reading_tools()].concat());
         if env.images {
-            tools.push(super::native_exec::view_image());
+            tools.push(exec::view_image());
         }
         // Codex's older shell tools still run when a model calls them.
         let mut hidden = legacy_shell_tools();

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::native::{WORDING, describe_shell};
+use super::{WORDING, describe_shell};
 use crate::tools::background::{Start, TaskRecord};
 use crate::tools::table::{FnTool, Tool, ToolError, ToolResult, spec, str_arg, str_or_empty};
 use crate::tools::truncate::{approx_tokens, truncate_middle};
@@ -93,7 +93,7 @@ pub(super) fn view_image() -> Arc<dyn Tool> {
         |a, c| {
             Box::pin(async move {
                 let path = str_arg(&a, "path").unwrap_or_default().to_string();
-                super::media_tools::image_outcome(c, &path, crate::tools::media::WIDE_FIT, None)
+                crate::harness::media_tools::image_outcome(c, &path, crate::tools::media::WIDE_FIT, None)
                     .await
             })
         },
@@ -121,7 +121,7 @@ async fn run_exec_command(ctx: &ToolContext, args: Value) -> ToolResult {
         if let Some(w) = args.get("workdir") {
             shell_args["workdir"] = w.clone();
         }
-        return super::native::run_shell(ctx, shell_args).await;
+        return super::run_shell(ctx, shell_args).await;
     }
     let cwd = ctx.workspace.resolve_dir(str_arg(&args, "workdir"))?;
     let wait = millis(&args, "yield_time_ms")
