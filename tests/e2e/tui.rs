@@ -1339,3 +1339,69 @@ fn a_prompt_typed_while_the_answer_streams_steers_the_turn() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Issue 36 in the terminal: a background task gets a line when it starts and ends, the status
+/// line counts it while it runs, and a scheduled prompt runs as a turn of its own after its
+/// line.
+#[test]
+fn background_tasks_and_scheduled_prompts_show_in_the_terminal() {
+    let repo = TestRepo::new();
+    let replies = vec![
+        tool(
+            "c1",
+            "Bash",
+            json!({"command": "sleep 3; echo bg-done", "run_in_background": true, "description": "slow job"}),
+        ),
+        text("Started it."),
+        tool(
+            "c2",
+            "CronCreate",
+            json!({"cron": "* * * * * *", "prompt": "ping from cron", "recurring": false}),
+        ),
+        text("Scheduled."),
+        text("Pong from the schedule."),
+    ];
+    let mock = MockServer::start_blocking(
+        Script::from_json(&json!({"replies": replies}).to_string()).expect("script"),
+    )
+    .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!(
+        "clear; {} -c harness=\\\"kimi-code\\\" -c model=\\\"kimi-k3\\\"",
+        bin()
+    ));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("start the job");
+    // Approved like any command.
+    t.wait_for("the approval", Duration::from_secs(10), |s| {
+        s.contains("Run this command?")
+    });
+    t.keys(&["y"]);
+    t.wait_for(
+        "the task's start line and the status line's count",
+        Duration::from_secs(10),
+        |s| {
+            s.contains("Background task b1 started: sleep 3; echo bg-done")
+                && s.contains("1 background task running")
+                && s.contains("Started it.")
+        },
+    );
+    t.wait_for("the task's end line", Duration::from_secs(15), |s| {
+        s.contains("Background task b1 completed") && !s.contains("background task running")
+    });
+    t.line("schedule a ping");
+    t.wait_for("the scheduled turn", Duration::from_secs(15), |s| {
+        s.contains("Scheduled prompt") && s.contains("Pong from the schedule.")
+    });
+    let s = t.history();
+    assert!(s.contains("ping from cron"), "{s}");
+    let fired = mock.model_requests()[4].body.to_string();
+    assert!(fired.contains("<cron-fire jobId="), "{fired}");
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

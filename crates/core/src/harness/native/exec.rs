@@ -93,8 +93,13 @@ pub(super) fn view_image() -> Arc<dyn Tool> {
         |a, c| {
             Box::pin(async move {
                 let path = str_arg(&a, "path").unwrap_or_default().to_string();
-                crate::harness::media_tools::image_outcome(c, &path, crate::tools::media::WIDE_FIT, None)
-                    .await
+                crate::harness::media_tools::image_outcome(
+                    c,
+                    &path,
+                    crate::tools::media::WIDE_FIT,
+                    None,
+                )
+                .await
             })
         },
     )

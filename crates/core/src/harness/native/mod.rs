@@ -117,10 +117,7 @@ impl Harness for Native {
 
     fn tools(&self, env: &PromptEnv) -> ToolTable {
         let ask = super::native_ask::request_user_input(WORDING);
-        let mut tools = vec![
-            exec::exec_command(),
-            exec::write_stdin(),
-        ];
+        let mut tools = vec![exec::exec_command(), exec::write_stdin()];
         tools.extend([editing_tools(), reading_tools()].concat());
         if env.images {
             tools.push(exec::view_image());
