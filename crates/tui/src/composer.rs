@@ -1,5 +1,6 @@
 //! The composer: multi-line input with a cursor, history on Up/Down, and pastes folded to a
-//! placeholder when they are big (the placeholder is expanded when the message is sent).
+//! placeholder when they are big (the placeholder is expanded when the message is sent). A
+//! pasted or dropped image file becomes an `[Image #N]` chip; the image goes with the message.
 
 use ratatui::text::{Line, Span};
 
@@ -25,6 +26,26 @@ pub(crate) struct Composer {
     draft: String,
     /// Folded pastes: placeholder and the text it stands for.
     pastes: Vec<(String, String)>,
+    /// Image chips: `[Image #N]` and the file it stands for.
+    images: Vec<(String, std::path::PathBuf)>,
+}
+
+/// The image file a paste names, if it names one: terminals paste a dropped file as its path,
+/// quoted or with its spaces escaped, or as a `file://` URL.
+fn image_path(pasted: &str) -> Option<std::path::PathBuf> {
+    let t = pasted.trim();
+    if t.contains('\n') {
+        return None;
+    }
+    let unquoted = ['\'', '"']
+        .iter()
+        .find_map(|q| t.strip_prefix(*q).and_then(|r| r.strip_suffix(*q)))
+        .map_or_else(|| t.replace("\\ ", " "), str::to_string);
+    let raw = unquoted.strip_prefix("file://").unwrap_or(&unquoted);
+    let path = std::path::PathBuf::from(raw);
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    let image = matches!(ext.as_str(), "png" | "jpg" | "jpeg" | "gif" | "webp");
+    (image && path.is_file()).then(|| std::fs::canonicalize(&path).unwrap_or(path))
 }
 
 impl Composer {
@@ -54,7 +75,17 @@ impl Composer {
         self.text.clear();
         self.cursor = 0;
         self.pastes.clear();
+        self.images.clear();
         self.browsing = None;
+    }
+
+    /// The images whose chips are still in `sent` (the message being sent), forgotten.
+    pub(crate) fn take_images(&mut self, sent: &str) -> Vec<std::path::PathBuf> {
+        self.images
+            .drain(..)
+            .filter(|(chip, _)| sent.contains(chip.as_str()))
+            .map(|(_, path)| path)
+            .collect()
     }
 
     /// Takes the message to send, with folded pastes expanded, and remembers it in history.
@@ -96,6 +127,12 @@ impl Composer {
             .chars()
             .filter(|c| *c == '\n' || !c.is_control())
             .collect();
+        if let Some(path) = image_path(&text) {
+            let chip = format!("[Image #{}]", self.images.len() + 1);
+            self.insert_str(&chip);
+            self.images.push((chip, path));
+            return;
+        }
         let lines = text.lines().count();
         if lines > FOLD_LINES || text.len() > FOLD_BYTES {
             let n = self.pastes.len() + 1;

@@ -308,6 +308,7 @@ impl App {
             return;
         }
         let full = self.composer.take();
+        let images = self.composer.take_images(&full);
         let skills = self
             .view
             .as_ref()
@@ -321,18 +322,19 @@ impl App {
                     "unknown command /{name} (type / to see the commands)"
                 )));
             }
-            None => self.send_message_as(&shown, &full),
+            None => self.send_message_as(&shown, &full, images),
         }
     }
 
     /// Sends `text` to the model: a new turn, or, while one runs, input that joins its next
     /// request (the answer in flight finishes and stays); queued until the session is ready.
     pub(crate) fn send_message(&mut self, text: &str) {
-        self.send_message_as(text, text);
+        self.send_message_as(text, text, Vec::new());
     }
 
-    /// Sends `full`, showing `shown` (pastes folded) in the transcript.
-    fn send_message_as(&mut self, shown: &str, full: &str) {
+    /// Sends `full` and `images`, showing `shown` (pastes folded, images as chips) in the
+    /// transcript.
+    fn send_message_as(&mut self, shown: &str, full: &str, images: Vec<std::path::PathBuf>) {
         if self.view.is_none() {
             self.queued.push_back(full.to_string());
             return;
@@ -343,7 +345,12 @@ impl App {
             .map(|v| v.skills.clone())
             .unwrap_or_default();
         self.push(Cell::User(shown.to_string()));
-        let items = vec![slash::input_for(full, &skills)];
+        let mut items = vec![slash::input_for(full, &skills)];
+        items.extend(
+            images
+                .into_iter()
+                .map(|path| InputItem::LocalImage { path }),
+        );
         if self.turn.is_some() {
             self.op(Op::Steer { items });
             return;
@@ -396,7 +403,7 @@ impl App {
             },
             Command::Init(_) | Command::Review(_) => {
                 if let Some(prompt) = slash::prompt_for(&cmd) {
-                    self.send_message_as(shown, &prompt);
+                    self.send_message_as(shown, &prompt, Vec::new());
                 }
             }
             Command::Status => {

@@ -590,3 +590,31 @@ fn resumed_transcript_is_replayed() {
         "{text}"
     );
 }
+
+#[test]
+fn a_pasted_image_path_is_a_chip_and_its_image_goes_with_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("screen shot.png");
+    std::fs::write(&png, b"\x89PNG").unwrap();
+    let png = std::fs::canonicalize(&png).unwrap();
+    let mut t = Term::new(80, 24);
+    // Dropped into a terminal: the path, its space escaped.
+    t.app
+        .on_paste(&png.display().to_string().replace(' ', "\\ "));
+    assert_eq!(t.app.composer.text(), "[Image #1]");
+    t.keys(" what is wrong here?");
+    // A path to something that is not an image stays text.
+    t.app.on_paste(" /etc/hostname");
+    t.key(KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        t.app.take_actions(),
+        [Action::Op(interpreter_protocol::Op::UserInput {
+            items: vec![
+                interpreter_protocol::InputItem::Text {
+                    text: "[Image #1] what is wrong here? /etc/hostname".into()
+                },
+                interpreter_protocol::InputItem::LocalImage { path: png }
+            ]
+        })]
+    );
+}
