@@ -79,6 +79,30 @@ async function openChat(baseUrl, work, settings = {}) {
   return page;
 }
 
+test("an image pasted in the panel reaches the model as an image", { timeout: 60_000 }, async (t) => {
+  const { dir, work } = scratch(t, "interp-chat-image-");
+  const baseUrl = await mock(t, { replies: [textReply("I see a tiny image.")] }, dir);
+  await activate({
+    "interpreter.path": INTERPRETER_BIN,
+    "interpreter.provider": "mock",
+    "interpreter.model": "mock-model",
+    "interpreter.baseUrl": baseUrl,
+    "interpreter.wireApi": "chat",
+  });
+  stub.state.workspaceFolders = [{ uri: stub.vscode.Uri.file(work) }];
+  const page = fakeView();
+  stub.state.webviewProviders.get("interpreter.chat").resolveWebviewView(page.view);
+  await page.send({ type: "ready" });
+  await waitUntil(() => page.posted.some((m) => m.type === "status" && m.status.state === "ready"), "the agent's initialize");
+  const image = { kind: "image", path: "shot.png", label: "Image #1", data: "iVBORw0KGgo=", mimeType: "image/png" };
+  await page.send({ type: "send", text: "what is this?", attachments: [image] });
+  await waitUntil(() => page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
+  const recorded = await (await fetch(`${baseUrl.replace(/\/v1$/, "")}/_mock/requests`)).json();
+  const body = JSON.stringify(recorded.filter((r) => r.method === "POST").at(-1).body);
+  assert.ok(body.includes("data:image/png;base64,iVBORw0KGgo="), body);
+  assert.ok(body.includes("what is this?"), body);
+});
+
 test("a chat turn through the controller: permission from the page, replay for a new page, restart after a crash", { timeout: 60_000 }, async (t) => {
   const { dir, work } = scratch(t, "interp-chat-");
   const baseUrl = await mock(t, { replies: [toolReply("call_t", "shell", { command: "touch made.txt" }), textReply("Made it."), textReply("Still here.")] }, dir);

@@ -258,6 +258,31 @@ test("@ asks the host for files and attaches the pick; Add Selection shows a chi
   p.app.dispose();
 });
 
+test("a pasted image is a chip and is sent as an image attachment; a pasted text stays text", async () => {
+  const p = page();
+  load(p);
+  const input = p.app.input;
+  const paste = (items) => {
+    const ev = new p.win.Event("paste", { bubbles: true, cancelable: true });
+    Object.defineProperty(ev, "clipboardData", { value: { items } });
+    input.dispatchEvent(ev);
+    return ev;
+  };
+  const png = new p.win.File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "shot.png", { type: "image/png" });
+  const ev = paste([{ kind: "file", type: "image/png", getAsFile: () => png }]);
+  assert.ok(ev.defaultPrevented, "the image is not pasted as text");
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(p.qa(".composer .chip").map((c) => c.firstChild.textContent), ["Image #1"]);
+  const text = paste([{ kind: "string", type: "text/plain", getAsFile: () => null }]);
+  assert.ok(!text.defaultPrevented, "text pastes as usual");
+  input.value = "what is wrong here?";
+  input.dispatchEvent(new p.win.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  const sent = p.posted.at(-1);
+  assert.equal(sent.type, "send");
+  assert.deepEqual(sent.attachments, [{ kind: "image", path: "shot.png", label: "Image #1", data: "iVBORw==", mimeType: "image/png" }]);
+  p.app.dispose();
+});
+
 test("an auth error offers one key field that stores the key and retries", () => {
   const p = page();
   p.app.receive({ type: "error", message: "Authentication required: missing API key for provider `kimi`", action: "setApiKey", provider: "kimi" });

@@ -249,6 +249,10 @@ export class ChatController implements vscode.Disposable {
     const blocks: ContentBlock[] = [];
     if (text) blocks.push({ type: "text", text });
     for (const a of attachments) {
+      if (a.kind === "image" && a.data && a.mimeType) {
+        blocks.push({ type: "image", data: a.data, mimeType: a.mimeType });
+        continue;
+      }
       const uri = vscode.Uri.file(a.path).toString();
       if (a.kind === "selection" && a.text !== undefined) {
         const ref = `${uri}#L${a.startLine}-${a.endLine}`;

@@ -43,15 +43,19 @@ export interface Undone {
   skipped: { path: string; reason: string }[];
 }
 
-/** Something attached to the next prompt: a file (resource link) or a selection (embedded). */
+/** Something attached to the next prompt: a file (resource link), a selection (embedded) or
+ * an image pasted or dropped into the composer (an ACP image block). */
 export interface Attachment {
-  kind: "file" | "selection";
+  kind: "file" | "selection" | "image";
   path: string;
   label: string;
   /** For a selection: 1-based lines and the selected text. */
   startLine?: number;
   endLine?: number;
   text?: string;
+  /** For an image: its base64 bytes and type. */
+  data?: string;
+  mimeType?: string;
 }
 
 export type HostMessage =

@@ -38,6 +38,13 @@ export function usageText(u: Model["usage"]): string {
   return s;
 }
 
+/** The largest image attached: its base64 must fit in one ACP message (16 MiB). */
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+function isImage(i: DataTransferItem): boolean {
+  return i.kind === "file" && /^image\/(png|jpeg|gif|webp)$/.test(i.type);
+}
+
 export class Composer {
   readonly el: HTMLElement;
   readonly input: HTMLTextAreaElement;
@@ -78,6 +85,39 @@ export class Composer {
       this.updatePopup();
     });
     this.sendButton.addEventListener("click", () => (this.model?.running ? this.ctx.post({ type: "cancel" }) : this.send()));
+    // Images pasted or dropped into the prompt go with it as image blocks.
+    this.input.addEventListener("paste", (e) => this.takeImages(e, e.clipboardData?.items));
+    this.input.addEventListener("dragover", (e) => {
+      if ([...(e.dataTransfer?.items ?? [])].some(isImage)) e.preventDefault();
+    });
+    this.input.addEventListener("drop", (e) => this.takeImages(e, e.dataTransfer?.items));
+  }
+
+  /** Attaches the images among `items` (a paste's or a drop's); other content is left alone. */
+  private takeImages(e: Event, items: DataTransferItemList | undefined): void {
+    const files = [...(items ?? [])].filter(isImage).map((i) => i.getAsFile());
+    if (files.length === 0) return;
+    e.preventDefault();
+    for (const file of files) {
+      if (!file) continue;
+      if (file.size > MAX_IMAGE_BYTES) {
+        const why = `${file.name || "The image"} is larger than ${MAX_IMAGE_BYTES >> 20} MiB: not attached`;
+        this.chips.append(h(this.ctx.doc, "span", { class: "chip error", role: "alert" }, why));
+        continue;
+      }
+      const win = this.ctx.doc.defaultView;
+      if (!win) continue;
+      const reader = new win.FileReader();
+      reader.onload = () => {
+        const url = String(reader.result ?? "");
+        const comma = url.indexOf(",");
+        if (!this.model || comma < 0) return;
+        const n = this.model.attachments.filter((a) => a.kind === "image").length + 1;
+        this.model.attachments.push({ kind: "image", path: file.name, label: `Image #${n}`, data: url.slice(comma + 1), mimeType: file.type });
+        this.renderChips(this.model.attachments);
+      };
+      reader.readAsDataURL(file);
+    }
   }
 
   setDraft(text: string): void {
