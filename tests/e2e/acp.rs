@@ -880,3 +880,102 @@ async fn a_scheduled_prompt_runs_as_a_turn_of_its_own_while_the_session_is_open(
         "{fired}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetches_searches_and_image_reads_run_together_as_fetch_and_read_calls() {
+    let repo = TestRepo::new();
+    std::fs::write(repo.path().join("shot.png"), mock_llm::e2e::TINY_PNG).unwrap();
+    let mock = MockServer::start(Script::new([Reply::text("placeholder")]))
+        .await
+        .unwrap();
+    let web = format!("http://{}", mock.addr());
+    mock.set_script(Script::new([
+        Reply::default()
+            .then_tool_call(
+                "f1",
+                "FetchURL",
+                json!({"url": format!("{web}/web/slow/200/docs")}),
+            )
+            .then_tool_call("s1", "WebSearch", json!({"query": "tokio"}))
+            .then_tool_call("m1", "ReadMediaFile", json!({"path": "shot.png"})),
+        Reply::text("read them"),
+    ]));
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let u1 = updates.clone();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let search = format!("web.search_url=\"{web}/search\"");
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                u1.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            agent(
+                &repo,
+                &mock,
+                &[
+                    "-c",
+                    "model=\"kimi-k3\"",
+                    "-c",
+                    "web.allow_private=true",
+                    "-c",
+                    &search,
+                ],
+            ),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let s = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                cx.send_request(PromptRequest::new(
+                    s.session_id.clone(),
+                    vec![ContentBlock::Text(TextContent::new("look these up"))],
+                ))
+                .block_task()
+                .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let updates = updates.lock().unwrap();
+    let kinds: Vec<(String, ToolKind)> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCall(c) => Some((c.tool_call_id.0.to_string(), c.kind)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("f1".to_string(), ToolKind::Fetch),
+            ("s1".to_string(), ToolKind::Fetch),
+            ("m1".to_string(), ToolKind::Read)
+        ]
+    );
+    // All three started before any ended: they ran together.
+    let first_end = updates
+        .iter()
+        .position(|u| matches!(u, SessionUpdate::ToolCallUpdate(c) if c.fields.status == Some(ToolCallStatus::Completed)))
+        .unwrap();
+    let last_start = updates
+        .iter()
+        .rposition(|u| matches!(u, SessionUpdate::ToolCall(_)))
+        .unwrap();
+    assert!(last_start < first_end, "{updates:#?}");
+    let second = mock.model_requests()[1].body.to_string();
+    assert!(second.contains("Fetched [Mock page: docs]"), "{second}");
+    assert!(
+        second.contains("Web search results for \\\"tokio\\\""),
+        "{second}"
+    );
+    assert!(second.contains("data:image/png;base64,"), "{second}");
+}

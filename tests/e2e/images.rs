@@ -7,15 +7,6 @@ use mock_llm::e2e::TestRepo;
 use mock_llm::{MockServer, Reply, Script};
 use serde_json::{Value, json};
 
-/// A 4x3 RGB PNG.
-const PNG: [u8; 99] = [
-    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 4, 0, 0, 0, 3, 8, 2, 0,
-    0, 0, 59, 150, 57, 145, 0, 0, 0, 42, 73, 68, 65, 84, 120, 156, 13, 199, 49, 1, 0, 48, 12, 195,
-    48, 3, 43, 136, 192, 233, 105, 40, 1, 81, 128, 155, 62, 1, 14, 46, 30, 66, 156, 184, 241, 242,
-    83, 167, 110, 189, 250, 0, 227, 183, 13, 249, 108, 108, 203, 210, 0, 0, 0, 0, 73, 69, 78, 68,
-    174, 66, 96, 130,
-];
-
 fn exec(repo: &TestRepo, mock: &MockServer, wire: &str, model: &str, harness: &str) {
     let mut args = vec!["exec".to_string(), "--json".to_string()];
     args.extend(TestRepo::mock_config(&mock.url(), wire));
@@ -54,7 +45,7 @@ fn tool_names(body: &Value) -> Vec<String> {
 #[test]
 fn kimi_code_reads_an_image_and_the_next_request_carries_it() {
     let repo = TestRepo::new();
-    std::fs::write(repo.path().join("shot.png"), PNG).unwrap();
+    std::fs::write(repo.path().join("shot.png"), mock_llm::e2e::TINY_PNG).unwrap();
     std::fs::write(repo.path().join("fake.png"), "not an image").unwrap();
     let mock = MockServer::start_blocking(Script::new([
         Reply::default()
@@ -97,7 +88,7 @@ fn kimi_code_reads_an_image_and_the_next_request_carries_it() {
 #[test]
 fn claude_code_reads_an_image_file_with_read_on_messages() {
     let repo = TestRepo::new();
-    std::fs::write(repo.path().join("diagram.png"), PNG).unwrap();
+    std::fs::write(repo.path().join("diagram.png"), mock_llm::e2e::TINY_PNG).unwrap();
     let mock = MockServer::start_blocking(Script::new([
         Reply::tool_call("r1", "Read", json!({"file_path": "diagram.png"})),
         Reply::text("a diagram"),

@@ -1405,3 +1405,43 @@ fn background_tasks_and_scheduled_prompts_show_in_the_terminal() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Issue 36 in the terminal: a fetch is a Fetched cell, and an image read goes to the model.
+#[test]
+fn a_fetch_and_an_image_read_show_in_the_terminal() {
+    let repo = TestRepo::new();
+    std::fs::write(repo.path().join("shot.png"), mock_llm::e2e::TINY_PNG).unwrap();
+    let mock = MockServer::start_blocking(Script::from_json(r#"{"replies": []}"#).expect("script"))
+        .expect("mock");
+    let web = format!("http://{}", mock.addr());
+    let replies = vec![
+        json!({"events": [
+            {"tool_call": {"id": "f1", "name": "FetchURL", "arguments": {"url": format!("{web}/web/docs")}}},
+            {"tool_call": {"id": "m1", "name": "ReadMediaFile", "arguments": {"path": "shot.png"}}}
+        ]}),
+        text("Both read."),
+    ];
+    mock.set_script(Script::from_json(&json!({"replies": replies}).to_string()).expect("script"));
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!(
+        "clear; {} -c harness=\\\"kimi-code\\\" -c model=\\\"kimi-k3\\\" -c web.allow_private=true",
+        bin()
+    ));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("read the docs and the screenshot");
+    t.wait_for("the answer", Duration::from_secs(15), |s| {
+        s.contains("Both read.")
+    });
+    let s = t.history();
+    assert!(s.contains("Fetched") && s.contains("/web/docs"), "{s}");
+    let second = mock.model_requests()[1].body.to_string();
+    assert!(second.contains("Fetched [Mock page: docs]"), "{second}");
+    assert!(second.contains("data:image/png;base64,"), "{second}");
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}
