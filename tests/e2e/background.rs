@@ -8,19 +8,7 @@ use mock_llm::{MockServer, Reply, Script};
 use serde_json::{Value, json};
 
 fn exec(repo: &TestRepo, mock: &MockServer, wire: &str, harness: &str) -> std::process::Output {
-    let mut args = vec!["exec".to_string(), "--json".to_string()];
-    args.extend(TestRepo::mock_config(&mock.url(), wire));
-    args.extend(["-c".into(), format!("harness=\"{harness}\"")]);
-    args.push("run the job".into());
-    let home = repo.home.path().display().to_string();
-    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
-    assert!(
-        out.status.success(),
-        "stdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    mock_llm::e2e::exec_with_harness(repo, &mock.url(), wire, harness, &[], "run the job")
 }
 
 /// Every text the model was sent in `body` (Chat or Messages), in order.

@@ -8,24 +8,13 @@ use mock_llm::{MockServer, Reply, Script};
 use serde_json::{Value, json};
 
 fn exec(repo: &TestRepo, mock: &MockServer, harness: &str, extra: &[&str]) -> Vec<Value> {
-    let mut args = vec!["exec".to_string(), "--json".to_string()];
     let wire = if harness == "claude-code" {
         "messages"
     } else {
         "chat"
     };
-    args.extend(TestRepo::mock_config(&mock.url(), wire));
-    args.extend(["-c".into(), format!("harness=\"{harness}\"")]);
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args.push("look it up".into());
-    let home = repo.home.path().display().to_string();
-    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
-    assert!(
-        out.status.success(),
-        "stdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out =
+        mock_llm::e2e::exec_with_harness(repo, &mock.url(), wire, harness, extra, "look it up");
     mock_llm::e2e::jsonl(&out)
 }
 

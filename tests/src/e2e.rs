@@ -256,3 +256,24 @@ pub const TINY_PNG: [u8; 99] = [
     83, 167, 110, 189, 250, 0, 227, 183, 13, 249, 108, 108, 203, 210, 0, 0, 0, 0, 73, 69, 78, 68,
     174, 66, 96, 130,
 ];
+
+/// `interpreter exec --json` on the mock's `wire` with `harness`, `extra` flags and `prompt`,
+/// in `repo` with HOME isolated too (no user-level skills leak in); panics unless it succeeded.
+pub fn exec_with_harness(
+    repo: &TestRepo,
+    mock_url: &str,
+    wire: &str,
+    harness: &str,
+    extra: &[&str],
+    prompt: &str,
+) -> Output {
+    let mut args = vec!["exec".to_string(), "--json".to_string()];
+    args.extend(TestRepo::mock_config(mock_url, wire));
+    args.extend(["-c".into(), format!("harness=\"{harness}\"")]);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.push(prompt.to_string());
+    let home = repo.home.path().display().to_string();
+    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
+    succeeded(&out);
+    out
+}

@@ -39,7 +39,6 @@ pub(crate) fn cron_tools(wording: Wording) -> [Arc<dyn Tool>; 3] {
                         .schedule
                         .create(cron, prompt, recurring, chrono::Local::now())
                         .map_err(ToolError::message)?;
-                    c.schedule_changed();
                     let how = if job.recurring { "recurring" } else { "once" };
                     Ok(ToolOutcome::ok(format!(
                         "Scheduled job {}: `{}` ({how}), next run {}. It runs while this session stays open.",
@@ -70,7 +69,6 @@ pub(crate) fn cron_tools(wording: Wording) -> [Arc<dyn Tool>; 3] {
                 Box::pin(async move {
                     let id = str_arg(&a, "id").unwrap_or_default();
                     let job = c.schedule.delete(id).map_err(ToolError::message)?;
-                    c.schedule_changed();
                     Ok(ToolOutcome::ok(format!(
                         "Deleted job {} (`{}`).",
                         job.id, job.cron

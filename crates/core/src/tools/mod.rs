@@ -206,13 +206,6 @@ pub(crate) struct ToolContext {
     pub(crate) schedule: Arc<schedule::Schedule>,
 }
 
-impl ToolContext {
-    /// Wakes the session's idle wait: the schedule changed.
-    pub(crate) fn schedule_changed(&self) {
-        self.schedule.changed.notify_waiters();
-    }
-}
-
 /// A change to the session a tool asks for; the session applies it after the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ModeChange {
