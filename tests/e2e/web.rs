@@ -183,3 +183,207 @@ fn web_enabled_false_offers_no_web_tools() {
         "{names}"
     );
 }
+
+/// The items of one type the exec run printed, completed.
+fn completed(events: &[Value], kind: &str) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "item.completed" && e["item"]["type"] == kind)
+        .map(|e| e["item"].clone())
+        .collect()
+}
+
+#[test]
+fn kimi_codes_search_service_is_asked_with_the_providers_key() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("placeholder")])).unwrap();
+    let service = format!("web.search_url=\"{}/coding/v1/search\"", root(&mock));
+    let script = || {
+        Script::new([
+            Reply::tool_call(
+                "s1",
+                "WebSearch",
+                json!({"query": "ropey rope", "limit": 3}),
+            ),
+            Reply::text("done"),
+        ])
+    };
+    mock.set_script(script());
+    let events = exec(
+        &repo,
+        &mock,
+        "kimi-code",
+        &[
+            "-c",
+            "web.search=\"kimi-code\"",
+            "-c",
+            &service,
+            "-c",
+            "model_providers.mock.api_key=\"sk-kimi-test\"",
+        ],
+    );
+    let asked: Vec<_> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/coding/v1/search")
+        .collect();
+    assert_eq!(asked.len(), 1, "one search request");
+    assert_eq!(asked[0].method, "POST");
+    assert_eq!(asked[0].body["text_query"], "ropey rope");
+    assert_eq!(asked[0].body["limit"], 3);
+    let auth = asked[0]
+        .headers
+        .get("authorization")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(auth, "Bearer sk-kimi-test");
+    let r = results(&mock);
+    assert!(
+        r[0].starts_with("Web search results for \"ropey rope\":"),
+        "{}",
+        r[0]
+    );
+    assert!(r[0].contains("[ropey rope: the guide](http://"), "{}", r[0]);
+    // The snippet, not the crawled page.
+    assert!(r[0].contains("Everything about ropey rope."), "{}", r[0]);
+    assert!(!r[0].contains("whole crawled page"), "{}", r[0]);
+    let searches = completed(&events, "web_search");
+    assert_eq!(searches.len(), 1, "{events:?}");
+    assert_eq!(searches[0]["query"], "ropey rope");
+
+    // Without a key the call is a clear error and the turn goes on.
+    mock.clear_requests();
+    mock.set_script(script());
+    exec(
+        &repo,
+        &mock,
+        "kimi-code",
+        &["-c", "web.search=\"kimi-code\"", "-c", &service],
+    );
+    let r = results(&mock);
+    assert!(r[0].contains("needs the provider's API key"), "{}", r[0]);
+    assert!(!mock.requests().iter().any(|q| q.path.ends_with("/search")));
+}
+
+#[test]
+fn moonshots_builtin_search_is_declared_and_its_calls_answered_with_their_arguments() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "functions.$web_search:0",
+            "$web_search",
+            json!({"search_result": {"search_id": "s-1"}, "query": "k3 price"}),
+        ),
+        Reply::text("It costs little."),
+    ]))
+    .unwrap();
+    let events = exec(
+        &repo,
+        &mock,
+        "kimi-code",
+        &["-c", "web.search=\"moonshot-builtin\""],
+    );
+    let reqs = mock.model_requests();
+    let tools = reqs[0].body["tools"].as_array().unwrap();
+    assert!(
+        tools
+            .iter()
+            .any(|t| t["type"] == "builtin_function" && t["function"]["name"] == "$web_search"),
+        "{tools:?}"
+    );
+    assert!(
+        !tools.iter().any(|t| t["function"]["name"] == "WebSearch"),
+        "our own WebSearch is not offered beside the builtin"
+    );
+    let r = results(&mock);
+    let echoed: Value = serde_json::from_str(&r[0]).unwrap();
+    assert_eq!(
+        echoed,
+        json!({"search_result": {"search_id": "s-1"}, "query": "k3 price"})
+    );
+    assert_eq!(completed(&events, "web_search")[0]["query"], "k3 price");
+}
+
+#[test]
+fn codex_web_search_setting_declares_openais_hosted_search_and_exec_shows_its_items() {
+    let repo = TestRepo::new();
+    let item = json!({"type": "response.output_item.done", "output_index": 0, "item": {
+        "type": "web_search_call", "id": "ws_1", "status": "completed",
+        "action": {"type": "search", "query": "rust 2024 edition"}}});
+    let mock = MockServer::start_blocking(Script::new([Reply::default()
+        .then_raw(format!(
+            "event: response.output_item.done\ndata: {item}\n\n"
+        ))
+        .then_text("The 2024 edition shipped in Rust 1.85.")]))
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let out = mock_llm::e2e::exec_with_harness(
+            &repo,
+            &mock.url(),
+            "responses",
+            "native",
+            extra,
+            "when did it ship?",
+        );
+        mock_llm::e2e::jsonl(&out)
+    };
+    let events = run(&["-c", "web_search=\"live\""]);
+    let body = &mock.model_requests()[0].body;
+    let hosted: Vec<_> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["type"] == "web_search")
+        .collect();
+    assert_eq!(
+        hosted,
+        [&json!({"type": "web_search", "external_web_access": true})]
+    );
+    let started: Vec<_> = events
+        .iter()
+        .filter(|e| e["type"] == "item.started" && e["item"]["type"] == "web_search")
+        .collect();
+    assert_eq!(started.len(), 1, "{events:?}");
+    let done = completed(&events, "web_search");
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0]["id"], started[0]["item"]["id"]);
+    assert_eq!(done[0]["query"], "rust 2024 edition");
+    assert_eq!(done[0]["action"]["type"], "search");
+    assert_eq!(
+        completed(&events, "agent_message")[0]["text"],
+        "The 2024 edition shipped in Rust 1.85."
+    );
+
+    // `cached` reads OpenAI's cache only; `disabled` declares nothing.
+    mock.clear_requests();
+    mock.set_script(Script::new([Reply::text("ok")]));
+    run(&["-c", "web_search=\"cached\""]);
+    let tools = mock.model_requests()[0].body["tools"].to_string();
+    assert!(tools.contains(r#""external_web_access":false"#), "{tools}");
+    mock.clear_requests();
+    mock.set_script(Script::new([Reply::text("ok")]));
+    run(&["-c", "web_search=\"disabled\""]);
+    let tools = mock.model_requests()[0].body["tools"].to_string();
+    assert!(!tools.contains("web_search"), "{tools}");
+}
+
+#[test]
+fn a_search_backend_the_provider_cannot_run_is_a_clear_config_error() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("ok")])).unwrap();
+    let mut args = vec!["exec".to_string(), "--json".to_string()];
+    args.extend(TestRepo::mock_config(&mock.url(), "chat"));
+    args.extend([
+        "-c".into(),
+        "web.search=\"openai-hosted\"".into(),
+        "hi".into(),
+    ]);
+    let out = repo.run(&args, "");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs a Responses provider"), "{err}");
+    assert!(
+        mock.model_requests().is_empty(),
+        "no request on a bad config"
+    );
+}

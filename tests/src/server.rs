@@ -279,6 +279,27 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             let reply = fill_templates(reply, &parsed);
             model_reply(endpoint, reply, seq, &parsed, bytes.len()).await
         }
+        (&Method::POST, None) if path.ends_with("/coding/v1/search") => {
+            if shared.log {
+                eprintln!("mock-llm: {method} {path} -> Kimi Code search");
+            }
+            let host = parts
+                .headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok());
+            let bearer = parts
+                .headers
+                .get(header::AUTHORIZATION)
+                .and_then(|h| h.to_str().ok())
+                .is_some_and(|h| h.starts_with("Bearer ") && h.len() > 7);
+            match bearer {
+                true => crate::web::kimi_search(&parsed, host),
+                false => json_response(
+                    StatusCode::UNAUTHORIZED,
+                    &json!({"error": {"message": "missing API key", "type": "authentication_error"}}),
+                ),
+            }
+        }
         (&Method::GET, _) if path.starts_with("/web/") || path == "/search" => {
             if shared.log {
                 eprintln!("mock-llm: {method} {path} -> web");

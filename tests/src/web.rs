@@ -1,7 +1,7 @@
 //! The web the mock serves, so fetch and search tools have something to reach without the
 //! network: `GET /web/<name>` is an HTML page about `<name>` (`/web/slow/<ms>/<name>` after
-//! a delay), and `GET /search?q=…` answers
-//! in SearXNG's JSON with two results on `/web/`.
+//! a delay), `GET /search?q=…` answers in SearXNG's JSON with two results on `/web/`, and
+//! `POST …/coding/v1/search` the same in Kimi Code's search service's JSON.
 
 use axum::body::Body;
 use axum::http::{Response, StatusCode, header};
@@ -39,27 +39,48 @@ pub(crate) async fn answer(
             .find_map(|kv| kv.strip_prefix("q="))
             .map(|q| percent_decode(&q.replace('+', " ")))
             .unwrap_or_default();
-        let base = format!("http://{}", host.unwrap_or("127.0.0.1"));
-        let slug: String = q
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        let body = json!({
-            "query": q,
-            "results": [
-                {"title": format!("{q}: the guide"), "url": format!("{base}/web/{slug}-guide"), "content": format!("Everything about {q}.")},
-                {"title": format!("{q} on the forum"), "url": format!("{base}/web/{slug}-forum"), "content": "People discuss it."}
-            ]
-        });
+        let body = json!({"query": q, "results": hits(&q, host)});
         return Some(reply("application/json", body.to_string()));
     }
     None
+}
+
+/// Two results on the mock's `/web/` about `q`, in SearXNG's fields.
+fn hits(q: &str, host: Option<&str>) -> serde_json::Value {
+    let base = format!("http://{}", host.unwrap_or("127.0.0.1"));
+    let slug: String = q
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    json!([
+        {"title": format!("{q}: the guide"), "url": format!("{base}/web/{slug}-guide"), "content": format!("Everything about {q}.")},
+        {"title": format!("{q} on the forum"), "url": format!("{base}/web/{slug}-forum"), "content": "People discuss it."}
+    ])
+}
+
+/// Kimi Code's search service (`POST …/coding/v1/search` with `{"text_query", "limit"}`):
+/// the same two results in its fields, `snippet` beside the crawled `content`.
+pub(crate) fn kimi_search(body: &serde_json::Value, host: Option<&str>) -> Response<Body> {
+    let q = body["text_query"].as_str().unwrap_or_default();
+    let results: Vec<_> = hits(q, host)
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|h| {
+            json!({"site_name": "mock", "title": h["title"], "url": h["url"],
+                   "snippet": h["content"], "content": "The whole crawled page.", "date": "2026-12-01"})
+        })
+        .collect();
+    reply(
+        "application/json",
+        json!({"search_results": results}).to_string(),
+    )
 }
 
 fn reply(content_type: &str, body: String) -> Response<Body> {

@@ -28,12 +28,29 @@ pub(crate) fn is_reasoning_id(id: &str) -> bool {
     id.starts_with("rs-")
 }
 
+/// A search's `action` as the v2 protocol spells it (`search`, `openPage`, `findInPage`).
+fn web_search_action(input: &Value) -> Value {
+    let mut action = match input.get("type") {
+        Some(_) => input.clone(),
+        None => json!({"type": "search", "query": input["query"]}),
+    };
+    let kind = match action["type"].as_str() {
+        Some("open_page") => "openPage",
+        Some("find_in_page") => "findInPage",
+        Some("search") => "search",
+        _ => "other",
+    };
+    action["type"] = json!(kind);
+    action
+}
+
 /// What kind of item a tool call is shown as.
 enum Shape {
     Command { command: String, cwd: String },
     FileChange,
     Mcp { server: String, tool: String },
     Dynamic { tool: String },
+    WebSearch,
 }
 
 /// A tool call shown as an item, from its begin to its end.
@@ -53,6 +70,14 @@ impl ToolItem {
                 cwd: cwd.display().to_string(),
             },
             ToolKind::Edit | ToolKind::Delete | ToolKind::Move => Shape::FileChange,
+            ToolKind::Fetch
+                if matches!(
+                    b.tool.as_str(),
+                    "web_search" | "WebSearch" | "$web_search" | "websearch"
+                ) =>
+            {
+                Shape::WebSearch
+            }
             _ => match b.tool.split_once("__") {
                 Some((server, tool)) if b.kind == ToolKind::Other => Shape::Mcp {
                     server: server.to_string(),
@@ -123,6 +148,11 @@ impl ToolItem {
                     duration_ms: duration,
                 }
             }
+            Shape::WebSearch => Item::WebSearch {
+                id: self.id.clone(),
+                query: self.arguments["query"].as_str().unwrap_or("").to_string(),
+                action: Some(web_search_action(&self.arguments)),
+            },
             Shape::Dynamic { tool } => Item::DynamicToolCall {
                 id: self.id.clone(),
                 tool: tool.clone(),
@@ -299,6 +329,30 @@ mod tests {
                 new_text: Some("b\n".into()),
             }],
         }
+    }
+
+    #[test]
+    fn searches_become_web_search_items_with_v2_actions() {
+        let cwd = Path::new("/w");
+        let mut hosted = begin(ToolKind::Fetch, "web_search");
+        hosted.input = json!({"type": "open_page", "url": "https://docs.rs"});
+        let v = ToolItem::begin(&hosted, cwd).item(None).to_value();
+        assert_eq!(v["type"], "webSearch");
+        assert_eq!(
+            v["action"],
+            json!({"type": "openPage", "url": "https://docs.rs"})
+        );
+        let mut own = begin(ToolKind::Fetch, "WebSearch");
+        own.input = json!({"query": "ropey"});
+        let v = ToolItem::begin(&own, cwd)
+            .item(Some(&end(ToolStatus::Completed)))
+            .to_value();
+        assert_eq!(v["type"], "webSearch");
+        assert_eq!(v["query"], "ropey");
+        assert_eq!(v["action"], json!({"type": "search", "query": "ropey"}));
+        // A fetch is not a search.
+        let fetch = ToolItem::begin(&begin(ToolKind::Fetch, "WebFetch"), cwd).item(None);
+        assert_eq!(fetch.to_value()["type"], "dynamicToolCall");
     }
 
     #[test]

@@ -143,6 +143,12 @@ pub(crate) enum Item {
         content_items: Option<Vec<Value>>,
         duration_ms: Option<i64>,
     },
+    /// A web search: the provider's hosted one, or a harness's own search tool.
+    WebSearch {
+        id: String,
+        query: String,
+        action: Option<Value>,
+    },
     ContextCompaction {
         id: String,
     },

@@ -3,7 +3,8 @@
 //! `item_1`, …) in the order they start.
 
 use interpreter_protocol::{
-    Event, FileChangeKind, PlanStatus, TokenUsage, ToolKind, ToolStatus, TurnEndReason,
+    Event, FileChangeKind, PlanStatus, TokenUsage, ToolCallBegin, ToolKind, ToolStatus,
+    TurnEndReason,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -15,8 +16,18 @@ pub(super) struct JsonlWriter<W: Write> {
     /// Tool calls shown as items: call id → (item id, command).
     open_commands: HashMap<String, (String, String)>,
     edits: HashMap<String, ()>,
+    /// Web searches shown as items: call id → (item id, query, action).
+    searches: HashMap<String, (String, String, Value)>,
     todo: Option<(String, Value)>,
     pub last_message: Option<String>,
+}
+
+/// Tools shown as Codex's `web_search` item: its hosted search, and the harnesses' own.
+fn is_web_search(tool: &str) -> bool {
+    matches!(
+        tool,
+        "web_search" | "WebSearch" | "$web_search" | "websearch"
+    )
 }
 
 impl<W: Write> JsonlWriter<W> {
@@ -26,6 +37,7 @@ impl<W: Write> JsonlWriter<W> {
             next_id: 0,
             open_commands: HashMap::new(),
             edits: HashMap::new(),
+            searches: HashMap::new(),
             todo: None,
             last_message: None,
         }
@@ -51,6 +63,35 @@ impl<W: Write> JsonlWriter<W> {
         self.line(json!({"type": "error", "message": message}));
     }
 
+    /// A tool call that Codex shows from its start: a command, an edit, a web search.
+    fn tool_begun(&mut self, b: &ToolCallBegin) {
+        match b.kind {
+            ToolKind::Execute => {
+                let id = self.new_id();
+                let command = b.command.clone().unwrap_or_else(|| b.title.clone());
+                self.line(json!({"type": "item.started", "item": {
+                    "id": id, "type": "command_execution", "command": command,
+                    "aggregated_output": "", "exit_code": null, "status": "in_progress"}}));
+                self.open_commands.insert(b.call_id.clone(), (id, command));
+            }
+            ToolKind::Edit | ToolKind::Delete | ToolKind::Move => {
+                self.edits.insert(b.call_id.clone(), ());
+            }
+            ToolKind::Fetch if is_web_search(&b.tool) => {
+                let id = self.new_id();
+                let query = b.input["query"].as_str().unwrap_or("").to_string();
+                let action = match b.input.get("type") {
+                    Some(_) => b.input.clone(),
+                    None => json!({"type": "search", "query": query}),
+                };
+                self.line(json!({"type": "item.started", "item": {
+                    "id": id, "type": "web_search", "query": query, "action": action}}));
+                self.searches.insert(b.call_id.clone(), (id, query, action));
+            }
+            _ => {}
+        }
+    }
+
     pub(super) fn event(&mut self, e: &Event) {
         match e {
             Event::TurnStarted { .. } => self.line(json!({"type": "turn.started"})),
@@ -65,22 +106,12 @@ impl<W: Write> JsonlWriter<W> {
                 self.line(json!({"type": "item.completed",
                     "item": {"id": id, "type": "agent_message", "text": text}}));
             }
-            Event::ToolCallBegin(b) => match b.kind {
-                ToolKind::Execute => {
-                    let id = self.new_id();
-                    let command = b.command.clone().unwrap_or_else(|| b.title.clone());
-                    self.line(json!({"type": "item.started", "item": {
-                        "id": id, "type": "command_execution", "command": command,
-                        "aggregated_output": "", "exit_code": null, "status": "in_progress"}}));
-                    self.open_commands.insert(b.call_id.clone(), (id, command));
-                }
-                ToolKind::Edit | ToolKind::Delete | ToolKind::Move => {
-                    self.edits.insert(b.call_id.clone(), ());
-                }
-                _ => {}
-            },
+            Event::ToolCallBegin(b) => self.tool_begun(b),
             Event::ToolCallEnd(end) => {
-                if let Some((id, command)) = self.open_commands.remove(&end.call_id) {
+                if let Some((id, query, action)) = self.searches.remove(&end.call_id) {
+                    self.line(json!({"type": "item.completed", "item": {
+                        "id": id, "type": "web_search", "query": query, "action": action}}));
+                } else if let Some((id, command)) = self.open_commands.remove(&end.call_id) {
                     let status = match (end.status, end.exit_code) {
                         (ToolStatus::Declined, _) => "declined",
                         (ToolStatus::Completed, _) => "completed",

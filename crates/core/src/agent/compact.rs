@@ -106,6 +106,7 @@ impl Session {
                 .reasoning_effort
                 .map(interpreter_protocol::ReasoningEffort::as_str),
             output_schema: None,
+            hosted_search: None,
         };
         let events = self.services.events.clone();
         let mut on_retry = move |m: String| events.send(Event::Warning { message: m });

@@ -200,7 +200,7 @@ impl Session {
         let mut state = SessionState::new(
             harness.clone(),
             harness.system_prompt(&env),
-            harness.tools(&env),
+            harness_tools(&harness, &env),
             permissions,
         );
         state.log = log;
@@ -471,6 +471,15 @@ impl Session {
             max_output_tokens: self.config.max_output_tokens,
             reasoning_effort: self.config.reasoning_effort.map(ReasoningEffort::as_str),
             output_schema: self.state.output_schema.as_ref(),
+            hosted_search: match self.config.web.search {
+                Some(crate::config::web::SearchBackend::MoonshotBuiltin) => {
+                    Some(crate::model::HostedSearch::Moonshot)
+                }
+                Some(crate::config::web::SearchBackend::OpenAiHosted { live }) => {
+                    Some(crate::model::HostedSearch::OpenAi { live })
+                }
+                _ => None,
+            },
         }
     }
 
@@ -543,6 +552,15 @@ impl Session {
     }
 }
 
+/// The harness's tools, and the hidden answer to a hosted search's calls.
+fn harness_tools(harness: &Arc<dyn Harness>, env: &PromptEnv) -> ToolTable {
+    let tools = harness.tools(env);
+    match env.web.moonshot_search {
+        true => tools.also_hidden([crate::harness::web_tools::moonshot_search()]),
+        false => tools,
+    }
+}
+
 /// The harness's tools followed by the external ones, named the harness's way and kept
 /// unique and valid after every naming rule.
 pub(super) fn tool_table(
@@ -550,7 +568,7 @@ pub(super) fn tool_table(
     env: &PromptEnv,
     external: Option<&Arc<dyn ExternalTools>>,
 ) -> ToolTable {
-    let tools = harness.tools(env);
+    let tools = harness_tools(harness, env);
     let Some(ext) = external else {
         return tools;
     };
@@ -641,6 +659,8 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
         web: crate::harness::WebTools {
             fetch: config.web.enabled,
             search: config.web.can_search(),
+            moonshot_search: config.web.search
+                == Some(crate::config::web::SearchBackend::MoonshotBuiltin),
         },
         images: crate::model::catalog::model_info(&config.model).images,
         ..env

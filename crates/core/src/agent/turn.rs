@@ -893,7 +893,37 @@ impl ShownMessages {
                 self.enter(message);
                 self.held = Some((message, text, phase));
             }
+            StreamDelta::HostedSearch { id, action } => self.hosted_search(id, action),
         }
+    }
+
+    /// A search the provider ran: a finished `web_search` call for the faces.
+    fn hosted_search(&self, id: String, action: serde_json::Value) {
+        let s = |k: &str| action.get(k).and_then(serde_json::Value::as_str);
+        let title = match s("type") {
+            Some("open_page") => format!("Open {}", s("url").unwrap_or("a page")),
+            Some("find_in_page") => format!("Find `{}` in a page", s("pattern").unwrap_or("")),
+            _ => format!("Search the web: {}", s("query").unwrap_or("")),
+        };
+        self.events
+            .send(Event::ToolCallBegin(interpreter_protocol::ToolCallBegin {
+                call_id: id.clone(),
+                tool: "web_search".into(),
+                kind: ToolKind::Fetch,
+                title,
+                input: action,
+                locations: Vec::new(),
+                command: None,
+                subagent: None,
+            }));
+        self.events
+            .send(Event::ToolCallEnd(interpreter_protocol::ToolCallEnd {
+                call_id: id,
+                status: interpreter_protocol::ToolStatus::Completed,
+                output: String::new(),
+                exit_code: None,
+                changes: Vec::new(),
+            }));
     }
 
     /// The stream is in `message` now: what came before it is whole. A message that went back

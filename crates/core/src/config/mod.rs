@@ -63,6 +63,8 @@ pub(crate) struct ConfigToml {
     /// The web tools' bounds and search backend (`tools::web`).
     #[serde(default)]
     pub(crate) web: web::WebToml,
+    /// Codex's `web_search` (`disabled`, `cached`, `live`): the Codex SDK's `webSearchMode`.
+    pub(crate) web_search: Option<String>,
     /// MCP servers every session connects, as in Codex (see `config::mcp`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, mcp::McpServerToml>,
@@ -355,7 +357,16 @@ impl Config {
             parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
-            web: std::sync::Arc::new(web::WebConfig::from_toml(&raw.web).context("[web]")?),
+            web: std::sync::Arc::new(
+                web::WebConfig::from_toml(
+                    &raw.web,
+                    &web::SearchContext {
+                        provider: &provider,
+                        codex_web_search: raw.web_search.as_deref(),
+                    },
+                )
+                .context("[web]")?,
+            ),
             provider,
         })
     }
@@ -886,5 +897,71 @@ experimental_bearer_token = "token-in-a-profile"
             c.provider.resolve_api_key().unwrap().as_deref(),
             Some("sk-file")
         );
+    }
+
+    #[test]
+    fn the_search_backend_follows_web_search_the_provider_and_codexs_setting() {
+        use web::SearchBackend;
+        let search = |file: &str, over: &[&str]| {
+            load(Some(file), &[], ov(over)).map(|c| c.web.search.clone())
+        };
+        // The default provider (Moonshot's platform) gets no search unless one is named: its
+        // builtin costs per call.
+        assert_eq!(search("", &[]).unwrap(), None);
+        assert_eq!(
+            search("[web]\nsearch = \"moonshot-builtin\"\n", &[]).unwrap(),
+            Some(SearchBackend::MoonshotBuiltin)
+        );
+        // Kimi Code's own service on a Kimi Code provider, with its key.
+        let kimi = search(
+            "model_provider = \"kimi-code\"\n[model_providers.kimi-code]\napi_key = \"sk-k\"\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            kimi,
+            Some(SearchBackend::KimiCode {
+                url: "https://api.kimi.com/coding/v1/search".parse().unwrap(),
+                key: Some("sk-k".into()),
+            })
+        );
+        // A SearXNG endpoint.
+        assert!(matches!(
+            search(
+                "[web]\nsearch_url = \"http://127.0.0.1:8888/search\"\n",
+                &[]
+            )
+            .unwrap(),
+            Some(SearchBackend::Searx(_))
+        ));
+        // Codex's `web_search` on a Responses provider is OpenAI's hosted search.
+        let openai = "model_provider = \"openai\"\n";
+        assert_eq!(
+            search(openai, &["web_search=\"cached\""]).unwrap(),
+            Some(SearchBackend::OpenAiHosted { live: false })
+        );
+        assert_eq!(
+            search(openai, &["web_search=\"live\""]).unwrap(),
+            Some(SearchBackend::OpenAiHosted { live: true })
+        );
+        assert_eq!(search(openai, &["web_search=\"disabled\""]).unwrap(), None);
+        // `[web] enabled = false` and `search = "off"` turn it off; a backend the wire cannot
+        // carry, or an unknown one, is an error.
+        let off = "model_provider = \"kimi-code\"\n[web]\nenabled = false\n";
+        assert_eq!(search(off, &[]).unwrap(), None);
+        assert_eq!(search("[web]\nsearch = \"off\"\n", &[]).unwrap(), None);
+        for (file, said) in [
+            (
+                "[web]\nsearch = \"openai-hosted\"\n",
+                "needs a Responses provider",
+            ),
+            ("[web]\nsearch = \"searxng\"\n", "needs search_url"),
+            ("[web]\nsearch = \"bing\"\n", "expected auto"),
+        ] {
+            let err = format!("{:#}", search(file, &[]).unwrap_err());
+            assert!(err.contains(said), "{err}");
+        }
+        // The key stays out of Debug output.
+        assert!(!format!("{kimi:?}").contains("sk-k"));
     }
 }

@@ -62,6 +62,9 @@ pub(crate) struct PromptEnv {
 pub(crate) struct WebTools {
     pub fetch: bool,
     pub search: bool,
+    /// Moonshot's builtin `$web_search` is declared: its calls are answered (see
+    /// [`Harness::tools`]'s callers).
+    pub moonshot_search: bool,
 }
 
 impl PromptEnv {

@@ -105,6 +105,41 @@ pub(crate) fn web_search(flavor: Flavor, wording: Wording) -> Arc<dyn Tool> {
     )
 }
 
+/// The answer to Moonshot's builtin `$web_search`: the call's own arguments, which tell
+/// Moonshot to search on the next request. Authorized like any search, so `[web]` and the
+/// network-off modes hold.
+pub(crate) fn moonshot_search() -> Arc<dyn Tool> {
+    FnTool::plain(
+        Wording {
+            prefix: "",
+            wrap: None,
+        },
+        spec(
+            crate::model::chat::MOONSHOT_SEARCH,
+            "Moonshot's builtin web search (declared as a builtin_function).",
+            json!({"type": "object"}),
+        ),
+        describe_search,
+        |a, c| Box::pin(run_moonshot_search(c, a)),
+    )
+}
+
+async fn run_moonshot_search(ctx: &ToolContext, args: Value) -> ToolResult {
+    let query = str_or_empty(&args, "query").to_string();
+    ctx.authorize(
+        Intent::Fetch {
+            target: query.clone(),
+            host: "api.moonshot.ai".into(),
+        },
+        crate::model::chat::MOONSHOT_SEARCH,
+        ToolKind::Fetch,
+        &format!("Search the web: {query}"),
+        vec![],
+    )
+    .await?;
+    Ok(ToolOutcome::ok(args.to_string()))
+}
+
 async fn run_fetch(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResult {
     let Some(url) = str_arg(&args, "url").filter(|u| !u.trim().is_empty()) else {
         return Err(ToolError::message("`url` is required."));
@@ -177,12 +212,12 @@ async fn run_search(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResul
     else {
         return Err(ToolError::message("`query` is required."));
     };
-    let host = ctx
-        .web
-        .search_url
-        .as_ref()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
+    let host = match &ctx.web.search {
+        Some(web::SearchBackend::Searx(u) | web::SearchBackend::KimiCode { url: u, .. }) => {
+            u.host_str().unwrap_or_default().to_string()
+        }
+        _ => String::new(),
+    };
     ctx.authorize(
         Intent::Fetch {
             target: query.to_string(),
@@ -210,8 +245,14 @@ async fn run_search(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResul
             .unwrap_or_default()
     };
     let (allowed, blocked) = (list("allowed_domains"), list("blocked_domains"));
+    // Domain rules drop results after the search: ask for more then.
+    let filtered = !(allowed.is_empty()
+        && blocked.is_empty()
+        && ctx.web.allowed_domains.is_empty()
+        && ctx.web.denied_domains.is_empty());
+    let ask = if filtered { MAX_RESULTS } else { limit };
     let found = tokio::select! {
-        f = web::search(&ctx.web, query, MAX_RESULTS) => f,
+        f = web::search(&ctx.web, query, ask) => f,
         _ = ctx.cancel.cancelled() => return Err(ToolError::message("The search was cancelled.")),
     };
     let hits: Vec<_> = found

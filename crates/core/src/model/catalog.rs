@@ -55,6 +55,16 @@ pub(crate) fn moonshot_dialect(provider_id: &str, model: &str) -> bool {
     matches!(provider_id, "kimi" | "kimi-code") || model_info(model).kimi
 }
 
+/// Kimi Code's search service, which its key also opens (`[web] search = "kimi-code"`).
+pub(crate) const KIMI_CODE_SEARCH: &str = "https://api.kimi.com/coding/v1/search";
+
+/// The search service of the provider with this id and base URL, if it has one on its own
+/// key: Kimi Code's, beside its API.
+pub(crate) fn search_service(provider_id: &str, base_url: &str) -> Option<String> {
+    (provider_id == "kimi-code" || base_url.contains("api.kimi.com/coding"))
+        .then(|| format!("{}/search", base_url.trim_end_matches('/')))
+}
+
 /// A built-in provider: the defaults a `[model_providers.<id>]` table of the same id overrides.
 pub struct ProviderInfo {
     /// What `model_provider` and `[model_providers.<id>]` call it.

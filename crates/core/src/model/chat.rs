@@ -6,9 +6,12 @@ use serde_json::{Value, json};
 
 use super::catalog::ModelInfo;
 use super::types::{
-    FinishReason, HistoryItem, ModelError, ModelRequest, ModelResponse, OutputMessage, Part,
-    Parts as _, RawToolCall, StreamDelta,
+    FinishReason, HistoryItem, HostedSearch, ModelError, ModelRequest, ModelResponse,
+    OutputMessage, Part, Parts as _, RawToolCall, StreamDelta,
 };
+
+/// The name Moonshot's builtin search is declared and called under.
+pub(crate) const MOONSHOT_SEARCH: &str = "$web_search";
 
 /// The history as Chat messages, the system prompt first.
 fn messages(req: &ModelRequest<'_>, info: ModelInfo) -> Vec<Value> {
@@ -92,15 +95,18 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key
     body.insert("stream_options".into(), json!({"include_usage": true}));
     // Without it Moonshot picks a tiny default and thinking eats it.
     body.insert("max_completion_tokens".into(), json!(req.max_output_tokens));
-    if !req.tools.is_empty() {
-        let tools: Vec<Value> = req
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters}})
-            })
-            .collect();
+    let mut tools: Vec<Value> = req
+        .tools
+        .iter()
+        .map(|t| {
+            json!({"type": "function", "function": {
+                "name": t.name, "description": t.description, "parameters": t.parameters}})
+        })
+        .collect();
+    if req.hosted_search == Some(HostedSearch::Moonshot) {
+        tools.push(json!({"type": "builtin_function", "function": {"name": MOONSHOT_SEARCH}}));
+    }
+    if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
     }
     if send_cache_key {
@@ -578,6 +584,7 @@ mod tests {
             max_output_tokens: 32768,
             reasoning_effort: None,
             output_schema: None,
+            hosted_search: None,
         };
         let body = build_body(&req, model_info("kimi-k3"), true);
         assert!(body.get("temperature").is_none() && body.get("top_p").is_none());
@@ -625,6 +632,7 @@ mod tests {
             max_output_tokens: 10,
             reasoning_effort: None,
             output_schema: None,
+            hosted_search: None,
         };
         let body = build_body(&req, model_info("gpt-4.1"), false);
         let msgs = body["messages"].as_array().unwrap();

@@ -611,6 +611,7 @@ mod tests {
             max_output_tokens: 16,
             reasoning_effort: None,
             output_schema: None,
+            hosted_search: None,
         };
         let mut notices = Vec::new();
         let err = client
@@ -667,6 +668,7 @@ mod tests {
             max_output_tokens: 16,
             reasoning_effort: None,
             output_schema: None,
+            hosted_search: None,
         }
     }
 

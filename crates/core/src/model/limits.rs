@@ -125,7 +125,7 @@ mod tests {
             fed += c.len();
             let mut sink = |d: StreamDelta| match d {
                 StreamDelta::Text { text: t, .. } | StreamDelta::Reasoning(t) => shown += t.len(),
-                StreamDelta::MessageDone { .. } => {}
+                StreamDelta::MessageDone { .. } | StreamDelta::HostedSearch { .. } => {}
             };
             if let Err(e) = acc.feed(c.as_bytes(), &mut sink) {
                 return (e, fed, shown);

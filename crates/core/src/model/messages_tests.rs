@@ -298,6 +298,7 @@ fn request<'a>(history: &'a [HistoryItem], tools: &'a [ToolSpec]) -> ModelReques
         max_output_tokens: 32_000,
         reasoning_effort: Some("high"),
         output_schema: None,
+        hosted_search: None,
     }
 }
 

@@ -20,7 +20,7 @@ pub(crate) use client::ModelClient;
 pub use image::image_data_url;
 pub(crate) use redact::redact_history_item;
 pub use types::{
-    AssistantReply, FinishReason, HistoryItem, MessagePhase, ModelError, ModelRequest,
-    ModelResponse, OutputMessage, Part, Parts, RawToolCall, SignedReasoning, StreamDelta, ToolCall,
-    ToolSpec,
+    AssistantReply, FinishReason, HistoryItem, HostedSearch, MessagePhase, ModelError,
+    ModelRequest, ModelResponse, OutputMessage, Part, Parts, RawToolCall, SignedReasoning,
+    StreamDelta, ToolCall, ToolSpec,
 };

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::chat::{error_message, truncate_for_log};
 use super::types::{
-    FinishReason, HistoryItem, MessagePhase, ModelError, ModelRequest, ModelResponse,
+    FinishReason, HistoryItem, HostedSearch, MessagePhase, ModelError, ModelRequest, ModelResponse,
     OutputMessage, Part, RawToolCall, StreamDelta,
 };
 
@@ -48,7 +48,7 @@ pub(crate) fn build_body(req: &ModelRequest<'_>) -> Value {
             }
         }
     }
-    let tools: Vec<Value> = req
+    let mut tools: Vec<Value> = req
         .tools
         .iter()
         .map(|t| {
@@ -56,6 +56,9 @@ pub(crate) fn build_body(req: &ModelRequest<'_>) -> Value {
                    "parameters": t.parameters, "strict": false})
         })
         .collect();
+    if let Some(HostedSearch::OpenAi { live }) = req.hosted_search {
+        tools.push(json!({"type": "web_search", "external_web_access": live}));
+    }
     let mut body = json!({
         "model": req.model,
         "instructions": req.system,
@@ -317,6 +320,13 @@ impl ResponsesStream {
                     arguments,
                 }));
             }
+            Some("web_search_call") => {
+                let id = item.get("id").and_then(Value::as_str).unwrap_or("");
+                return Some(StreamDelta::HostedSearch {
+                    id: id.to_string(),
+                    action: item.get("action").cloned().unwrap_or(Value::Null),
+                });
+            }
             _ => {}
         }
         None
@@ -423,6 +433,7 @@ mod tests {
             max_output_tokens: 100,
             reasoning_effort: None,
             output_schema: None,
+            hosted_search: None,
         }
     }
 

@@ -262,6 +262,21 @@ pub struct ModelRequest<'a> {
     pub(crate) max_output_tokens: u64,
     pub(crate) reasoning_effort: Option<&'a str>,
     pub(crate) output_schema: Option<&'a serde_json::Value>,
+    /// A search the provider runs itself, declared beside the tools.
+    pub(crate) hosted_search: Option<HostedSearch>,
+}
+
+/// A web search the provider runs itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostedSearch {
+    /// Moonshot's builtin `$web_search` (Chat Completions): its calls are answered with their
+    /// own arguments, and Moonshot searches on the next request.
+    Moonshot,
+    /// OpenAI's hosted `web_search` (Responses); `live` reaches the live web.
+    OpenAi {
+        /// External web access.
+        live: bool,
+    },
 }
 
 /// Why the model stopped.
@@ -319,6 +334,13 @@ pub enum StreamDelta {
         text: String,
         /// Its phase, where the wire gave one.
         phase: Option<MessagePhase>,
+    },
+    /// The provider ran a hosted search (Responses `web_search_call`).
+    HostedSearch {
+        /// The provider's item id.
+        id: String,
+        /// What it did: `{"type": "search", "query"}`, `open_page`, `find_in_page`.
+        action: serde_json::Value,
     },
 }
 

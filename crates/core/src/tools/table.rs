@@ -179,6 +179,15 @@ impl ToolTable {
         self
     }
 
+    /// This table with `more` answering calls too, unadvertised.
+    pub(crate) fn also_hidden(
+        mut self,
+        more: impl IntoIterator<Item = Arc<dyn Tool>>,
+    ) -> ToolTable {
+        self.hidden.extend(more);
+        self
+    }
+
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools
             .iter()

@@ -14,7 +14,7 @@ use std::net::{IpAddr, SocketAddr};
 use futures::StreamExt as _;
 use serde::Deserialize;
 
-pub(crate) use crate::config::web::WebConfig;
+pub(crate) use crate::config::web::{SearchBackend, WebConfig};
 
 /// Redirects a fetch follows at most.
 pub(crate) const MAX_REDIRECTS: usize = 5;
@@ -346,39 +346,94 @@ pub(crate) struct SearchHit {
     #[serde(default)]
     pub(crate) title: String,
     pub(crate) url: String,
+    /// The snippet.
     #[serde(default)]
     pub(crate) content: String,
 }
 
 #[derive(Deserialize)]
-struct SearchReply {
+struct SearxReply {
     #[serde(default)]
     results: Vec<SearchHit>,
 }
 
-/// Searches the configured endpoint for `query`: at most `limit` results, those of the
-/// allowed domains. The endpoint is the user's own choice, so its address is not checked.
+/// Kimi Code's answer: `{"search_results": [{"title", "url", "snippet", "content", ...}]}`.
+#[derive(Deserialize)]
+struct KimiReply {
+    #[serde(default)]
+    search_results: Vec<KimiHit>,
+}
+
+#[derive(Deserialize)]
+struct KimiHit {
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    snippet: String,
+    #[serde(default)]
+    content: String,
+}
+
+impl From<KimiHit> for SearchHit {
+    fn from(h: KimiHit) -> SearchHit {
+        let content = match h.snippet.trim().is_empty() {
+            true => h.content.chars().take(500).collect(),
+            false => h.snippet,
+        };
+        SearchHit {
+            title: h.title,
+            url: h.url,
+            content,
+        }
+    }
+}
+
+/// Searches the configured backend for `query`: at most `limit` results, those of the
+/// allowed domains. The backend is the user's own choice, so its address is not checked.
 pub(crate) async fn search(
     cfg: &WebConfig,
     query: &str,
     limit: usize,
 ) -> Result<Vec<SearchHit>, FetchError> {
-    let Some(base) = &cfg.search_url else {
-        return Err(FetchError::Refused(
-            "no search backend is configured ([web] search_url)".into(),
-        ));
-    };
-    let mut url = base.clone();
-    url.query_pairs_mut()
-        .append_pair("q", query)
-        .append_pair("format", "json");
     let client = reqwest::Client::builder()
         .timeout(cfg.timeout)
         .user_agent(concat!("interpreter/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| FetchError::Failed(format!("could not make an HTTP client: {e}")))?;
-    let resp = client
-        .get(url)
+    let request = match &cfg.search {
+        Some(SearchBackend::Searx(base)) => {
+            let mut url = base.clone();
+            url.query_pairs_mut()
+                .append_pair("q", query)
+                .append_pair("format", "json");
+            client.get(url)
+        }
+        Some(SearchBackend::KimiCode { url, key }) => {
+            let Some(key) = key else {
+                return Err(FetchError::Refused(
+                    "Kimi Code's search service needs the provider's API key, and none is set"
+                        .into(),
+                ));
+            };
+            client
+                .post(url.clone())
+                .bearer_auth(key)
+                .json(&serde_json::json!({
+                    "text_query": query,
+                    "limit": limit.min(20),
+                    "enable_page_crawling": false,
+                    "timeout_seconds": cfg.timeout.as_secs().clamp(1, 30),
+                }))
+        }
+        _ => {
+            return Err(FetchError::Refused(
+                "no search backend is configured ([web] search, search_url)".into(),
+            ));
+        }
+    };
+    let resp = request
         .send()
         .await
         .map_err(|e| FetchError::Failed(format!("the search failed: {}", plain(&e))))?;
@@ -388,17 +443,24 @@ pub(crate) async fn search(
             resp.status().as_u16()
         )));
     }
-    let bytes = resp
-        .bytes()
-        .await
-        .map_err(|e| FetchError::Failed(format!("reading the search results: {}", plain(&e))))?;
-    let reply: SearchReply = serde_json::from_slice(&bytes).map_err(|e| {
-        FetchError::Failed(format!(
-            "the search backend's answer is not SearXNG JSON: {e}"
-        ))
-    })?;
-    Ok(reply
-        .results
+    let bytes = read_bounded(resp, cfg.max_bytes).await?;
+    let hits = match cfg.search {
+        Some(SearchBackend::KimiCode { .. }) => serde_json::from_slice::<KimiReply>(&bytes)
+            .map(|r| r.search_results.into_iter().map(SearchHit::from).collect())
+            .map_err(|e| {
+                FetchError::Failed(format!(
+                    "the search service's answer is not Kimi Code's JSON: {e}"
+                ))
+            })?,
+        _ => serde_json::from_slice::<SearxReply>(&bytes)
+            .map(|r| r.results)
+            .map_err(|e| {
+                FetchError::Failed(format!(
+                    "the search backend's answer is not SearXNG JSON: {e}"
+                ))
+            })?,
+    };
+    Ok(hits
         .into_iter()
         .filter(|h| {
             reqwest::Url::parse(&h.url)
@@ -408,6 +470,24 @@ pub(crate) async fn search(
         })
         .take(limit)
         .collect())
+}
+
+/// A body of at most `max` bytes: a longer one is an error, not read on.
+async fn read_bounded(mut resp: reqwest::Response, max: u64) -> Result<Vec<u8>, FetchError> {
+    let mut out = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| FetchError::Failed(format!("reading the search results: {}", plain(&e))))?
+    {
+        if (out.len() + chunk.len()) as u64 > max {
+            return Err(FetchError::Failed(format!(
+                "the search results are longer than {max} bytes ([web] max_bytes)"
+            )));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

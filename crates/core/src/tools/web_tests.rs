@@ -2,7 +2,6 @@ use super::*;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
-use crate::config::web::WebToml;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -119,12 +118,16 @@ fn only_http_urls_without_credentials_are_fetched() {
 
 #[test]
 fn domain_rules_cover_subdomains() {
-    let cfg = WebConfig::from_toml(&WebToml {
-        allowed_domains: vec!["docs.rs".into(), "*.github.com".into()],
-        denied_domains: vec!["evil.github.com".into()],
+    let o = crate::config::Overrides {
+        config: vec![
+            r#"web.allowed_domains=["docs.rs", "*.github.com"]"#.into(),
+            r#"web.denied_domains=["evil.github.com"]"#.into(),
+        ],
         ..Default::default()
-    })
-    .unwrap();
+    };
+    let cfg = crate::config::Config::from_layers("/h".into(), None, None, &[], &o)
+        .unwrap()
+        .web;
     assert!(cfg.domain_refusal("docs.rs").is_none());
     assert!(cfg.domain_refusal("api.github.com").is_none());
     assert!(
