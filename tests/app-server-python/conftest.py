@@ -195,6 +195,8 @@ class Env:
         self.home.mkdir()
         self.tmp = tmp
         self.mock: Mock | None = None
+        # More `--config` overrides, set by a test before it opens the SDK.
+        self.extra_overrides: list[str] = []
 
     @property
     def shell_tool(self) -> str:
@@ -217,6 +219,7 @@ class Env:
         ]
         if self.harness:
             overrides.append(f'harness="{self.harness}"')
+        overrides += self.extra_overrides
         env = {"OPENINTERPRETER_HOME": str(self.home), "CODEX_HOME": ""}
         for var in ("OPENINTERPRETER_MODEL", "OPENINTERPRETER_PROVIDER", "OPENINTERPRETER_HARNESS"):
             env[var] = ""

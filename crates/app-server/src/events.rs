@@ -59,6 +59,10 @@ impl ThreadShared {
                 st.waiting_on_approval += 1;
                 super::approvals::ask(self, &turn_id, &cwd, req);
             }
+            Event::BackgroundTask(t) => self.background_task(&mut st, t),
+            Event::BackgroundTaskOutput { task_id, chunk } => {
+                self.background_output(&mut st, &task_id, &chunk)
+            }
             Event::QuestionAsked(req) => {
                 if let Some(turn) = st.active.as_ref() {
                     super::questions::ask(self, &turn.id, &req);
@@ -448,7 +452,7 @@ impl ThreadShared {
     }
 }
 
-fn cwd(st: &ThreadState) -> std::path::PathBuf {
+pub(crate) fn cwd(st: &ThreadState) -> std::path::PathBuf {
     st.view.as_ref().map(|v| v.cwd.clone()).unwrap_or_default()
 }
 

@@ -116,6 +116,7 @@ impl ToolItem {
                 id: self.id.clone(),
                 command: command.clone(),
                 cwd: cwd.clone(),
+                process_id: None,
                 status,
                 command_actions: vec![json!({"type": "unknown", "command": command})],
                 aggregated_output: output,

@@ -9,6 +9,7 @@
 
 mod account;
 mod approvals;
+mod background;
 mod events;
 mod goals;
 mod history;

@@ -97,6 +97,8 @@ pub(crate) struct ThreadState {
     pub last_undo: Option<interpreter_protocol::UndoReport>,
     /// The thread's goal, as the session last reported it.
     pub goal: Option<interpreter_protocol::Goal>,
+    /// Background tasks running, by task id, shown as items.
+    pub tasks: HashMap<String, super::background::TaskItem>,
 }
 
 impl ThreadState {

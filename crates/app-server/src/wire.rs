@@ -110,6 +110,9 @@ pub(crate) enum Item {
         id: String,
         command: String,
         cwd: String,
+        /// A background terminal's process (our background task's id).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        process_id: Option<String>,
         status: ItemStatus,
         command_actions: Vec<Value>,
         aggregated_output: Option<String>,
