@@ -6,20 +6,11 @@
 use interpreter_protocol::{BackgroundStatus, BackgroundTask};
 use serde_json::json;
 
-use super::state::{ThreadShared, ThreadState};
+use super::state::{TaskItem, ThreadShared, ThreadState};
 use super::wire::{Item, ItemStatus, now_ms};
 
 /// Output an item keeps, at most (the task's file has all of it).
 const MAX_TAIL: usize = 64 * 1024;
-
-/// A running task's item.
-pub(crate) struct TaskItem {
-    turn_id: String,
-    command: String,
-    cwd: String,
-    started_ms: i64,
-    tail: String,
-}
 
 fn item_id(task_id: &str) -> String {
     format!("background-{task_id}")
@@ -41,7 +32,7 @@ impl ThreadShared {
             let task = TaskItem {
                 turn_id,
                 command: t.command.clone(),
-                cwd: super::events::cwd(st).display().to_string(),
+                cwd: st.cwd().display().to_string(),
                 started_ms: now_ms(),
                 tail: String::new(),
             };

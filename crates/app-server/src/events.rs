@@ -55,7 +55,7 @@ impl ThreadShared {
                     return;
                 };
                 let turn_id = turn.id.clone();
-                let cwd = cwd(&st);
+                let cwd = st.cwd();
                 st.waiting_on_approval += 1;
                 super::approvals::ask(self, &turn_id, &cwd, req);
             }
@@ -69,7 +69,7 @@ impl ThreadShared {
                 }
             }
             e => {
-                let cwd = cwd(&st);
+                let cwd = st.cwd();
                 if let Some(turn) = st.active.as_mut() {
                     self.turn_event(turn, &cwd, e);
                 }
@@ -450,10 +450,6 @@ impl ThreadShared {
             self.turn_ended(&mut st, ended);
         }
     }
-}
-
-pub(crate) fn cwd(st: &ThreadState) -> std::path::PathBuf {
-    st.view.as_ref().map(|v| v.cwd.clone()).unwrap_or_default()
 }
 
 #[cfg(test)]

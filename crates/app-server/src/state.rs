@@ -75,6 +75,16 @@ impl ThreadShared {
     }
 }
 
+/// A running background task's item (`background.rs`).
+pub(crate) struct TaskItem {
+    pub turn_id: String,
+    pub command: String,
+    pub cwd: String,
+    pub started_ms: i64,
+    /// The end of its output, bounded.
+    pub tail: String,
+}
+
 /// The face's record of a thread, kept from its events and its requests.
 #[derive(Default)]
 pub(crate) struct ThreadState {
@@ -98,7 +108,7 @@ pub(crate) struct ThreadState {
     /// The thread's goal, as the session last reported it.
     pub goal: Option<interpreter_protocol::Goal>,
     /// Background tasks running, by task id, shown as items.
-    pub tasks: HashMap<String, super::background::TaskItem>,
+    pub tasks: HashMap<String, TaskItem>,
 }
 
 impl ThreadState {
@@ -113,6 +123,14 @@ impl ThreadState {
                 vec![]
             },
         }
+    }
+
+    /// The session's folder, once it is configured.
+    pub(crate) fn cwd(&self) -> std::path::PathBuf {
+        self.view
+            .as_ref()
+            .map(|v| v.cwd.clone())
+            .unwrap_or_default()
     }
 
     /// The running turn's id, else the next queued one's.
