@@ -408,3 +408,37 @@ test("Rewind to here sends /rewind <turn>: both turns go, and the first prompt c
   assert.ok(replay.some((m) => m.type === "answered" && m.undone), "the undo is replayed");
   assert.ok(!replay.some((m) => m.type === "draft"), "the box is filled once");
 });
+
+test("a background task is a card of its own, in progress with its output, then completed", { timeout: 60_000 }, async (t) => {
+  const { dir, work } = scratch(t, "interp-background-");
+  const replies = [
+    toolReply("c1", "Bash", { command: "echo started; sleep 0.3; echo finished", run_in_background: true, description: "a job" }),
+    toolReply("c2", "TaskOutput", { task_id: "b1", block: true, timeout: 30 }),
+    textReply("The job finished."),
+  ];
+  const baseUrl = await mock(t, { replies }, dir);
+  const page = await openChat(baseUrl, work, { "interpreter.harness": "kimi-code" });
+  await waitUntil(() => page.posted.some((m) => m.type === "status" && m.status.state === "ready"), "the agent's initialize");
+  await page.send({ type: "send", text: "run the job", attachments: [] });
+  // Allow whatever the mode asks, until the turn ends.
+  const answered = new Set();
+  await waitUntil(async () => {
+    for (const m of page.posted.filter((m) => m.type === "permission" && !answered.has(m.id))) {
+      answered.add(m.id);
+      await page.send({ type: "permission", id: m.id, optionId: "allow_once" });
+    }
+    return page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason);
+  }, "the end of the turn", 20_000);
+  const task = page.posted
+    .filter((m) => m.type === "update" && m.notification.update.toolCallId === "background-b1")
+    .map((m) => m.notification.update);
+  assert.ok(task.length >= 2, JSON.stringify(task));
+  assert.equal(task[0].sessionUpdate, "tool_call");
+  assert.equal(task[0].kind, "execute");
+  const statuses = task.map((u) => u.status).filter(Boolean);
+  assert.ok(statuses.indexOf("in_progress") >= 0, JSON.stringify(statuses));
+  assert.equal(statuses.at(-1), "completed", JSON.stringify(statuses));
+  assert.ok(statuses.indexOf("in_progress") < statuses.lastIndexOf("completed"));
+  const shown = JSON.stringify(task.map((u) => u.content ?? []));
+  assert.ok(shown.includes("finished"), shown);
+});
