@@ -1445,3 +1445,63 @@ fn a_fetch_and_an_image_read_show_in_the_terminal() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Two slow fetches of one response run together: both show as running at the same moment
+/// (one at a time, the first would read "Fetched" before the second began).
+#[test]
+fn the_reads_of_one_response_run_together_in_the_terminal() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::from_json(r#"{"replies": []}"#).expect("script"))
+        .expect("mock");
+    let web = format!("http://{}", mock.addr());
+    let replies = vec![
+        json!({"events": [
+            {"tool_call": {"id": "f1", "name": "FetchURL", "arguments": {"url": format!("{web}/web/slow/2500/alpha")}}},
+            {"tool_call": {"id": "f2", "name": "FetchURL", "arguments": {"url": format!("{web}/web/slow/2500/beta")}}},
+            {"tool_call": {"id": "s1", "name": "WebSearch", "arguments": {"query": "gamma"}}}
+        ]}),
+        text("All three read."),
+    ];
+    mock.set_script(Script::from_json(&json!({"replies": replies}).to_string()).expect("script"));
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!(
+        "clear; {} -c harness=\\\"kimi-code\\\" -c web.allow_private=true -c web.search_url=\\\"{web}/search\\\"",
+        bin()
+    ));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("read both pages");
+    t.wait_for(
+        "both fetches running at once",
+        Duration::from_secs(15),
+        |s| {
+            s.contains("Fetching")
+                && s.contains("slow/2500/alpha")
+                && s.contains("slow/2500/beta")
+                && s.matches("Fetching").count() >= 2
+        },
+    );
+    t.wait_for("the answer", Duration::from_secs(15), |s| {
+        s.contains("All three read.")
+    });
+    let s = t.history();
+    assert!(
+        s.contains("Fetched") && s.contains("Searched the web for gamma"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("Fetched Fetch "),
+        "the verb is not repeated: {s}"
+    );
+    let second = mock.model_requests()[1].body.to_string();
+    assert!(
+        second.contains("Mock page: alpha") && second.contains("Mock page: beta"),
+        "{second}"
+    );
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

@@ -321,7 +321,18 @@ impl ToolCell {
             }
             ToolKind::Search => (pick("Searching", "Searched"), clean(&b.title), t.text()),
             ToolKind::Think => (pick("Planning", "Planned"), clean(&b.title), t.text()),
-            ToolKind::Fetch => (pick("Fetching", "Fetched"), clean(&b.title), t.text()),
+            ToolKind::Fetch => match b.title.strip_prefix("Search the web: ") {
+                Some(query) => (
+                    pick("Searching the web for", "Searched the web for"),
+                    clean(query),
+                    t.text(),
+                ),
+                None => (
+                    pick("Fetching", "Fetched"),
+                    clean(b.title.strip_prefix("Fetch ").unwrap_or(&b.title)),
+                    t.text(),
+                ),
+            },
             ToolKind::Read | ToolKind::Other => {
                 (pick("Calling", "Called"), clean(&b.title), t.text())
             }
