@@ -1505,3 +1505,74 @@ fn the_reads_of_one_response_run_together_in_the_terminal() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Ctrl+V takes the clipboard's image (here from a stand-in `xclip` on PATH, as on X11) into the
+/// composer as a chip, and the message carries it; with no image it says so and sends nothing.
+#[test]
+#[cfg(all(unix, not(target_os = "macos")))]
+fn ctrl_v_pastes_the_clipboards_image_as_a_chip() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let repo = TestRepo::new();
+    let bin_dir = repo.home.path().join("fakebin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let png = repo.home.path().join("clip.png");
+    std::fs::write(&png, mock_llm::e2e::TINY_PNG).unwrap();
+    let xclip = bin_dir.join("xclip");
+    // Answers like xclip: the PNG when asked for image/png and there is one, else exit 1.
+    std::fs::write(
+        &xclip,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *image/png*) [ -f '{p}' ] && exec cat '{p}';; esac\nexit 1\n",
+            p = png.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&xclip, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mock = MockServer::start_blocking(
+        Script::from_json(&json!({"replies": [text("A tiny image.")]}).to_string())
+            .expect("script"),
+    )
+    .expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!(
+        "clear; unset WAYLAND_DISPLAY; DISPLAY=:99 PATH={}:$PATH {} -c model=\\\"kimi-k3\\\"",
+        bin_dir.display(),
+        bin()
+    ));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.type_text("what is in ");
+    t.keys(&["C-v"]);
+    t.wait_for("the chip", Duration::from_secs(10), |s| {
+        s.contains("what is in [Image #1]")
+    });
+    t.keys(&["Enter"]);
+    t.wait_for("the answer", Duration::from_secs(15), |s| {
+        s.contains("A tiny image.")
+    });
+    let body = mock.model_requests()[0].body.to_string();
+    assert!(body.contains("data:image/png;base64,"), "{body}");
+    assert!(body.contains("what is in"), "{body}");
+    // The saved copy is private, under the agent's home.
+    let saved: Vec<_> = std::fs::read_dir(repo.home.path().join("clipboard"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(saved.len(), 1);
+    let mode = saved[0].metadata().unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+
+    // No image on the clipboard: a note, and the composer stays as it was.
+    std::fs::remove_file(&png).unwrap();
+    t.keys(&["C-v"]);
+    t.wait_for("the note", Duration::from_secs(10), |s| {
+        s.contains("Nothing pasted: there is no image in the clipboard.")
+    });
+    assert_eq!(mock.model_requests().len(), 1);
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

@@ -31,6 +31,8 @@ pub(crate) enum Action {
     Resume(Option<String>),
     /// Start indexing the workspace's files for the `@` finder.
     IndexFiles,
+    /// Put the clipboard's image in the composer as a chip (Ctrl+V, Alt+V).
+    PasteClipboardImage,
 }
 
 /// A turn in progress.

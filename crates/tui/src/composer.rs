@@ -1,6 +1,7 @@
 //! The composer: multi-line input with a cursor, history on Up/Down, and pastes folded to a
 //! placeholder when they are big (the placeholder is expanded when the message is sent). A
-//! pasted or dropped image file becomes an `[Image #N]` chip; the image goes with the message.
+//! pasted or dropped image file, or the clipboard's image (Ctrl+V), becomes an `[Image #N]`
+//! chip; the image goes with the message.
 
 use ratatui::text::{Line, Span};
 
@@ -116,6 +117,13 @@ impl Composer {
         self.insert_str(c.encode_utf8(&mut buf));
     }
 
+    /// An image file as the next `[Image #N]` chip at the cursor.
+    pub(crate) fn add_image(&mut self, path: std::path::PathBuf) {
+        let chip = format!("[Image #{}]", self.images.len() + 1);
+        self.insert_str(&chip);
+        self.images.push((chip, path));
+    }
+
     /// A bracketed paste: line endings normalised, control characters dropped, and folded
     /// when it is big.
     pub(crate) fn paste(&mut self, raw: &str) {
@@ -128,9 +136,7 @@ impl Composer {
             .filter(|c| *c == '\n' || !c.is_control())
             .collect();
         if let Some(path) = image_path(&text) {
-            let chip = format!("[Image #{}]", self.images.len() + 1);
-            self.insert_str(&chip);
-            self.images.push((chip, path));
+            self.add_image(path);
             return;
         }
         let lines = text.lines().count();

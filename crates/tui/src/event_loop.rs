@@ -176,6 +176,17 @@ impl<B: Backend> Tui<B> {
                     }
                 }
                 Action::Resume(Some(id)) => self.resume(id).await?,
+                Action::PasteClipboardImage => {
+                    let dir = self.opener.config.home.join("clipboard");
+                    let saved =
+                        tokio::task::spawn_blocking(move || super::clipboard::save_image(&dir))
+                            .await
+                            .unwrap_or_else(|e| Err(e.to_string()));
+                    match saved {
+                        Ok(path) => self.app.composer.add_image(path),
+                        Err(why) => self.app.info(format!("Nothing pasted: {why}.")),
+                    }
+                }
                 Action::IndexFiles => {
                     let (tx, rx) = tokio::sync::oneshot::channel();
                     let cwd = self.opener.cwd.clone();

@@ -84,6 +84,11 @@ impl App {
                 c.insert_char('\n')
             }
             KeyCode::Char('j') if ctrl => c.insert_char('\n'),
+            // Terminals paste text only: an image comes from the clipboard itself.
+            KeyCode::Char('v') if ctrl || alt => {
+                self.act(Action::PasteClipboardImage);
+                return;
+            }
             KeyCode::Enter => {
                 self.submit();
                 return;

@@ -15,6 +15,7 @@
 mod app;
 mod approval;
 mod cells;
+mod clipboard;
 mod composer;
 mod ctx;
 mod danger;
