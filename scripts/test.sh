@@ -44,14 +44,17 @@ finish() {
 }
 trap finish EXIT
 
-# The terminal UI's end-to-end test (tests/e2e/tui.rs) runs the binary inside tmux.
-if ! command -v tmux >/dev/null 2>&1; then
-  stage "installing tmux (Debian package) for the terminal UI test"
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
-  fi
+# The terminal UI's end-to-end test (tests/e2e/tui.rs) runs the binary inside tmux; PDF pages
+# are rendered with poppler's pdftoppm (tests/e2e/images.rs).
+missing=""
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+command -v pdftoppm >/dev/null 2>&1 || missing="$missing poppler-utils"
+if [ -n "$missing" ]; then
+  stage "installing$missing (Debian packages) for the terminal UI and PDF tests"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  # shellcheck disable=SC2086
+  $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 
 stage "cargo build (binaries the e2e tests drive)"

@@ -124,3 +124,122 @@ fn a_model_without_images_is_not_offered_the_media_tool() {
     exec(&repo, &mock, "chat", "mock-model", "kimi-code");
     assert!(!tool_names(&mock.model_requests()[0].body).contains(&"ReadMediaFile".to_string()));
 }
+
+/// The image blocks and the tool results of a Messages request, in order.
+fn blocks(body: &Value) -> (Vec<Value>, Vec<String>) {
+    let all: Vec<Value> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .collect();
+    let images = all
+        .iter()
+        .filter(|b| b["type"] == "image")
+        .cloned()
+        .collect();
+    let results = all
+        .iter()
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["content"].to_string())
+        .collect();
+    (images, results)
+}
+
+#[test]
+fn claude_code_reads_pdf_pages_as_images_and_long_or_broken_pdfs_get_clear_errors() {
+    let repo = TestRepo::new();
+    std::fs::write(repo.path().join("spec.pdf"), mock_llm::e2e::tiny_pdf(3)).unwrap();
+    std::fs::write(repo.path().join("book.pdf"), mock_llm::e2e::tiny_pdf(12)).unwrap();
+    std::fs::write(repo.path().join("broken.pdf"), b"%PDF-1.4 and then nothing").unwrap();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::default()
+            .then_tool_call("r1", "Read", json!({"file_path": "spec.pdf"}))
+            .then_tool_call("r2", "Read", json!({"file_path": "book.pdf"}))
+            .then_tool_call("r3", "Read", json!({"file_path": "broken.pdf"})),
+        Reply::default()
+            .then_tool_call(
+                "r4",
+                "Read",
+                json!({"file_path": "book.pdf", "pages": "11-12"}),
+            )
+            .then_tool_call(
+                "r5",
+                "Read",
+                json!({"file_path": "book.pdf", "pages": "13"}),
+            ),
+        Reply::text("read"),
+    ]))
+    .unwrap();
+    exec(&repo, &mock, "messages", "claude-sonnet-4-6", "claude-code");
+    let reqs = mock.model_requests();
+    let read = reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Read")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        read["input_schema"]["properties"]["pages"]["type"],
+        "string"
+    );
+
+    let (images, results) = blocks(&reqs[1].body);
+    assert!(
+        results[0].contains("Read PDF file spec.pdf: pages 1, 2, 3 of 3, one image per page"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("book.pdf has 12 pages: read it in ranges with `pages`"),
+        "{}",
+        results[1]
+    );
+    assert!(results[2].contains("not a readable PDF"), "{}", results[2]);
+    assert_eq!(images.len(), 3, "one image per page of spec.pdf");
+    for i in &images {
+        assert_eq!(i["source"]["media_type"], "image/png");
+    }
+
+    let (images, results) = blocks(&reqs[2].body);
+    let last: Vec<_> = results.iter().rev().take(2).rev().collect();
+    assert!(last[0].contains("pages 11, 12 of 12"), "{}", last[0]);
+    assert!(
+        last[1].contains("the PDF has 12 pages, so `13` is past its end"),
+        "{}",
+        last[1]
+    );
+    assert_eq!(images.len(), 5, "three pages, then two more");
+}
+
+#[test]
+fn kimi_codes_read_media_file_reads_a_short_pdf_as_pages() {
+    let repo = TestRepo::new();
+    std::fs::write(repo.path().join("slides.pdf"), mock_llm::e2e::tiny_pdf(2)).unwrap();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("m1", "ReadMediaFile", json!({"path": "slides.pdf"})),
+        Reply::text("two slides"),
+    ]))
+    .unwrap();
+    exec(&repo, &mock, "chat", "kimi-k3", "kimi-code");
+    let messages = mock.model_requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let result = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .contains("Read PDF file slides.pdf: pages 1, 2 of 2"),
+        "{result}"
+    );
+    let parts = messages.last().unwrap()["content"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let urls: Vec<_> = parts.iter().filter(|p| p["type"] == "image_url").collect();
+    assert_eq!(urls.len(), 2);
+}

@@ -1,5 +1,5 @@
 //! Reading images for the model: Kimi Code's `ReadMediaFile`, and Claude Code's `Read` of an
-//! image file. The image goes to the model in a message after the response's results (see
+//! image file; PDFs as one image per page (`tools::pdf`). The image goes to the model in a message after the response's results (see
 //! `agent/turn.rs`); the result says what was read.
 
 use interpreter_protocol::ToolKind;
@@ -16,13 +16,24 @@ const FULL_RESOLUTION: Fit = Fit {
     max_bytes: 4 * 1024 * 1024,
 };
 
-/// Kimi Code's `ReadMediaFile` (images; video and PDF pages are not read here).
+/// A PDF page's fit: Claude's recommended edge, and a budget that keeps 20 pages in one
+/// request.
+pub(crate) const PDF_FIT: Fit = Fit {
+    max_edge: 1568,
+    max_bytes: 512 * 1024,
+};
+/// Pages of a PDF `ReadMediaFile` reads whole: four pages in Kimi Code's fit stay well under
+/// Moonshot's 2 MiB request limit.
+const KIMI_PDF_PAGES: u32 = 4;
+
+/// Kimi Code's `ReadMediaFile`: images, and short PDFs as page images (video is not read
+/// here).
 pub(crate) fn read_media_file(wording: Wording) -> Arc<dyn Tool> {
     FnTool::plain(
         wording,
         spec(
             "ReadMediaFile",
-            "Read an image file (PNG, JPEG, GIF, WebP) so you can see it: screenshots, diagrams, mockups. Large images are scaled down; use region to look at a part at its own resolution.",
+            "Read an image file (PNG, JPEG, GIF, WebP) so you can see it: screenshots, diagrams, mockups. Large images are scaled down; use region to look at a part at its own resolution. A PDF of at most 4 pages comes back as one image per page.",
             json!({"type": "object", "properties": {
                 "path": {"type": "string", "description": "The image file"},
                 "region": {"type": "object", "description": "A part of the image, in its pixels", "properties": {
@@ -49,6 +60,9 @@ async fn run_read_media(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(raw) = str_arg(&args, "path") else {
         return Err(ToolError::message("`path` is required."));
     };
+    if crate::tools::pdf::is_pdf_path(std::path::Path::new(raw)) {
+        return pdf_outcome(ctx, raw, None, KIMI_PDF_PAGES, media::KIMI_FIT).await;
+    }
     let region = match args.get("region") {
         None | Some(Value::Null) => None,
         Some(r) => {
@@ -105,5 +119,36 @@ pub(crate) async fn image_outcome(
     );
     let mut outcome = ToolOutcome::ok(text);
     outcome.images = vec![img.data_url];
+    Ok(outcome)
+}
+
+/// The pages of the PDF at `raw` (a workspace path) for the model, one image each: those
+/// `pages` names, else all of a PDF of at most `default_max` pages.
+pub(crate) async fn pdf_outcome(
+    ctx: &ToolContext,
+    raw: &str,
+    pages: Option<&str>,
+    default_max: u32,
+    fit: Fit,
+) -> ToolResult {
+    if !ctx.model_images {
+        return Err(ToolError::message(format!(
+            "{raw} is a PDF, read as page images, and this model does not take images."
+        )));
+    }
+    let path = ctx.workspace.resolve(raw)?;
+    let read = crate::tools::pdf::read_pages(&path, pages, default_max, fit)
+        .await
+        .map_err(ToolError::message)?;
+    let numbers: Vec<String> = read.pages.iter().map(|(n, _)| n.to_string()).collect();
+    let text = format!(
+        "<system>Read PDF file {}: page{} {} of {}, one image per page. The pages follow this turn's tool results.</system>",
+        ctx.workspace.display_path(&path),
+        if numbers.len() == 1 { "" } else { "s" },
+        numbers.join(", "),
+        read.total
+    );
+    let mut outcome = ToolOutcome::ok(text);
+    outcome.images = read.pages.into_iter().map(|(_, i)| i.data_url).collect();
     Ok(outcome)
 }

@@ -12,6 +12,7 @@ pub(crate) mod goal;
 pub(crate) mod media;
 pub(crate) mod names;
 pub(crate) mod patch_runner;
+pub(crate) mod pdf;
 pub(crate) mod plan;
 pub(crate) mod question;
 pub(crate) mod schedule;

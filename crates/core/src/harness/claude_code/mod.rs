@@ -244,7 +244,7 @@ fn full_table(env: &PromptEnv) -> ToolTable {
         tool(WORDING, specs::grep(), describe_grep, run_grep),
         tool(
             WORDING,
-            specs::read(specs::READ_FULL),
+            specs::read_with_pages(specs::READ_FULL),
             describe_read,
             |a, c| Box::pin(run::read(c, a, Flavor::Full)),
         ),

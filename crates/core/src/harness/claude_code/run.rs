@@ -107,6 +107,17 @@ pub(super) async fn read(ctx: &ToolContext, args: Value, flavor: Flavor) -> Tool
     let Some(raw) = path_arg(&args) else {
         return Err(missing("Read", "file_path"));
     };
+    if crate::tools::pdf::is_pdf_path(std::path::Path::new(raw)) {
+        let pages = args.get("pages").and_then(Value::as_str);
+        return crate::harness::media_tools::pdf_outcome(
+            ctx,
+            raw,
+            pages,
+            10,
+            crate::harness::media_tools::PDF_FIT,
+        )
+        .await;
+    }
     if crate::tools::media::is_image_path(std::path::Path::new(raw)) {
         return crate::harness::media_tools::image_outcome(
             ctx,

@@ -1,7 +1,7 @@
 //! Claude Code's tool schemas: the names, parameters, types and required lists of the
 //! original (Z Code shares most of them), with descriptions in our own words. Parameters we
-//! cannot honour (sandbox escapes, PDF pages, model overrides) are left out
-//! rather than advertised and ignored.
+//! cannot honour (sandbox escapes, model overrides) are left out rather than advertised and
+//! ignored.
 
 use serde_json::json;
 
@@ -79,10 +79,19 @@ pub(crate) fn read(description: &str) -> ToolSpec {
 }
 
 pub(crate) const READ_FULL: &str = "\
-Read a text file. Lines come back numbered (`N<tab>text`), at most 1000 per call starting at \
-line 1; use offset and limit for later parts of long files. Lines over 2000 characters are \
-cut. Read a file before editing it, and read several files in one response when you need \
-them.";
+Read a file. Text comes back with numbered lines (`N<tab>text`), at most 1000 per call starting \
+at line 1; use offset and limit for later parts of long files. Lines over 2000 characters are \
+cut. Images (PNG, JPEG, GIF, WebP) come back as images, and PDFs as one image per page: a PDF \
+of more than 10 pages needs `pages`, at most 20 pages per call. Read a file before editing it, \
+and read several files in one response when you need them.";
+
+/// Claude Code's `Read`, with `pages` for PDFs.
+pub(crate) fn read_with_pages(description: &str) -> ToolSpec {
+    let mut spec = read(description);
+    spec.parameters["properties"]["pages"] = json!({"type": "string",
+        "description": "Page range for PDF files (e.g. \"1-5\", \"3\", \"10-20\"). Only for PDFs; at most 20 pages per call."});
+    spec
+}
 
 pub(crate) fn write(description: &str) -> ToolSpec {
     spec(

@@ -117,8 +117,9 @@ fn drivers(dir: &Path) -> Vec<String> {
     found
 }
 
-/// Runs `cmd` (a git from [`command`]) confined, with `input` on stdin, until `timeout`;
-/// its output. Whatever it started is killed when it ends.
+/// Runs `cmd` (a git from [`command`], or another program the agent runs by itself on
+/// workspace content) confined, with `input` on stdin, until `timeout`; its output. Whatever
+/// it started is killed when it ends.
 pub(crate) fn output(
     mut cmd: Command,
     input: Option<&[u8]>,
@@ -131,6 +132,7 @@ pub(crate) fn output(
     })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
+    let program = cmd.get_program().to_string_lossy().into_owned();
     let mut cmd = super::confine_own_run(cmd)?;
     let mut child = cmd.spawn()?;
     let pid = child.id();
@@ -158,7 +160,7 @@ pub(crate) fn output(
             return Err(io::Error::new(
                 io::ErrorKind::TimedOut,
                 format!(
-                    "git took longer than {} s and was stopped",
+                    "{program} took longer than {} s and was stopped",
                     timeout.as_secs()
                 ),
             ));
