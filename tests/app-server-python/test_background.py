@@ -1,13 +1,18 @@
-"""Background tasks and web searches as the Python SDK sees them: a task is a
-`commandExecution` item with the task as its `processId`, in progress while it runs, its
+"""Background tasks, web searches and scheduled prompts as the Python SDK sees them: a task
+is a `commandExecution` item with the task as its `processId`, in progress while it runs, its
 output streamed as `item/commandExecution/outputDelta`, completed when it ends; a search is a
-`webSearch` item."""
+`webSearch` item; a scheduled prompt is a turn of its own."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from openai_codex.generated import v2_all as v2
+
 from conftest import run, text_reply
+from test_protocol import Raw, mock_args
 
 
 def tool_call(call_id: str, name: str, args: dict) -> dict:
@@ -71,3 +76,41 @@ def test_a_search_is_a_web_search_item(env, mode):
         assert result.final_response == "Found it."
 
     run(mode, env, scenario)
+
+
+def test_a_scheduled_prompt_runs_as_a_turn_the_client_did_not_start(env):
+    # On the wire: the SDK routes notifications to the turns it started, and this one it
+    # did not start.
+    if env.harness != "kimi-code":
+        pytest.skip("CronCreate is Kimi Code's (and Claude Code's)")
+    env.start_mock(
+        [
+            # Six fields (seconds first): every second, once.
+            tool_call("c1", "CronCreate", {"cron": "* * * * * *", "prompt": "ping from cron", "recurring": False}),
+            text_reply("scheduled"),
+            text_reply("pong"),
+        ]
+    )
+    raw = Raw(env, mock_args(env))
+    try:
+        raw.send({"id": 1, "method": "initialize", "params": {}})
+        raw.recv()
+        raw.send({"id": 2, "method": "thread/start", "params": {}})
+        thread_id = raw.until(lambda m: m.get("id") == 2)[-1]["result"]["thread"]["id"]
+        raw.send({"id": 3, "method": "turn/start", "params": {"threadId": thread_id, "input": [{"type": "text", "text": "schedule a ping"}]}})
+        seen = raw.until(lambda m: m.get("method") == "turn/completed")
+        first = next(m for m in seen if m.get("id") == 3)["result"]["turn"]["id"]
+        # The job fires on its own: turn/started, its answer, turn/completed.
+        seen = raw.until(lambda m: m.get("method") == "turn/completed")
+        started = next(m for m in seen if m.get("method") == "turn/started")
+        v2.TurnStartedNotification.model_validate(started["params"])
+        turn = started["params"]["turn"]["id"]
+        assert turn != first and started["params"]["threadId"] == thread_id
+        answers = [m["params"]["item"]["text"] for m in seen
+                   if m.get("method") == "item/completed" and m["params"]["item"]["type"] == "agentMessage"]
+        assert answers == ["pong"]
+        done = v2.TurnCompletedNotification.model_validate(seen[-1]["params"])
+        assert done.turn.id == turn
+        assert "ping from cron" in json.dumps(env.mock.requests()[2]["body"])
+    finally:
+        raw.close()
