@@ -372,3 +372,64 @@ fn native_exec_command_keeps_a_running_process_as_a_session_for_write_stdin() {
     );
     assert!(!tools.contains("\"shell\""), "{tools}");
 }
+
+#[test]
+#[cfg(unix)]
+fn native_exec_command_with_tty_runs_a_repl_on_a_terminal() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "e1",
+            "exec_command",
+            json!({"cmd": "test -t 0 && test -t 1 && echo on-a-terminal", "tty": true, "yield_time_ms": 5000}),
+        ),
+        Reply::tool_call(
+            "e2",
+            "exec_command",
+            json!({"cmd": "test -t 0 || echo on-pipes", "yield_time_ms": 5000}),
+        ),
+        // Python reads a pipe to its end before it runs anything; on a terminal it is a REPL.
+        Reply::tool_call("e3", "exec_command", json!({"cmd": "python3 -q", "tty": true, "yield_time_ms": 1500})),
+        Reply::tool_call("w1", "write_stdin", json!({"session_id": 3, "chars": "print(6 * 7)\n", "yield_time_ms": 1500})),
+        Reply::tool_call("w2", "write_stdin", json!({"session_id": 3, "chars": "exit()\n", "yield_time_ms": 5000})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let mut args = vec!["exec".to_string(), "--json".to_string()];
+    args.extend(TestRepo::mock_config(&mock.url(), "responses"));
+    args.extend(["-c".into(), "harness=\"native\"".into(), "go".into()]);
+    let home = repo.home.path().display().to_string();
+    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = mock.model_requests().last().unwrap().body.clone();
+    let outputs: Vec<String> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "function_call_output")
+        .map(|i| i["output"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(outputs.len(), 5, "{outputs:#?}");
+    assert!(outputs[0].contains("on-a-terminal"), "{}", outputs[0]);
+    assert!(outputs[1].contains("on-pipes"), "{}", outputs[1]);
+    assert!(
+        outputs[2].contains("Process running with session ID 3"),
+        "{}",
+        outputs[2]
+    );
+    assert!(
+        outputs[2].contains(">>>"),
+        "the REPL's prompt: {}",
+        outputs[2]
+    );
+    assert!(outputs[3].contains("42"), "{}", outputs[3]);
+    assert!(
+        outputs[4].contains("Process exited with code 0"),
+        "{}",
+        outputs[4]
+    );
+}

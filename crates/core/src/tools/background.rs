@@ -448,6 +448,8 @@ pub(crate) struct Start<'a> {
     pub(crate) timeout: Duration,
     /// Keep its stdin open for `write_stdin`.
     pub(crate) interactive: bool,
+    /// With `interactive`: a pseudo-terminal, not pipes (where there is one).
+    pub(crate) tty: bool,
     /// No notification when it ends: its caller polls it.
     pub(crate) quiet: bool,
 }
@@ -470,6 +472,7 @@ impl ToolContext {
             cwd,
             timeout,
             interactive: false,
+            tty: false,
             quiet: false,
         })
         .await
@@ -502,12 +505,13 @@ impl ToolContext {
             .then(|| self.policy.confinement(self.workspace.roots()))
             .flatten();
         let tasks: Weak<BackgroundTasks> = Arc::downgrade(&self.tasks);
-        let (id, command, cwd, call_id, timeout) = (
+        let (id, command, cwd, call_id, timeout, tty) = (
             record.id.clone(),
             s.command.to_string(),
             s.cwd.to_path_buf(),
             self.call_id.clone(),
             s.timeout,
+            s.tty,
         );
         tokio::spawn(async move {
             let mut file = Some(file);
@@ -519,7 +523,8 @@ impl ToolContext {
                 }
             });
             let ended = match (input_rx, &confinement) {
-                (Some(input), c) => {
+                (Some(bytes), c) => {
+                    let input = crate::tools::exec::Input { bytes, tty };
                     runner
                         .run_with_input(c.as_ref(), &command, &cwd, timeout, &stop, input, on_chunk)
                         .await

@@ -22,6 +22,8 @@ mod keeper;
 mod keeper;
 #[cfg(any(target_os = "linux", target_os = "macos"))]
 mod keeper_wait;
+#[cfg(unix)]
+mod pty;
 pub(crate) mod shell;
 #[cfg(unix)]
 mod tree;
@@ -113,6 +115,23 @@ pub(crate) async fn run_command_confined(
     .await
 }
 
+/// What an interactive command reads: bytes as they come, through a pipe or a terminal.
+pub struct Input {
+    /// What to type, as it comes; the input ends when the sender goes.
+    pub bytes: mpsc::UnboundedReceiver<Vec<u8>>,
+    /// A pseudo-terminal for stdin, stdout and stderr (Unix; elsewhere pipes).
+    pub tty: bool,
+}
+
+/// How the command's stdio is made.
+enum Io {
+    Closed,
+    Piped,
+    /// The slave side of a pseudo-terminal.
+    #[cfg(unix)]
+    Tty(std::fs::File),
+}
+
 /// Like [`run_command_confined`], with `input` (when given) written to the command's stdin
 /// as it comes; stdin closes when `input` does. Without it stdin is closed from the start.
 #[allow(clippy::too_many_arguments)]
@@ -123,33 +142,64 @@ pub(crate) async fn run_command_with_input(
     cancel: &CancellationToken,
     confinement: Option<&crate::sandbox::Confinement>,
     max_processes: usize,
-    input: Option<mpsc::UnboundedReceiver<Vec<u8>>>,
+    input: Option<Input>,
     mut on_chunk: impl FnMut(&str) + Send,
 ) -> std::io::Result<ExecResult> {
     let start = Instant::now();
-    let mut tree = start_command(command, cwd, confinement, input.is_some())?;
-    if let (Some(mut input), Some(mut stdin)) = (input, tree.child.stdin.take()) {
+    let done = CancellationToken::new();
+    let _done = done.clone().drop_guard();
+    #[cfg(unix)]
+    if let Some(Input { bytes, tty: true }) = input {
+        let pty = pty::open()?;
+        let mut tree = start_command(command, cwd, confinement, Io::Tty(pty.slave))?;
+        let output = pty::read_master(pty.master.try_clone()?, READ_CHUNK);
+        pty::write_master(pty.master, bytes, done);
+        let limits = Limits {
+            deadline: tokio::time::Instant::now() + timeout,
+            cancel,
+            max_processes,
+        };
+        return run_to_end(&mut tree, output, &limits, &mut on_chunk, start).await;
+    }
+    let io = match &input {
+        Some(_) => Io::Piped,
+        None => Io::Closed,
+    };
+    let mut tree = start_command(command, cwd, confinement, io)?;
+    if let (Some(Input { mut bytes, .. }), Some(mut stdin)) = (input, tree.child.stdin.take()) {
         tokio::spawn(async move {
             use tokio::io::AsyncWriteExt as _;
-            while let Some(bytes) = input.recv().await {
-                if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
+            while let Some(chunk) = bytes.recv().await {
+                if stdin.write_all(&chunk).await.is_err() || stdin.flush().await.is_err() {
                     break;
                 }
             }
         });
     }
-    let mut output = read_output(&mut tree.child);
-    let mut capture = Capture::new(&mut on_chunk);
+    let output = read_output(&mut tree.child);
     let limits = Limits {
         deadline: tokio::time::Instant::now() + timeout,
         cancel,
         max_processes,
     };
-    let ended = supervise(&mut tree, &mut output, &mut capture, &limits).await?;
-    let status = end_tree(&mut tree, &ended).await;
+    run_to_end(&mut tree, output, &limits, &mut on_chunk, start).await
+}
+
+/// Streams the command's `output` until it ends or `limits` end it, then ends its tree.
+async fn run_to_end(
+    tree: &mut ProcessTree,
+    mut output: mpsc::Receiver<Vec<u8>>,
+    limits: &Limits<'_>,
+    on_chunk: &mut (dyn FnMut(&str) + Send),
+    start: Instant,
+) -> std::io::Result<ExecResult> {
+    let mut capture = Capture::new(on_chunk);
+    let ended = supervise(tree, &mut output, &mut capture, limits).await?;
+    let status = end_tree(tree, &ended).await;
     if let Some(n) = ended.too_many {
         capture.push(format!(
-            "\n[stopped: the command had {n} processes alive, over the limit of {max_processes} (max_processes); all were killed]\n"
+            "\n[stopped: the command had {n} processes alive, over the limit of {} (max_processes); all were killed]\n",
+            limits.max_processes
         ).into_bytes());
     }
     drain(&mut output, &mut capture).await;
@@ -181,7 +231,7 @@ fn start_command(
     command: &str,
     cwd: &Path,
     confinement: Option<&crate::sandbox::Confinement>,
-    stdin: bool,
+    io: Io,
 ) -> std::io::Result<ProcessTree> {
     let sandbox = confinement.map(crate::sandbox::Prepared::new).transpose()?;
     let shell = shell::Shell::detect();
@@ -192,20 +242,36 @@ fn start_command(
     let mut cmd = tokio::process::Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .current_dir(cwd)
-        .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
         .env("NO_COLOR", "1")
         .env("TERM", "dumb");
+    #[cfg(unix)]
+    let tty = matches!(io, Io::Tty(_));
+    #[cfg(not(unix))]
+    let tty = false;
+    match io {
+        Io::Closed | Io::Piped => {
+            let stdin = matches!(io, Io::Piped);
+            cmd.stdin(if stdin { Stdio::piped() } else { Stdio::null() })
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+        }
+        #[cfg(unix)]
+        Io::Tty(slave) => {
+            cmd.stdin(Stdio::from(slave.try_clone()?))
+                .stdout(Stdio::from(slave.try_clone()?))
+                .stderr(Stdio::from(slave))
+                .env("TERM", "xterm-256color");
+        }
+    }
     #[cfg(unix)]
     cmd.process_group(0);
     // Keys we were given stay ours: commands do not inherit the variables they came from.
     for var in crate::secrets::secret_env_vars() {
         cmd.env_remove(var);
     }
-    let spawned = tree::spawn(cmd, sandbox.as_ref());
+    let spawned = tree::spawn(cmd, sandbox.as_ref(), tty);
     // The ruleset descriptor the hook uses stays open until the spawn is done.
     #[cfg(target_os = "linux")]
     drop(sandbox);

@@ -76,7 +76,7 @@ pub trait CommandRunner: Send + Sync {
         cwd: &'a std::path::Path,
         timeout: std::time::Duration,
         cancel: &'a CancellationToken,
-        input: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+        input: exec::Input,
         on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
     ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
         let _ = (confinement, command, cwd, timeout, cancel, input, on_chunk);
@@ -144,7 +144,7 @@ impl CommandRunner for LocalRunner {
         cwd: &'a std::path::Path,
         timeout: std::time::Duration,
         cancel: &'a CancellationToken,
-        input: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+        input: exec::Input,
         on_chunk: Box<dyn FnMut(&str) + Send + 'a>,
     ) -> futures::future::BoxFuture<'a, std::io::Result<exec::ExecResult>> {
         Box::pin(exec::run_command_with_input(

@@ -2,7 +2,7 @@
 //! one still running becomes a session the model types into with `write_stdin` (REPLs,
 //! servers, prompts). Sessions are background tasks (`tools::background`): confined and
 //! approved like any command, nothing they start outlives them or the session. Also
-//! `view_image`. No pseudo-terminal: `tty` is accepted and ignored, so programs see pipes.
+//! `view_image`. `tty` runs the command on a pseudo-terminal (Unix; pipes on Windows).
 
 use interpreter_protocol::ToolKind;
 use serde_json::{Value, json};
@@ -141,6 +141,7 @@ async fn run_exec_command(ctx: &ToolContext, args: Value) -> ToolResult {
             cwd: &cwd,
             timeout: SESSION_LIFETIME,
             interactive: true,
+            tty: args.get("tty").and_then(Value::as_bool).unwrap_or(false),
             quiet: true,
         })
         .await?;

@@ -106,6 +106,8 @@ pub(super) struct ProcessTree {
 pub(super) fn spawn(
     mut cmd: tokio::process::Command,
     sandbox: Option<&crate::sandbox::Prepared>,
+    // No pseudo-terminal here: callers never ask for one on Windows.
+    _tty: bool,
 ) -> std::io::Result<ProcessTree> {
     if sandbox.is_some() {
         return Err(std::io::Error::other("no process sandbox on this platform"));

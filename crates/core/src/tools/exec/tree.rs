@@ -24,8 +24,16 @@ pub(super) struct ProcessTree {
 pub(super) fn spawn(
     cmd: tokio::process::Command,
     sandbox: Option<&crate::sandbox::Prepared>,
+    tty: bool,
 ) -> std::io::Result<ProcessTree> {
-    let (child, keeper) = spawn_kept(cmd, sandbox, |mut cmd| {
+    let (child, keeper) = spawn_kept(cmd, sandbox, move |mut cmd| {
+        if tty {
+            // After the keeper's hook: it runs in the shell's process only.
+            // SAFETY: the hook makes only async-signal-safe system calls (pty.rs).
+            unsafe {
+                cmd.pre_exec(super::pty::session_hook());
+            }
+        }
         let child = cmd.spawn()?;
         let pid = child.id();
         Ok((child, pid))
