@@ -278,7 +278,7 @@ mod tests {
     async fn the_shell_runs_in_its_job_and_ends_with_it() {
         let mut cmd = tokio::process::Command::new("cmd.exe");
         cmd.args(["/C", "ping -n 30 127.0.0.1 > NUL"]);
-        let mut tree = spawn(cmd, None).expect("spawn in a job");
+        let mut tree = spawn(cmd, None, false).expect("spawn in a job");
         let alive = tree.census().count().expect("the job's count");
         assert!(alive >= 1, "{alive} processes in the job");
         tree.kill();
