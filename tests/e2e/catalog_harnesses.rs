@@ -1,4 +1,4 @@
-//! kimi-cli, qwen-code, deepseek-tui and swe-agent end to end through `interpreter exec`
+//! kimi-cli, qwen-code, deepseek-tui, swe-agent and pi end to end through `interpreter exec`
 //! against the mock, which checks every request's history against the Chat rules. Each task
 //! reads a file, edits it, runs a failing command and sees the original's failure text,
 //! updates the plan (swe-agent's original has no plan tool) and finishes; swe-agent does it
@@ -447,7 +447,7 @@ fn swe_agent_gives_up_after_three_replies_without_an_action() {
 fn chat_only_harnesses_refuse_other_wires_by_name() {
     let repo = TestRepo::new();
     let mock = MockServer::start_blocking(Script::new([Reply::text("x")])).unwrap();
-    for h in ["kimi-cli", "qwen-code", "deepseek-tui", "swe-agent"] {
+    for h in ["kimi-cli", "qwen-code", "deepseek-tui", "swe-agent", "pi"] {
         for wire in ["responses", "messages"] {
             let mut a = vec!["exec".to_string(), "--json".to_string()];
             a.extend(TestRepo::mock_config(&mock.url(), wire));
@@ -464,4 +464,74 @@ fn chat_only_harnesses_refuse_other_wires_by_name() {
         }
     }
     assert!(mock.model_requests().is_empty());
+}
+
+#[test]
+fn pi_reads_edits_writes_and_runs_with_pis_texts() {
+    let repo = calc_repo();
+    repo.write(
+        "notes.txt",
+        &(1..=5).map(|n| format!("note {n}\n")).collect::<String>(),
+    );
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::default()
+            .then_tool_call("r1", "read", json!({"path": "calc.py"}))
+            .then_tool_call(
+                "r2",
+                "read",
+                json!({"path": "notes.txt", "offset": 2, "limit": 2}),
+            )
+            .then_tool_call("r3", "read", json!({"path": "notes.txt", "offset": 9})),
+        Reply::tool_call(
+            "e1",
+            "edit",
+            json!({"path": "calc.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]}),
+        ),
+        Reply::tool_call(
+            "e2",
+            "edit",
+            json!({"path": "calc.py", "edits": [{"oldText": "missing", "newText": "x"}]}),
+        ),
+        Reply::tool_call(
+            "w1",
+            "write",
+            json!({"path": "out/hello.txt", "content": "héllo"}),
+        ),
+        Reply::default()
+            .then_tool_call("b1", "bash", json!({"command": CHECK.replace("6", "5")}))
+            .then_tool_call("b2", "bash", json!({"command": "true"}))
+            .then_tool_call("b3", "bash", json!({"command": "echo oops; exit 3"})),
+        Reply::text("Fixed."),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "pi"]);
+    assert_eq!(repo.read("calc.py"), FIXED);
+    assert_eq!(repo.read("out/hello.txt"), "héllo");
+    let reqs = mock.model_requests();
+    assert_eq!(tool_names(&reqs[0].body), ["read", "bash", "edit", "write"]);
+    let system = reqs[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.starts_with("You are an expert coding assistant working inside pi"),
+        "{system}"
+    );
+    assert!(system.contains("\nCurrent working directory: "), "{system}");
+    let r = results(&reqs.last().unwrap().body);
+    assert_eq!(r[0], "def add(a, b):\n    return a - b");
+    assert_eq!(
+        r[1],
+        "note 2\nnote 3\n\n[2 more lines in file. Use offset=4 to continue.]"
+    );
+    assert_eq!(r[2], "Offset 9 is beyond end of file (5 lines total)");
+    assert_eq!(r[3], "Successfully replaced 1 block(s) in calc.py.");
+    assert_eq!(
+        r[4],
+        "Could not find the exact text in calc.py. The old text must match exactly including all whitespace and newlines."
+    );
+    assert_eq!(r[5], "Successfully wrote 5 bytes to out/hello.txt");
+    assert_eq!(r[6], "(no output)");
+    assert_eq!(r[7], "(no output)");
+    assert_eq!(r[8], "oops\n\nCommand exited with code 3");
 }

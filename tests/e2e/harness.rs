@@ -109,7 +109,7 @@ fn normalize(body: &str, repo: &TestRepo) -> String {
 /// The date the first request names, in whichever form the harness writes it
 /// (`2026-12-01`, or Qwen Code's `Tuesday, December 1, 2026`).
 fn chrono_free_today(text: &str) -> Option<String> {
-    let marker = ["Today's date is ", "Date: "]
+    let marker = ["Today's date is ", "Date: ", "Current date: "]
         .into_iter()
         .find(|m| text.contains(m))?;
     let i = text.find(marker)? + marker.len();

@@ -144,6 +144,14 @@ pub(crate) enum DebugCommand {
     },
 }
 
+/// `--harness`'s help: every harness of the registry.
+fn harness_help() -> String {
+    format!(
+        "A harness: {}",
+        interpreter_core::harness::names().join(", ")
+    )
+}
+
 /// `interpreter lsp`: provider, model and harness also come from the client's
 /// `initializationOptions` and `workspace/didChangeConfiguration` (docs/lsp.md).
 #[derive(Debug, Clone, Args)]
@@ -194,8 +202,7 @@ pub(crate) struct ExecArgs {
     /// Provider id (same as `-c model_provider=…`).
     #[arg(long, global = true)]
     pub provider: Option<String>,
-    /// A harness: native, claude-code, claude-code-bare, zcode, kimi-code or minimal.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help = harness_help())]
     pub harness: Option<String>,
     #[arg(short = 's', long, value_name = "MODE", global = true, value_parser = sandbox_mode)]
     pub(crate) sandbox: Option<SandboxMode>,

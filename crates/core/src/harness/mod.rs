@@ -14,6 +14,7 @@ mod media_tools;
 mod minimal;
 mod native;
 mod native_ask;
+mod pi;
 mod qwen_code;
 mod routing;
 mod session_tools;
@@ -234,6 +235,10 @@ const REGISTRY: &[Entry] = &[
     Entry {
         info: &minimal::INFO,
         make: || Arc::new(minimal::Minimal),
+    },
+    Entry {
+        info: &pi::INFO,
+        make: || Arc::new(pi::Pi),
     },
 ];
 
