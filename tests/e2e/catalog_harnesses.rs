@@ -1,4 +1,5 @@
-//! kimi-cli, qwen-code, deepseek-tui, swe-agent and pi end to end through `interpreter exec`
+//! kimi-cli, qwen-code, deepseek-tui, swe-agent, pi and mini-swe-agent end to end through
+//! `interpreter exec`
 //! against the mock, which checks every request's history against the Chat rules. Each task
 //! reads a file, edits it, runs a failing command and sees the original's failure text,
 //! updates the plan (swe-agent's original has no plan tool) and finishes; swe-agent does it
@@ -447,7 +448,14 @@ fn swe_agent_gives_up_after_three_replies_without_an_action() {
 fn chat_only_harnesses_refuse_other_wires_by_name() {
     let repo = TestRepo::new();
     let mock = MockServer::start_blocking(Script::new([Reply::text("x")])).unwrap();
-    for h in ["kimi-cli", "qwen-code", "deepseek-tui", "swe-agent", "pi"] {
+    for h in [
+        "kimi-cli",
+        "qwen-code",
+        "deepseek-tui",
+        "swe-agent",
+        "pi",
+        "mini-swe-agent",
+    ] {
         for wire in ["responses", "messages"] {
             let mut a = vec!["exec".to_string(), "--json".to_string()];
             a.extend(TestRepo::mock_config(&mock.url(), wire));
@@ -534,4 +542,68 @@ fn pi_reads_edits_writes_and_runs_with_pis_texts() {
     assert_eq!(r[6], "(no output)");
     assert_eq!(r[7], "(no output)");
     assert_eq!(r[8], "oops\n\nCommand exited with code 3");
+}
+
+#[test]
+fn mini_swe_agent_calls_bash_corrects_replies_without_calls_and_ends_on_submit() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::text("I will look at the code."),
+        Reply::tool_call("c1", "bash", json!({"command": "cat calc.py"})),
+        Reply::tool_call(
+            "c2",
+            "bash",
+            json!({"command": "sed -i 's/a - b/a + b/' calc.py"}),
+        ),
+        Reply::tool_call("c3", "bash", json!({"command": CHECK.replace("6", "5")})),
+        Reply::tool_call(
+            "c4",
+            "bash",
+            json!({"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}),
+        ),
+        Reply::text("NOT EXPECTED: the submit ends the task"),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "mini-swe-agent"]);
+    assert_eq!(repo.read("calc.py"), FIXED);
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 5, "the submit command ends the task");
+    assert_eq!(tool_names(&reqs[0].body), ["bash"]);
+    let first = reqs[0].body["messages"].as_array().unwrap().clone();
+    assert_eq!(first.len(), 2, "{first:#?}");
+    assert!(
+        first[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are a helpful assistant")
+    );
+    let task = first[1]["content"].as_str().unwrap();
+    assert!(
+        task.starts_with("Please solve this issue: fix add\n"),
+        "{task}"
+    );
+    assert!(task.contains("<system_information>\n"), "{task}");
+    // The reply without a call got the format error, as a user message.
+    let second = reqs[1].body["messages"].as_array().unwrap().clone();
+    let error = second.last().unwrap();
+    assert_eq!(error["role"], "user");
+    assert!(
+        error["content"].as_str().unwrap().starts_with(
+            "Tool call error:\n\n<error>\nNo tool calls found in the response. Every response MUST include at least one tool call.\n</error>"
+        ),
+        "{error}"
+    );
+    // Only the first task is wrapped, in every request.
+    assert!(
+        reqs[4].body["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Please solve this issue: fix add")
+    );
+    let r = results(&reqs[4].body);
+    assert_eq!(
+        r[0],
+        "{\"returncode\": 0, \"output\": \"def add(a, b):\\n    return a - b\\n\"}"
+    );
+    assert_eq!(r[1], "{\"returncode\": 0, \"output\": \"\"}");
 }

@@ -86,7 +86,8 @@ fn debug_prompt(repo: &TestRepo, harness: &str, wire: &str, model: &str) -> Stri
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Replaces what differs between machines and runs: the folder, the session id, the date.
+/// Replaces what differs between machines and runs: the folder, the session id, the date,
+/// the kernel.
 fn normalize(body: &str, repo: &TestRepo) -> String {
     let cwd = std::fs::canonicalize(repo.path())
         .unwrap()
@@ -100,9 +101,22 @@ fn normalize(body: &str, repo: &TestRepo) -> String {
         .unwrap()
         .replace(&cwd, "<CWD>");
     let date = chrono_free_today(&text);
-    match date {
+    let text = match date {
         Some(d) => text.replace(&d, "<DATE>"),
         None => text,
+    };
+    without_uname(&text)
+}
+
+/// mini-swe-agent's `<system_information>` holds this machine's `uname -srvm`.
+fn without_uname(text: &str) -> String {
+    let open = "<system_information>\\n";
+    let close = "\\n</system_information>";
+    match (text.find(open), text.find(close)) {
+        (Some(a), Some(b)) if a < b => {
+            format!("{}<UNAME>{}", &text[..a + open.len()], &text[b..])
+        }
+        _ => text.to_string(),
     }
 }
 

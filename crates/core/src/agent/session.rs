@@ -485,7 +485,12 @@ impl Session {
 
     /// The tool schemas the request carries: none for a harness that speaks in text actions.
     fn tool_specs(&self) -> &[crate::model::ToolSpec] {
-        if self.state.harness.text_actions().is_some() {
+        if self
+            .state
+            .harness
+            .text_actions()
+            .is_some_and(|t| !t.tools_on_wire())
+        {
             return &[];
         }
         self.state.tools.spec_slice()

@@ -327,6 +327,13 @@ impl Session {
                 return TurnEndReason::Cancelled;
             }
             self.checkpoint_after_tools();
+            let harness = self.state.harness.clone();
+            if harness
+                .text_actions()
+                .is_some_and(|t| t.finished(&self.state.history))
+            {
+                return TurnEndReason::Completed;
+            }
         }
         TurnEndReason::MaxTurnRequests
     }

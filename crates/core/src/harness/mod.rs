@@ -11,6 +11,7 @@ mod deepseek_tui;
 mod kimi_cli;
 mod kimi_code;
 mod media_tools;
+mod mini_swe_agent;
 mod minimal;
 mod native;
 mod native_ask;
@@ -185,6 +186,15 @@ pub(crate) trait TextActions: Send + Sync {
     fn max_corrections(&self) -> usize {
         3
     }
+    /// The tools still go on the wire as schemas (mini-swe-agent calls them there; only a
+    /// reply without a call goes to `parse_reply`). Default: no schemas.
+    fn tools_on_wire(&self) -> bool {
+        false
+    }
+    /// The task is over after the calls that just ran (mini-swe-agent's submit command).
+    fn finished(&self, _history: &[HistoryItem]) -> bool {
+        false
+    }
 }
 
 /// One harness: what the catalog says of it, and how to make one.
@@ -239,6 +249,10 @@ const REGISTRY: &[Entry] = &[
     Entry {
         info: &pi::INFO,
         make: || Arc::new(pi::Pi),
+    },
+    Entry {
+        info: &mini_swe_agent::INFO,
+        make: || Arc::new(mini_swe_agent::MiniSweAgent),
     },
 ];
 
