@@ -661,3 +661,37 @@ fn read_serves_builtin_skill_files() {
     let r = tool_results(&mock.model_requests()[1].body);
     assert!(r[0].contains("# Review the working-tree diff"), "{}", r[0]);
 }
+
+#[test]
+fn kimi_codes_prompt_cache_key_is_session_and_the_id() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("hi")])).unwrap();
+    let out = run(
+        &repo,
+        &exec_args(&mock, "kimi-k3", &["--harness", "kimi-code"]),
+        "hello",
+    );
+    let thread = mock_llm::e2e::jsonl(&out)
+        .iter()
+        .find(|e| e["type"] == "thread.started")
+        .map(|e| e["thread_id"].as_str().unwrap().to_string())
+        .unwrap();
+    assert_eq!(
+        mock.model_requests()[0].body["prompt_cache_key"],
+        format!("session_{thread}")
+    );
+    // Other harnesses send the id itself, as Codex does.
+    mock.clear_requests();
+    mock.set_script(Script::new([Reply::text("hi")]));
+    let out = run(
+        &repo,
+        &exec_args(&mock, "kimi-k3", &["--harness", "native"]),
+        "hello",
+    );
+    let thread = mock_llm::e2e::jsonl(&out)
+        .iter()
+        .find(|e| e["type"] == "thread.started")
+        .map(|e| e["thread_id"].as_str().unwrap().to_string())
+        .unwrap();
+    assert_eq!(mock.model_requests()[0].body["prompt_cache_key"], thread);
+}

@@ -99,7 +99,7 @@ impl Session {
             system: COMPACT_SYSTEM,
             history: &history,
             tools: &[],
-            prompt_cache_key: &self.id,
+            prompt_cache_key: &self.state.cache_key,
             max_output_tokens: self.config.max_output_tokens,
             reasoning_effort: self
                 .config

@@ -205,6 +205,7 @@ impl Session {
         );
         state.log = log;
         state.output_schema = output_schema;
+        state.cache_key = harness.prompt_cache_key(&id);
         let (tasks, schedule) = session_jobs(&config, &id, persist, face, &events);
         let services = SessionServices {
             client,
@@ -302,6 +303,7 @@ impl Session {
         let h = harness::for_wire(name, self.config.provider.wire_api)?;
         let changed = h.name() != self.state.harness.name();
         self.state.system_prompt = h.system_prompt(&self.services.env);
+        self.state.cache_key = h.prompt_cache_key(&self.id);
         self.state.harness = h;
         self.refresh_tools();
         self.log_line(&LogLine::Harness {
@@ -467,7 +469,7 @@ impl Session {
             system: &self.state.system_prompt,
             history,
             tools: self.tool_specs(),
-            prompt_cache_key: &self.id,
+            prompt_cache_key: &self.state.cache_key,
             max_output_tokens: self.config.max_output_tokens,
             reasoning_effort: self.config.reasoning_effort.map(ReasoningEffort::as_str),
             output_schema: self.state.output_schema.as_ref(),

@@ -34,6 +34,8 @@ pub(super) struct SessionState {
     pub(super) plan_saved: Option<Permissions>,
     /// The user turns that can be undone, oldest first (since the last compaction).
     pub(super) turns: Vec<TurnMark>,
+    /// The requests' `prompt_cache_key`: the harness's spelling of the session id.
+    pub(crate) cache_key: String,
 }
 
 impl SessionState {
@@ -60,6 +62,7 @@ impl SessionState {
             diff_sent: None,
             plan_saved: None,
             turns: Vec::new(),
+            cache_key: String::new(),
         }
     }
 }

@@ -121,6 +121,7 @@ impl SubagentRunner {
             permissions,
         );
         state.history = history;
+        state.cache_key = self.harness.prompt_cache_key(&id);
         Session {
             id,
             config,

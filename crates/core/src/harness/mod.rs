@@ -125,6 +125,10 @@ pub(crate) trait Harness: Send + Sync {
     fn wires(&self) -> &'static [WireApi] {
         self.info().wires
     }
+    /// The `prompt_cache_key` its requests carry for session `id` (Responses and Chat).
+    fn prompt_cache_key(&self, id: &str) -> String {
+        id.to_string()
+    }
     /// The name an MCP tool (`<server>__<tool>`) gets in this harness's convention.
     fn external_tool_name(&self, name: &str) -> String {
         name.to_string()

@@ -46,6 +46,11 @@ impl Harness for KimiCode {
     fn info(&self) -> &'static HarnessInfo {
         &INFO
     }
+
+    /// Kimi Code names its sessions' cache `session_<id>`.
+    fn prompt_cache_key(&self, id: &str) -> String {
+        format!("session_{id}")
+    }
     fn task_notification(&self, task: &crate::tools::background::TaskRecord) -> String {
         super::task_tools::notification(super::task_tools::Flavor::Kimi, task)
     }
