@@ -406,7 +406,7 @@ async fn read(ctx: &ToolContext, args: Value) -> ToolResult {
             cut_by_size = true;
             break;
         }
-        let _ = writeln!(out, "{num:>6}\t{line}");
+        let _ = writeln!(out, "{num}\t{line}");
         shown += 1;
     }
     let first = w.lines.first().map(|(n, _)| *n).unwrap_or(0);
@@ -419,7 +419,8 @@ async fn read(ctx: &ToolContext, args: Value) -> ToolResult {
         "<system>{shown} lines read from file starting from line {first}. Total lines in file: {}.{end}</system>",
         w.total_lines
     );
-    Ok(ToolOutcome::ok(format!("{status}\n{out}")))
+    // The seed's order: the lines, then the status line.
+    Ok(ToolOutcome::ok(format!("{out}{status}")))
 }
 
 async fn write(ctx: &ToolContext, args: Value) -> ToolResult {
