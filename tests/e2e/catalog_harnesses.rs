@@ -607,3 +607,113 @@ fn mini_swe_agent_calls_bash_corrects_replies_without_calls_and_ends_on_submit()
     );
     assert_eq!(r[1], "{\"returncode\": 0, \"output\": \"\"}");
 }
+
+#[test]
+fn opencode_uses_its_ten_tools_with_its_texts() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("placeholder")])).unwrap();
+    let web = format!("http://{}", mock.addr());
+    let calc = abs(&repo, "calc.py");
+    mock.set_script(Script::new([
+        Reply::default()
+            .then_tool_call("r1", "read", json!({"filePath": calc}))
+            .then_tool_call("g1", "glob", json!({"pattern": "*.py"}))
+            .then_tool_call("g2", "grep", json!({"pattern": "def add", "include": "*.py"})),
+        Reply::tool_call(
+            "e1",
+            "edit",
+            json!({"filePath": calc, "oldString": "a - b", "newString": "a + b"}),
+        ),
+        Reply::tool_call(
+            "w1",
+            "write",
+            json!({"filePath": abs(&repo, "NOTES.md"), "content": "fixed add\n"}),
+        ),
+        Reply::tool_call(
+            "b1",
+            "bash",
+            json!({"command": CHECK.replace("6", "5"), "description": "Check that add works"}),
+        ),
+        Reply::tool_call(
+            "t1",
+            "todowrite",
+            json!({"todos": [{"content": "Fix add", "status": "completed", "priority": "high"}]}),
+        ),
+        Reply::tool_call("f1", "webfetch", json!({"url": format!("{web}/web/docs")})),
+        Reply::tool_call("s1", "skill", json!({"name": "review"})),
+        Reply::tool_call(
+            "k1",
+            "task",
+            json!({"description": "Find the answer", "prompt": "Say 42.", "subagent_type": "general"}),
+        ),
+        Reply::text("42"),
+        Reply::text("Done."),
+    ]));
+    run(
+        &repo,
+        &mock,
+        "mock-model",
+        &["--harness", "opencode", "-c", "web.allow_private=true"],
+    );
+    assert_eq!(repo.read("calc.py"), FIXED);
+    let reqs = mock.model_requests();
+    assert_eq!(
+        tool_names(&reqs[0].body),
+        [
+            "bash",
+            "edit",
+            "glob",
+            "grep",
+            "read",
+            "skill",
+            "task",
+            "todowrite",
+            "webfetch",
+            "write"
+        ]
+    );
+    let bash = &reqs[0].body["tools"][0]["function"]["parameters"];
+    assert_eq!(bash["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(bash["additionalProperties"], false);
+    let system = reqs[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains(
+            "You are powered by the model named mock-model. The exact model ID is mock/mock-model"
+        ),
+        "{system}"
+    );
+    assert!(system.contains("<env>\n  Working directory: "), "{system}");
+    let r = results(&reqs.last().unwrap().body);
+    assert_eq!(
+        r[0],
+        format!(
+            "<path>{calc}</path>\n<type>file</type>\n<content>\n1: def add(a, b):\n2:     return a - b\n\n(End of file - total 2 lines)\n</content>"
+        )
+    );
+    assert_eq!(r[1], calc);
+    assert_eq!(
+        r[2],
+        format!("Found 1 matches\n{calc}:\n  Line 1: def add(a, b):")
+    );
+    assert_eq!(r[3], "Edit applied successfully.");
+    assert_eq!(r[4], "Wrote file successfully.");
+    assert_eq!(r[5], "(no output)");
+    assert_eq!(
+        r[6],
+        "[\n  {\n    \"content\": \"Fix add\",\n    \"status\": \"completed\",\n    \"priority\": \"high\"\n  }\n]"
+    );
+    assert!(r[7].contains("The answer is 42."), "{}", r[7]);
+    assert!(
+        r[8].starts_with("<skill_content name=\"review\">\n# Skill: review\n"),
+        "{}",
+        r[8]
+    );
+    assert!(r[9].starts_with("task_id: ses_"), "{}", r[9]);
+    assert!(
+        r[9].ends_with(
+            "(for resuming to continue this task if needed)\n\n<task_result>\n42\n</task_result>"
+        ),
+        "{}",
+        r[9]
+    );
+}

@@ -123,9 +123,14 @@ fn without_uname(text: &str) -> String {
 /// The date the first request names, in whichever form the harness writes it
 /// (`2026-12-01`, or Qwen Code's `Tuesday, December 1, 2026`).
 fn chrono_free_today(text: &str) -> Option<String> {
-    let marker = ["Today's date is ", "Date: ", "Current date: "]
-        .into_iter()
-        .find(|m| text.contains(m))?;
+    let marker = [
+        "Today's date is ",
+        "Date: ",
+        "Current date: ",
+        "Today's date: ",
+    ]
+    .into_iter()
+    .find(|m| text.contains(m))?;
     let i = text.find(marker)? + marker.len();
     let rest = &text[i..];
     let end = rest.find(['.', '\\', '\n']).unwrap_or(rest.len());

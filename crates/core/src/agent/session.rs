@@ -670,6 +670,8 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
                 == Some(crate::config::web::SearchBackend::MoonshotBuiltin),
         },
         images: crate::model::catalog::model_info(&config.model).images,
+        model: config.model.clone(),
+        provider: config.provider.id.clone(),
         ..env
     }
 }

@@ -191,7 +191,8 @@ impl Subagents for SubagentRunner {
                 TurnEndReason::Failed { .. } => SubagentState::Failed,
                 _ => SubagentState::Completed,
             };
-            let outcome = outcome(reason, answer);
+            let mut outcome = outcome(reason, answer);
+            outcome.subagent = Some(child.id.clone());
             ended(state, &outcome.user_output);
             outcome
         })

@@ -388,6 +388,8 @@ fn mcp_tool_names_are_unique_and_reachable_in_every_harness() {
         face: Default::default(),
         web: Default::default(),
         images: false,
+        model: String::new(),
+        provider: String::new(),
     };
     let ws = Workspace::new(&std::env::temp_dir(), &[], Arc::new(DiskBackend)).unwrap();
     for name in crate::harness::names() {

@@ -15,6 +15,7 @@ mod mini_swe_agent;
 mod minimal;
 mod native;
 mod native_ask;
+mod opencode;
 mod pi;
 mod qwen_code;
 mod routing;
@@ -57,6 +58,9 @@ pub(crate) struct PromptEnv {
     pub web: WebTools,
     /// The model takes images (the catalog says so): tools that read images are offered.
     pub images: bool,
+    /// The model and provider ids (opencode's prompt names them).
+    pub model: String,
+    pub provider: String,
 }
 
 /// Which web tools a session offers.
@@ -93,6 +97,8 @@ impl PromptEnv {
             face: Default::default(),
             web: WebTools::default(),
             images: false,
+            model: String::new(),
+            provider: String::new(),
         }
     }
 }
@@ -257,6 +263,10 @@ const REGISTRY: &[Entry] = &[
     Entry {
         info: &mini_swe_agent::INFO,
         make: || Arc::new(mini_swe_agent::MiniSweAgent),
+    },
+    Entry {
+        info: &opencode::INFO,
+        make: || Arc::new(opencode::OpenCode),
     },
 ];
 

@@ -308,6 +308,8 @@ pub(crate) struct ToolOutcome {
     pub mode_change: Option<ModeChange>,
     /// Images for the model (data URLs): they follow the response's results in a message.
     pub(crate) images: Vec<String>,
+    /// The session a subagent call ran in (opencode's task result names it).
+    pub(crate) subagent: Option<String>,
 }
 
 impl ToolOutcome {
@@ -338,6 +340,7 @@ impl ToolOutcome {
             plan: None,
             mode_change: None,
             images: Vec::new(),
+            subagent: None,
         }
     }
 

@@ -17,6 +17,8 @@ fn env() -> PromptEnv {
         face: Default::default(),
         web: Default::default(),
         images: false,
+        model: String::new(),
+        provider: String::new(),
     }
 }
 
