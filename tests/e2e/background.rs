@@ -313,24 +313,7 @@ fn native_exec_command_keeps_a_running_process_as_a_session_for_write_stdin() {
         Reply::text("done"),
     ]))
     .unwrap();
-    let mut args = vec!["exec".to_string(), "--json".to_string()];
-    args.extend(TestRepo::mock_config(&mock.url(), "responses"));
-    args.extend(["-c".into(), "harness=\"native\"".into(), "go".into()]);
-    let home = repo.home.path().display().to_string();
-    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let body = mock.model_requests().last().unwrap().body.clone();
-    let outputs: Vec<String> = body["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["type"] == "function_call_output")
-        .map(|i| i["output"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let outputs = native_outputs(&repo, &mock);
     assert_eq!(outputs.len(), 7, "{outputs:#?}");
     assert!(
         outputs[0].contains("Process exited with code 0\nOutput:\nquick"),
@@ -395,24 +378,7 @@ fn native_exec_command_with_tty_runs_a_repl_on_a_terminal() {
         Reply::text("done"),
     ]))
     .unwrap();
-    let mut args = vec!["exec".to_string(), "--json".to_string()];
-    args.extend(TestRepo::mock_config(&mock.url(), "responses"));
-    args.extend(["-c".into(), "harness=\"native\"".into(), "go".into()]);
-    let home = repo.home.path().display().to_string();
-    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let body = mock.model_requests().last().unwrap().body.clone();
-    let outputs: Vec<String> = body["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["type"] == "function_call_output")
-        .map(|i| i["output"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let outputs = native_outputs(&repo, &mock);
     assert_eq!(outputs.len(), 5, "{outputs:#?}");
     assert!(outputs[0].contains("on-a-terminal"), "{}", outputs[0]);
     assert!(outputs[1].contains("on-pipes"), "{}", outputs[1]);
@@ -432,4 +398,23 @@ fn native_exec_command_with_tty_runs_a_repl_on_a_terminal() {
         "{}",
         outputs[4]
     );
+}
+
+/// Runs `exec` with the native harness on the Responses wire; the outputs of its calls, as
+/// the last request carried them.
+fn native_outputs(repo: &TestRepo, mock: &MockServer) -> Vec<String> {
+    let out = mock_llm::e2e::exec_with_harness(repo, &mock.url(), "responses", "native", &[], "go");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = mock.model_requests().last().unwrap().body.clone();
+    body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "function_call_output")
+        .map(|i| i["output"].as_str().unwrap_or_default().to_string())
+        .collect()
 }
