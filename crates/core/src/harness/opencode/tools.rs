@@ -542,7 +542,7 @@ async fn glob(ctx: &ToolContext, args: Value) -> ToolResult {
     if found.is_empty() {
         return Ok(ToolOutcome::ok("No files found"));
     }
-    found.sort_by_key(|p| std::cmp::Reverse(modified(p)));
+    found.sort_by_cached_key(|p| std::cmp::Reverse(modified(p)));
     let cut = more || found.len() > LIST_LIMIT;
     let mut text: String = found
         .iter()
@@ -577,7 +577,7 @@ async fn grep(ctx: &ToolContext, args: Value) -> ToolResult {
     if total == 0 {
         return Ok(ToolOutcome::ok("No files found"));
     }
-    hits.sort_by_key(|h| std::cmp::Reverse(modified(&h.path)));
+    hits.sort_by_cached_key(|h| std::cmp::Reverse(modified(&h.path)));
     let mut text = format!("Found {total} matches");
     let mut shown = 0;
     for h in &hits {
