@@ -1,4 +1,5 @@
-//! kimi-cli, qwen-code, deepseek-tui, swe-agent, pi and mini-swe-agent end to end through
+//! kimi-cli, qwen-code, deepseek-tui, swe-agent, pi, mini-swe-agent, opencode and little-coder
+//! end to end through
 //! `interpreter exec`
 //! against the mock, which checks every request's history against the Chat rules. Each task
 //! reads a file, edits it, runs a failing command and sees the original's failure text,
@@ -455,6 +456,8 @@ fn chat_only_harnesses_refuse_other_wires_by_name() {
         "swe-agent",
         "pi",
         "mini-swe-agent",
+        "opencode",
+        "little-coder",
     ] {
         for wire in ["responses", "messages"] {
             let mut a = vec!["exec".to_string(), "--json".to_string()];
@@ -716,4 +719,123 @@ fn opencode_uses_its_ten_tools_with_its_texts() {
         "{}",
         r[9]
     );
+}
+
+#[test]
+fn little_coder_keeps_a_shell_and_evidence_and_refuses_to_overwrite() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("placeholder")])).unwrap();
+    let web = format!("http://{}", mock.addr());
+    mock.set_script(Script::new([
+        Reply::default()
+            .then_tool_call("r1", "read", json!({"path": "calc.py"}))
+            .then_tool_call("g1", "glob", json!({"pattern": "*.py"})),
+        Reply::tool_call(
+            "e1",
+            "edit",
+            json!({"path": "calc.py", "edits": [{"oldText": "a - b", "newText": "a + b"}]}),
+        ),
+        Reply::tool_call("w1", "write", json!({"path": "calc.py", "content": "x"})),
+        Reply::tool_call("w2", "write", json!({"path": "NOTES.md", "content": "fixed\n"})),
+        Reply::tool_call("b1", "bash", json!({"command": CHECK.replace("6", "5")})),
+        Reply::tool_call(
+            "s1",
+            "ShellSession",
+            json!({"command": "mkdir -p sub && cd sub && export GREETING=hi"}),
+        ),
+        Reply::tool_call("s2", "ShellSession", json!({"command": "echo $GREETING; pwd; exit_code_test() { return 4; }; exit_code_test"})),
+        Reply::tool_call("s3", "ShellSessionCwd", json!({})),
+        Reply::tool_call("s4", "ShellSession", json!({"command": "sleep 5", "timeout": 1})),
+        Reply::tool_call("s5", "ShellSessionCwd", json!({})),
+        Reply::tool_call("s6", "ShellSessionReset", json!({})),
+        Reply::tool_call("f1", "webfetch", json!({"url": format!("{web}/web/docs")})),
+        Reply::tool_call("q1", "websearch", json!({"query": "rust traits"})),
+        Reply::tool_call(
+            "v1",
+            "EvidenceAdd",
+            json!({"source": format!("{web}/web/docs"), "note": "the answer", "snippet": "The answer is 42."}),
+        ),
+        Reply::default()
+            .then_tool_call("v2", "EvidenceGet", json!({"id": "E1"}))
+            .then_tool_call("v3", "EvidenceList", json!({})),
+        Reply::text("Fixed; see the url."),
+    ]));
+    run(
+        &repo,
+        &mock,
+        "mock-model",
+        &[
+            "--harness",
+            "little-coder",
+            "-s",
+            "workspace-write",
+            "-c",
+            "web.allow_private=true",
+            "-c",
+            &format!("web.search_url=\"{web}/search\""),
+        ],
+    );
+    assert_eq!(repo.read("calc.py"), FIXED);
+    assert_eq!(repo.read("NOTES.md"), "fixed\n");
+    let reqs = mock.model_requests();
+    let first = &reqs[0].body;
+    assert_eq!(
+        tool_names(first),
+        [
+            "read",
+            "bash",
+            "edit",
+            "write",
+            "EvidenceAdd",
+            "EvidenceGet",
+            "EvidenceList",
+            "glob",
+            "webfetch",
+            "websearch",
+            "ShellSession",
+            "ShellSessionCwd",
+            "ShellSessionReset"
+        ]
+    );
+    // The original's request fields; the mock model is not a Kimi model.
+    assert_eq!(first["temperature"], 0.3);
+    assert_eq!(first["store"], false);
+    assert_eq!(first["reasoning_effort"], "high");
+    assert_eq!(first["thinking"]["type"], "enabled");
+    let system = first["messages"][0]["content"].as_str().unwrap();
+    assert!(system.starts_with("# little-coder\n"), "{system}");
+    assert!(system.contains("\nCurrent working directory: "), "{system}");
+    // "fix add" asks about code: the read/write guidance.
+    assert!(system.ends_with("never a placeholder."), "{system}");
+    let r = results(&reqs.last().unwrap().body);
+    let root = abs(&repo, "");
+    let root = root.trim_end_matches('/');
+    assert_eq!(r[0], "def add(a, b):\n    return a - b");
+    assert_eq!(r[1], format!("{root}/calc.py"));
+    assert_eq!(r[2], "Successfully replaced 1 block(s) in calc.py.");
+    assert!(
+        r[3].starts_with("calc.py already exists, and write only creates new files. Change it with edit: {"),
+        "{}",
+        r[3]
+    );
+    assert_eq!(r[4], "Successfully wrote 6 bytes to NOTES.md");
+    assert_eq!(r[5], "(no output)");
+    assert_eq!(r[6], format!("[exit=0 cwd={root}/sub timed_out=false]"));
+    assert_eq!(r[7], format!("hi\n{root}/sub\n[exit=4 cwd={root}/sub timed_out=false]"));
+    assert_eq!(r[8], format!("{root}/sub"));
+    assert_eq!(r[9], format!("[exit=-1 cwd={root} timed_out=true]"));
+    // A timed-out command resets the session: the next starts in the workspace.
+    assert_eq!(r[10], root);
+    assert_eq!(
+        r[11],
+        "No shell session was running; the next command starts one."
+    );
+    assert!(r[12].contains("The answer is 42."), "{}", r[12]);
+    assert!(r[13].starts_with("## Results for \"rust traits\"\n\n- ["), "{}", r[13]);
+    assert_eq!(r[14], format!("Saved evidence E1 from {web}/web/docs."));
+    assert_eq!(
+        r[15],
+        format!("E1\nsource: {web}/web/docs\nnote: the answer\n\nThe answer is 42.")
+    );
+    assert_eq!(r[16], format!("E1  {web}/web/docs  the answer"));
 }

@@ -32,6 +32,10 @@ pub(super) struct SessionServices {
     pub(super) tasks: Arc<crate::tools::background::BackgroundTasks>,
     /// Prompts the session runs on a schedule.
     pub(super) schedule: Arc<crate::tools::schedule::Schedule>,
+    /// Evidence the session keeps; a subagent's is its session's.
+    pub(super) evidence: Arc<crate::tools::evidence::Evidence>,
+    /// The session's long-lived shell; a subagent shares it.
+    pub(super) shell: Arc<crate::tools::shell_session::ShellSession>,
     /// The MCP servers' tools, once connected.
     pub(super) external: Option<Arc<dyn ExternalTools>>,
 }

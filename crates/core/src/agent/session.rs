@@ -227,6 +227,8 @@ impl Session {
                 })
             }),
             schedule,
+            evidence: Arc::new(crate::tools::evidence::Evidence::new(tasks.dir())),
+            shell: Arc::default(),
             tasks,
             events,
             env,
@@ -482,6 +484,7 @@ impl Session {
                 }
                 _ => None,
             },
+            shape: self.state.harness.request_shape(),
         }
     }
 

@@ -208,6 +208,29 @@ impl Session {
             images,
             synthetic: false,
         });
+        self.refresh_task_guidance();
+    }
+
+    /// A harness that picks guidance from what the user asked (little-coder) gets it at the
+    /// end of its system prompt; it changes only when the asks do, so the prefix holds.
+    fn refresh_task_guidance(&mut self) {
+        let asked: Vec<&str> = self
+            .state
+            .history
+            .iter()
+            .filter_map(|h| match h {
+                HistoryItem::User {
+                    text,
+                    synthetic: false,
+                    ..
+                } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        if let Some(guidance) = self.state.harness.task_guidance(&asked.join("\n")) {
+            let base = self.state.harness.system_prompt(&self.services.env);
+            self.state.system_prompt = format!("{base}\n\n{guidance}");
+        }
     }
 
     /// Input items as one message's text and images, and the skills it loaded. A skill beside
@@ -724,6 +747,8 @@ impl Session {
             web: self.config.web.clone(),
             model_images: catalog::model_info(&self.config.model).images,
             schedule: self.services.schedule.clone(),
+            evidence: self.services.evidence.clone(),
+            shell: self.services.shell.clone(),
         }
     }
 

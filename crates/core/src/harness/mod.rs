@@ -10,6 +10,7 @@ mod cron_tools;
 mod deepseek_tui;
 mod kimi_cli;
 mod kimi_code;
+mod little_coder;
 mod media_tools;
 mod mini_swe_agent;
 mod minimal;
@@ -156,6 +157,17 @@ pub(crate) trait Harness: Send + Sync {
     fn task_notification(&self, task: &crate::tools::background::TaskRecord) -> String {
         task_tools::notification(task_tools::Flavor::Claude, task)
     }
+    /// The fields its original adds to a Chat Completions request (sampling, thinking,
+    /// storage, the output cap's key).
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape::default()
+    }
+    /// Guidance for the task at hand, added to the end of the system prompt, picked from
+    /// everything the user has asked in the session (little-coder's tool guidance). None
+    /// keeps the prompt as it is.
+    fn task_guidance(&self, _asked: &str) -> Option<&'static str> {
+        None
+    }
     /// For a harness whose model writes its actions in the reply text instead of calling
     /// tools on the wire (swe-agent): how replies become calls and how the history is shown
     /// to the model. `None` (the default) is function calling on the wire.
@@ -267,6 +279,10 @@ const REGISTRY: &[Entry] = &[
     Entry {
         info: &opencode::INFO,
         make: || Arc::new(opencode::OpenCode),
+    },
+    Entry {
+        info: &little_coder::INFO,
+        make: || Arc::new(little_coder::LittleCoder),
     },
 ];
 

@@ -144,14 +144,28 @@ async fn run_fetch(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResult
     let Some(url) = str_arg(&args, "url").filter(|u| !u.trim().is_empty()) else {
         return Err(ToolError::message("`url` is required."));
     };
-    let host = reqwest::Url::parse(url.trim())
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
     let tool = match flavor {
         Flavor::Kimi => "FetchURL",
         Flavor::Claude => "WebFetch",
     };
+    let page = fetch_page(ctx, tool, url, &ctx.web)
+        .await?
+        .map_err(|e| fetch_error(tool, e))?;
+    Ok(ToolOutcome::ok(page_text(&page, flavor, &args)))
+}
+
+/// Asks the policy about fetching `url` as tool `tool`, then fetches it with `cfg`. The
+/// outer error is a refusal or a cancel; the inner one, the fetch's, for the caller to word.
+pub(crate) async fn fetch_page(
+    ctx: &ToolContext,
+    tool: &str,
+    url: &str,
+    cfg: &web::WebConfig,
+) -> Result<Result<Page, FetchError>, ToolError> {
+    let host = reqwest::Url::parse(url.trim())
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
     ctx.authorize(
         Intent::Fetch {
             target: url.to_string(),
@@ -163,12 +177,10 @@ async fn run_fetch(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResult
         vec![],
     )
     .await?;
-    let fetched = tokio::select! {
-        f = web::fetch(&ctx.web, url) => f,
-        _ = ctx.cancel.cancelled() => return Err(ToolError::message("The fetch was cancelled.")),
-    };
-    let page = fetched.map_err(|e| fetch_error(tool, e))?;
-    Ok(ToolOutcome::ok(page_text(&page, flavor, &args)))
+    tokio::select! {
+        f = web::fetch(cfg, url) => Ok(f),
+        _ = ctx.cancel.cancelled() => Err(ToolError::message("The fetch was cancelled.")),
+    }
 }
 
 fn fetch_error(tool: &str, e: FetchError) -> ToolError {
@@ -212,23 +224,7 @@ async fn run_search(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResul
     else {
         return Err(ToolError::message("`query` is required."));
     };
-    let host = match &ctx.web.search {
-        Some(web::SearchBackend::Searx(u) | web::SearchBackend::KimiCode { url: u, .. }) => {
-            u.host_str().unwrap_or_default().to_string()
-        }
-        _ => String::new(),
-    };
-    ctx.authorize(
-        Intent::Fetch {
-            target: query.to_string(),
-            host,
-        },
-        "WebSearch",
-        ToolKind::Fetch,
-        &format!("Search the web: {query}"),
-        vec![],
-    )
-    .await?;
+    authorize_search(ctx, "WebSearch", query).await?;
     let limit = args
         .get("limit")
         .and_then(Value::as_u64)
@@ -251,11 +247,8 @@ async fn run_search(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResul
         && ctx.web.allowed_domains.is_empty()
         && ctx.web.denied_domains.is_empty());
     let ask = if filtered { MAX_RESULTS } else { limit };
-    let found = tokio::select! {
-        f = web::search(&ctx.web, query, ask) => f,
-        _ = ctx.cancel.cancelled() => return Err(ToolError::message("The search was cancelled.")),
-    };
-    let hits: Vec<_> = found
+    let hits: Vec<_> = search_hits(ctx, query, ask)
+        .await?
         .map_err(|e| ToolError::message(format!("WebSearch failed: {e}.")))?
         .into_iter()
         .filter(|h| {
@@ -283,4 +276,43 @@ async fn run_search(ctx: &ToolContext, args: Value, flavor: Flavor) -> ToolResul
         text.push_str("\n\nCite the sources you use as Markdown links.");
     }
     Ok(ToolOutcome::ok(text))
+}
+
+/// Asks the policy about searching the web for `query` as tool `tool`.
+pub(crate) async fn authorize_search(
+    ctx: &ToolContext,
+    tool: &str,
+    query: &str,
+) -> Result<(), ToolError> {
+    let host = match &ctx.web.search {
+        Some(web::SearchBackend::Searx(u) | web::SearchBackend::KimiCode { url: u, .. }) => {
+            u.host_str().unwrap_or_default().to_string()
+        }
+        _ => String::new(),
+    };
+    ctx.authorize(
+        Intent::Fetch {
+            target: query.to_string(),
+            host,
+        },
+        tool,
+        ToolKind::Fetch,
+        &format!("Search the web: {query}"),
+        vec![],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Up to `limit` hits for `query` from the configured backend (asked about already). The
+/// outer error is a cancel; the inner one, the search's.
+pub(crate) async fn search_hits(
+    ctx: &ToolContext,
+    query: &str,
+    limit: usize,
+) -> Result<Result<Vec<web::SearchHit>, String>, ToolError> {
+    tokio::select! {
+        f = web::search(&ctx.web, query, limit) => Ok(f.map_err(|e| e.to_string())),
+        _ = ctx.cancel.cancelled() => Err(ToolError::message("The search was cancelled.")),
+    }
 }

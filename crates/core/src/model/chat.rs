@@ -94,7 +94,10 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key
     body.insert("stream".into(), json!(true));
     body.insert("stream_options".into(), json!({"include_usage": true}));
     // Without it Moonshot picks a tiny default and thinking eats it.
-    body.insert("max_completion_tokens".into(), json!(req.max_output_tokens));
+    match req.shape.max_tokens {
+        Some((key, cap)) => body.insert(key.into(), json!(cap.min(req.max_output_tokens))),
+        None => body.insert("max_completion_tokens".into(), json!(req.max_output_tokens)),
+    };
     let mut tools: Vec<Value> = req
         .tools
         .iter()
@@ -108,6 +111,9 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key
     }
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
+        if req.shape.tool_choice_auto {
+            body.insert("tool_choice".into(), json!("auto"));
+        }
     }
     if send_cache_key {
         body.insert("prompt_cache_key".into(), json!(req.prompt_cache_key));
@@ -118,8 +124,19 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key
             thinking["effort"] = json!(e);
         }
         body.insert("thinking".into(), thinking);
-    } else if let Some(e) = req.reasoning_effort {
-        body.insert("reasoning_effort".into(), json!(e));
+    } else {
+        if req.shape.thinking_effort.is_some() {
+            body.insert("thinking".into(), json!({"type": "enabled"}));
+        }
+        if let Some(e) = req.reasoning_effort.or(req.shape.thinking_effort) {
+            body.insert("reasoning_effort".into(), json!(e));
+        }
+        if let Some(t) = req.shape.temperature {
+            body.insert("temperature".into(), json!(t));
+        }
+    }
+    if req.shape.no_store {
+        body.insert("store".into(), json!(false));
     }
     if let Some(schema) = req.output_schema {
         body.insert(
@@ -585,6 +602,7 @@ mod tests {
             reasoning_effort: None,
             output_schema: None,
             hosted_search: None,
+            shape: crate::model::RequestShape::default(),
         };
         let body = build_body(&req, model_info("kimi-k3"), true);
         assert!(body.get("temperature").is_none() && body.get("top_p").is_none());
@@ -604,6 +622,47 @@ mod tests {
             build_body(&req, model_info("kimi-k3"), true).to_string()
         );
     }
+    #[test]
+    fn a_harness_shape_adds_its_originals_fields_and_kimi_sampling_stays_fixed() {
+        let tools = vec![ToolSpec {
+            name: "bash".into(),
+            description: "d".into(),
+            parameters: json!({"type": "object"}),
+        }];
+        let shape = crate::model::RequestShape {
+            max_tokens: Some(("max_tokens", 32_000)),
+            temperature: Some(1.0),
+            no_store: true,
+            thinking_effort: Some("high"),
+            tool_choice_auto: true,
+        };
+        let req = |max_output_tokens| ModelRequest {
+            model: "m",
+            system: "",
+            history: &[],
+            tools: &tools,
+            prompt_cache_key: "k",
+            max_output_tokens,
+            reasoning_effort: None,
+            output_schema: None,
+            hosted_search: None,
+            shape,
+        };
+        let body = build_body(&req(64_000), model_info("gpt-4.1"), false);
+        assert_eq!(body["max_tokens"], 32_000);
+        assert!(body.get("max_completion_tokens").is_none());
+        assert_eq!(body["temperature"], 1.0);
+        assert_eq!(body["store"], false);
+        assert_eq!(body["tool_choice"], "auto");
+        assert_eq!(body["thinking"], json!({"type": "enabled"}));
+        assert_eq!(body["reasoning_effort"], "high");
+        // The config's output cap holds under the original's.
+        assert_eq!(build_body(&req(8_000), model_info("gpt-4.1"), false)["max_tokens"], 8_000);
+        let kimi = build_body(&req(64_000), model_info("kimi-k3"), false);
+        assert!(kimi.get("temperature").is_none());
+        assert_eq!(kimi["thinking"]["type"], "enabled");
+    }
+
     #[test]
     fn two_messages_and_a_call_are_one_chat_message_and_a_stream_is_one_message() {
         let reply = AssistantReply {
@@ -633,6 +692,7 @@ mod tests {
             reasoning_effort: None,
             output_schema: None,
             hosted_search: None,
+            shape: crate::model::RequestShape::default(),
         };
         let body = build_body(&req, model_info("gpt-4.1"), false);
         let msgs = body["messages"].as_array().unwrap();

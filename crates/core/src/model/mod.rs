@@ -21,6 +21,7 @@ pub use image::image_data_url;
 pub(crate) use redact::redact_history_item;
 pub use types::{
     AssistantReply, FinishReason, HistoryItem, HostedSearch, MessagePhase, ModelError,
-    ModelRequest, ModelResponse, OutputMessage, Part, Parts, RawToolCall, SignedReasoning,
+    ModelRequest, ModelResponse, OutputMessage, Part, Parts, RawToolCall, RequestShape,
+    SignedReasoning,
     StreamDelta, ToolCall, ToolSpec,
 };

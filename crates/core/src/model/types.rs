@@ -264,6 +264,24 @@ pub struct ModelRequest<'a> {
     pub(crate) output_schema: Option<&'a serde_json::Value>,
     /// A search the provider runs itself, declared beside the tools.
     pub(crate) hosted_search: Option<HostedSearch>,
+    /// What the harness's original sends besides (Chat Completions).
+    pub(crate) shape: RequestShape,
+}
+
+/// The fields a harness's original puts in its Chat Completions requests beyond ours. The
+/// config's own settings win over them, and a Kimi model's fixed sampling is never touched.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RequestShape {
+    /// The output cap under this key, at most this many tokens (`max_output_tokens` caps it).
+    pub max_tokens: Option<(&'static str, u64)>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// `store: false`.
+    pub no_store: bool,
+    /// `thinking: {"type": "enabled"}`, and this `reasoning_effort` unless the config sets one.
+    pub thinking_effort: Option<&'static str>,
+    /// `tool_choice: "auto"` when tools are sent.
+    pub tool_choice_auto: bool,
 }
 
 /// A web search the provider runs itself.

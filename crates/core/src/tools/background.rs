@@ -161,6 +161,11 @@ impl BackgroundTasks {
         }
     }
 
+    /// The folder of this session's task outputs (and other notes the session keeps).
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -488,6 +493,12 @@ impl ToolContext {
             vec![],
         )
         .await?;
+        self.spawn_task(&s)
+    }
+
+    /// Starts `s.command` in the background, confined by the session's policy, without
+    /// asking: for a caller that asked about what it will run in it (a shell session).
+    pub(crate) fn spawn_task(&self, s: &Start<'_>) -> Result<TaskRecord, ToolError> {
         let (input_tx, input_rx) = match s.interactive {
             true => {
                 let (tx, rx) = tokio::sync::mpsc::unbounded_channel();

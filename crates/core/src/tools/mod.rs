@@ -6,6 +6,7 @@ pub mod apply_patch;
 pub(crate) mod background;
 pub(crate) mod diagnostics;
 pub(crate) mod edit;
+pub(crate) mod evidence;
 pub mod exec;
 pub mod files;
 pub(crate) mod goal;
@@ -17,6 +18,7 @@ pub(crate) mod plan;
 pub(crate) mod question;
 pub(crate) mod schedule;
 pub(crate) mod search_tools;
+pub(crate) mod shell_session;
 pub(crate) mod table;
 pub mod truncate;
 pub mod web;
@@ -205,6 +207,10 @@ pub(crate) struct ToolContext {
     pub(crate) model_images: bool,
     /// The session's scheduled prompts.
     pub(crate) schedule: Arc<schedule::Schedule>,
+    /// Evidence the session keeps (little-coder's Evidence tools).
+    pub(crate) evidence: Arc<evidence::Evidence>,
+    /// The session's long-lived shell (little-coder's ShellSession).
+    pub(crate) shell: Arc<shell_session::ShellSession>,
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.

@@ -92,7 +92,8 @@ impl Wording {
     }
 }
 
-type DescribeFn = fn(&Value, &Workspace) -> CallDescription;
+/// How a tool describes a call to the user.
+pub(crate) type DescribeFn = fn(&Value, &Workspace) -> CallDescription;
 pub(crate) type RunFn = for<'a> fn(Value, &'a ToolContext) -> BoxFuture<'a, ToolResult>;
 
 /// A tool made of plain functions: what most harness tools are.

@@ -41,4 +41,13 @@ impl Harness for OpenCode {
     fn tools(&self, env: &PromptEnv) -> ToolTable {
         tools::table(env)
     }
+
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape {
+            max_tokens: Some(("max_tokens", 32_000)),
+            temperature: Some(1.0),
+            tool_choice_auto: true,
+            ..Default::default()
+        }
+    }
 }

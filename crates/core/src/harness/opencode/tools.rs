@@ -8,7 +8,6 @@ use std::time::{Duration, SystemTime};
 
 use crate::harness::PromptEnv;
 use crate::harness::session_tools::{describe, todo_items};
-use crate::sandbox::Intent;
 use crate::skills::Skill;
 use crate::tools::files::SearchOptions;
 use crate::tools::search_tools::{self, GrepCall};
@@ -650,21 +649,6 @@ async fn webfetch(ctx: &ToolContext, args: Value) -> ToolResult {
             "URL must start with http:// or https://",
         ));
     }
-    let host = reqwest::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
-    ctx.authorize(
-        Intent::Fetch {
-            target: url.to_string(),
-            host,
-        },
-        "webfetch",
-        ToolKind::Fetch,
-        &format!("Fetch {url}"),
-        vec![],
-    )
-    .await?;
     let mut cfg = (*ctx.web).clone();
     if let Some(t) = args
         .get("timeout")
@@ -673,11 +657,9 @@ async fn webfetch(ctx: &ToolContext, args: Value) -> ToolResult {
     {
         cfg.timeout = Duration::from_secs_f64(t.min(120.0));
     }
-    let fetched = tokio::select! {
-        f = web::fetch(&cfg, url) => f,
-        _ = ctx.cancel.cancelled() => return Err(ToolError::message("The fetch was cancelled.")),
-    };
-    let page = fetched.map_err(|e| match e {
+    let page = crate::harness::web_tools::fetch_page(ctx, "webfetch", url, &cfg)
+        .await?
+        .map_err(|e| match e {
         web::FetchError::Status { status, .. } => {
             ToolError::message(format!("Request failed with status code: {status}"))
         }

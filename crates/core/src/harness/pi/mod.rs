@@ -4,7 +4,7 @@
 //! exited with code N`, `Successfully replaced N block(s) in <path>.`. Chat only, as the seed.
 
 mod prompt;
-mod tools;
+pub(super) mod tools;
 
 use super::{Harness, PromptEnv};
 use crate::config::WireApi;
@@ -38,5 +38,13 @@ impl Harness for Pi {
 
     fn tools(&self, _env: &PromptEnv) -> ToolTable {
         tools::table()
+    }
+
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape {
+            no_store: true,
+            thinking_effort: Some("high"),
+            ..Default::default()
+        }
     }
 }

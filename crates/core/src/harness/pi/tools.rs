@@ -15,7 +15,7 @@ use crate::tools::table::{
 use crate::tools::{ToolContext, ToolOutcome, media, patch_runner};
 
 /// Errors read as pi's: the message alone.
-const WORDING: Wording = Wording {
+pub(in crate::harness) const WORDING: Wording = Wording {
     prefix: "",
     wrap: None,
 };
@@ -28,7 +28,7 @@ pub(super) fn table() -> ToolTable {
     ToolTable::new(vec![read(), bash(), edit(), write()])
 }
 
-fn file_tool(
+pub(in crate::harness) fn file_tool(
     name: &str,
     description: &str,
     parameters: Value,
@@ -61,7 +61,7 @@ fn file_tool(
     )
 }
 
-fn read() -> Arc<dyn Tool> {
+pub(in crate::harness) fn read() -> Arc<dyn Tool> {
     file_tool(
         "read",
         "Read a file. Text comes back as it is, at most 2000 lines or 50 KB (whichever comes first); for longer files go on with offset until you have what you need. Images (jpg, png, gif, webp) come back as images.",
@@ -76,7 +76,7 @@ fn read() -> Arc<dyn Tool> {
     )
 }
 
-fn bash() -> Arc<dyn Tool> {
+pub(in crate::harness) fn bash() -> Arc<dyn Tool> {
     FnTool::plain(
         WORDING,
         spec(
@@ -96,7 +96,7 @@ fn bash() -> Arc<dyn Tool> {
     )
 }
 
-fn edit() -> Arc<dyn Tool> {
+pub(in crate::harness) fn edit() -> Arc<dyn Tool> {
     file_tool(
         "edit",
         "Edit one file by exact text replacement. Each edits[].oldText must match a unique region of the original file exactly, and edits must not overlap; merge nearby changes into one edit, and keep oldText to the lines that change plus enough context to be unique.",
@@ -490,7 +490,7 @@ fn apply_edits(original: &str, edits: &[(String, String)], raw: &str) -> Result<
     Ok(format!("{bom}{out}"))
 }
 
-async fn run_write(ctx: &ToolContext, args: Value) -> ToolResult {
+pub(in crate::harness) async fn run_write(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(raw) = str_arg(&args, "path")
         .map(|p| p.trim_start_matches('@'))
         .filter(|p| !p.is_empty())
