@@ -814,14 +814,19 @@ fn little_coder_keeps_a_shell_and_evidence_and_refuses_to_overwrite() {
     assert_eq!(r[1], format!("{root}/calc.py"));
     assert_eq!(r[2], "Successfully replaced 1 block(s) in calc.py.");
     assert!(
-        r[3].starts_with("calc.py already exists, and write only creates new files. Change it with edit: {"),
+        r[3].starts_with(
+            "calc.py already exists, and write only creates new files. Change it with edit: {"
+        ),
         "{}",
         r[3]
     );
     assert_eq!(r[4], "Successfully wrote 6 bytes to NOTES.md");
     assert_eq!(r[5], "(no output)");
     assert_eq!(r[6], format!("[exit=0 cwd={root}/sub timed_out=false]"));
-    assert_eq!(r[7], format!("hi\n{root}/sub\n[exit=4 cwd={root}/sub timed_out=false]"));
+    assert_eq!(
+        r[7],
+        format!("hi\n{root}/sub\n[exit=4 cwd={root}/sub timed_out=false]")
+    );
     assert_eq!(r[8], format!("{root}/sub"));
     assert_eq!(r[9], format!("[exit=-1 cwd={root} timed_out=true]"));
     // A timed-out command resets the session: the next starts in the workspace.
@@ -831,7 +836,11 @@ fn little_coder_keeps_a_shell_and_evidence_and_refuses_to_overwrite() {
         "No shell session was running; the next command starts one."
     );
     assert!(r[12].contains("The answer is 42."), "{}", r[12]);
-    assert!(r[13].starts_with("## Results for \"rust traits\"\n\n- ["), "{}", r[13]);
+    assert!(
+        r[13].starts_with("## Results for \"rust traits\"\n\n- ["),
+        "{}",
+        r[13]
+    );
     assert_eq!(r[14], format!("Saved evidence E1 from {web}/web/docs."));
     assert_eq!(
         r[15],

@@ -657,7 +657,10 @@ mod tests {
         assert_eq!(body["thinking"], json!({"type": "enabled"}));
         assert_eq!(body["reasoning_effort"], "high");
         // The config's output cap holds under the original's.
-        assert_eq!(build_body(&req(8_000), model_info("gpt-4.1"), false)["max_tokens"], 8_000);
+        assert_eq!(
+            build_body(&req(8_000), model_info("gpt-4.1"), false)["max_tokens"],
+            8_000
+        );
         let kimi = build_body(&req(64_000), model_info("kimi-k3"), false);
         assert!(kimi.get("temperature").is_none());
         assert_eq!(kimi["thinking"]["type"], "enabled");

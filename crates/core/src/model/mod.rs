@@ -22,6 +22,5 @@ pub(crate) use redact::redact_history_item;
 pub use types::{
     AssistantReply, FinishReason, HistoryItem, HostedSearch, MessagePhase, ModelError,
     ModelRequest, ModelResponse, OutputMessage, Part, Parts, RawToolCall, RequestShape,
-    SignedReasoning,
-    StreamDelta, ToolCall, ToolSpec,
+    SignedReasoning, StreamDelta, ToolCall, ToolSpec,
 };

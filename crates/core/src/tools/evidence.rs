@@ -68,7 +68,10 @@ impl Evidence {
                 )
             })
         {
-            tracing::warn!("could not keep the evidence in {}: {e}", self.path.display());
+            tracing::warn!(
+                "could not keep the evidence in {}: {e}",
+                self.path.display()
+            );
         }
         Ok(entry)
     }

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use interpreter_protocol::ToolKind;
 
+use crate::tools::ToolContext;
 use crate::tools::background::Start;
 use crate::tools::table::ToolError;
-use crate::tools::ToolContext;
 
 /// The shell, without the user's profile: its rc files could print, prompt or wait.
 const SHELL: &str = "bash --noprofile --norc";
@@ -63,7 +63,10 @@ impl ShellSession {
         if self.running(ctx).await.is_none() {
             return Ok(ctx.workspace.cwd().display().to_string());
         }
-        Ok(self.feed(ctx, tool, "true", Duration::from_secs(10)).await?.cwd)
+        Ok(self
+            .feed(ctx, tool, "true", Duration::from_secs(10))
+            .await?
+            .cwd)
     }
 
     /// Stops the shell; the next command starts a fresh one. Whether one was running.

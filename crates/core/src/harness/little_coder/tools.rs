@@ -55,7 +55,12 @@ fn tool(
     describe: crate::tools::table::DescribeFn,
     run: crate::tools::table::RunFn,
 ) -> Arc<dyn Tool> {
-    FnTool::plain(pi::WORDING, spec(name, description, parameters), describe, run)
+    FnTool::plain(
+        pi::WORDING,
+        spec(name, description, parameters),
+        describe,
+        run,
+    )
 }
 
 fn no_arguments() -> Value {
@@ -100,7 +105,12 @@ fn evidence_add() -> Arc<dyn Tool> {
             "note": {"type": "string", "description": "One line saying what it shows"},
             "snippet": {"type": "string", "description": "The exact span to cite (at most 1 KB)"}
         }}),
-        |a, _| describe(ToolKind::Think, format!("Save evidence: {}", str_or_empty(a, "note"))),
+        |a, _| {
+            describe(
+                ToolKind::Think,
+                format!("Save evidence: {}", str_or_empty(a, "note")),
+            )
+        },
         |a, c| Box::pin(async move { add(c, &a) }),
     )
 }
@@ -133,7 +143,12 @@ fn evidence_get() -> Arc<dyn Tool> {
         json!({"type": "object", "required": ["id"], "properties": {
             "id": {"type": "string", "description": "The id EvidenceAdd or EvidenceList gave (E1, E2, …)"}
         }}),
-        |a, _| describe(ToolKind::Think, format!("Evidence {}", str_or_empty(a, "id"))),
+        |a, _| {
+            describe(
+                ToolKind::Think,
+                format!("Evidence {}", str_or_empty(a, "id")),
+            )
+        },
         |a, c| {
             Box::pin(async move {
                 let id = str_or_empty(&a, "id");

@@ -660,11 +660,11 @@ async fn webfetch(ctx: &ToolContext, args: Value) -> ToolResult {
     let page = crate::harness::web_tools::fetch_page(ctx, "webfetch", url, &cfg)
         .await?
         .map_err(|e| match e {
-        web::FetchError::Status { status, .. } => {
-            ToolError::message(format!("Request failed with status code: {status}"))
-        }
-        other => ToolError::message(other.to_string()),
-    })?;
+            web::FetchError::Status { status, .. } => {
+                ToolError::message(format!("Request failed with status code: {status}"))
+            }
+            other => ToolError::message(other.to_string()),
+        })?;
     Ok(ToolOutcome::ok(page.text))
 }
 
