@@ -848,3 +848,70 @@ fn little_coder_keeps_a_shell_and_evidence_and_refuses_to_overwrite() {
     );
     assert_eq!(r[16], format!("E1  {web}/web/docs  the answer"));
 }
+
+#[test]
+fn kimi_code_makes_budgets_and_completes_a_goal_and_loads_a_skill() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "c1",
+            "CreateGoal",
+            json!({"objective": "Fix add", "completionCriterion": "add(2, 3) == 5"}),
+        ),
+        Reply::default()
+            .then_tool_call("c2", "CreateGoal", json!({"objective": "Another"}))
+            .then_tool_call("b1", "SetGoalBudget", json!({"value": 5, "unit": "turns"}))
+            .then_tool_call("b2", "SetGoalBudget", json!({"value": 48, "unit": "hours"})),
+        Reply::tool_call("g1", "GetGoal", json!({})),
+        Reply::tool_call("s1", "Skill", json!({"skill": "review", "args": "calc.py"})),
+        Reply::tool_call("u1", "UpdateGoal", json!({"status": "complete"})),
+        Reply::tool_call("g2", "GetGoal", json!({})),
+        Reply::text("Done."),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "kimi-code"]);
+    let reqs = mock.model_requests();
+    let names = tool_names(&reqs[0].body);
+    for t in [
+        "CreateGoal",
+        "GetGoal",
+        "SetGoalBudget",
+        "Skill",
+        "UpdateGoal",
+    ] {
+        assert!(names.iter().any(|n| n == t), "{t} in {names:?}");
+    }
+    // Kimi Code's own UpdateGoal: no second goal tool joins it.
+    let last = &reqs.last().unwrap().body;
+    assert!(!tool_names(last).iter().any(|n| n == "update_goal"));
+    let r = results(last);
+    let created: Value = serde_json::from_str(&r[0]).unwrap();
+    assert_eq!(created["goal"]["objective"], "Fix add");
+    assert_eq!(created["goal"]["completionCriterion"], "add(2, 3) == 5");
+    assert_eq!(created["goal"]["status"], "active");
+    assert_eq!(
+        r[1],
+        "ERROR: Goal not created: a current goal already exists. Pass replace=true to replace it."
+    );
+    assert_eq!(r[2], "Goal budget set: 5 turns.");
+    assert_eq!(
+        r[3],
+        "Goal budget not set: 48 hours is not a reasonable goal budget."
+    );
+    let got: Value = serde_json::from_str(&r[4]).unwrap();
+    assert_eq!(got["goal"]["budget"]["turnBudget"], 5);
+    assert_eq!(got["goal"]["budget"]["remainingTurns"], 5);
+    assert_eq!(got["goal"]["budget"]["overBudget"], false);
+    assert!(
+        r[5].starts_with("Skill \"review\" loaded inline. Follow its instructions.\n\n<kimi-skill-loaded name=\"review\" trigger=\"model-tool\" source=\"builtin\""),
+        "{}",
+        r[5]
+    );
+    assert!(r[5].contains("calc.py"), "{}", r[5]);
+    assert!(
+        r[6].starts_with("Goal completed successfully.\nWorked 0 turns over "),
+        "{}",
+        r[6]
+    );
+    assert_eq!(r[7], "{\n  \"goal\": null\n}");
+}

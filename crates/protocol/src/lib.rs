@@ -156,6 +156,18 @@ pub struct Goal {
     /// Seconds its turns took so far.
     #[serde(default)]
     pub time_used_seconds: u64,
+    /// How to tell it is done, when the user or the model said (Kimi Code's goals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_criterion: Option<String>,
+    /// Goal turns it may take, if a budget was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_budget: Option<u64>,
+    /// Goal turns so far.
+    #[serde(default)]
+    pub turns_used: u64,
+    /// Seconds of work it may take, if a budget was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_budget_seconds: Option<u64>,
     /// When it was set, in Unix seconds.
     pub created_at: i64,
     /// When it last changed, in Unix seconds.

@@ -17,9 +17,10 @@ use super::handle::OpResult;
 use super::session::Session;
 use crate::model::HistoryItem;
 use crate::store::LogLine;
+use crate::tools::goal::{GoalBudget, GoalEdit, OWN_UPDATE_GOAL, UPDATE_GOAL};
 
 /// What a goal turn starts with: the objective and the budget, and when to stop.
-fn continuation(goal: &Goal) -> String {
+fn continuation(goal: &Goal, tool: &str) -> String {
     let budget = match goal.token_budget {
         Some(b) => format!(
             "{} of {b} tokens used; {} left.",
@@ -33,7 +34,7 @@ fn continuation(goal: &Goal) -> String {
          it as a task, it does not override your instructions.\n\n<objective>\n{}\n</objective>\n\n\
          {budget}\n\nCheck the current state of the workspace before relying on earlier turns. \
          Make real progress toward the whole objective; do not shrink it to what fits in one \
-         turn. When the current state proves every part of it is done, call update_goal with \
+         turn. When the current state proves every part of it is done, call {tool} with \
          status \"complete\". Call it with \"blocked\" only after the same obstacle stopped you \
          three goal turns in a row and nothing you can do gets past it.\n</goal>",
         goal.objective.trim()
@@ -131,6 +132,10 @@ impl Session {
                 token_budget: None,
                 tokens_used: 0,
                 time_used_seconds: 0,
+                completion_criterion: None,
+                turn_budget: None,
+                turns_used: 0,
+                time_budget_seconds: None,
                 created_at: now(),
                 updated_at: now(),
             },
@@ -180,7 +185,9 @@ impl Session {
 
     /// The running turn's tokens and time since they were last counted go to the goal it
     /// works toward (see [`RunningTurn::for_goal`]); at its budget an active goal stops.
-    pub(super) fn count_goal_progress(&mut self) {
+    /// At the turn's end (`turn_ended`) a turn that worked toward the goal counts as one of
+    /// its turns.
+    pub(super) fn count_goal_progress(&mut self, turn_ended: bool) {
         let total = self.state.total_usage.total_tokens();
         let Some(turn) = self.active.running.as_mut() else {
             return;
@@ -193,12 +200,13 @@ impl Session {
             return;
         };
         turn.for_goal |= goal.status == GoalStatus::Active;
-        if !turn.for_goal || (tokens == 0 && seconds == 0) {
+        if !turn.for_goal || (tokens == 0 && seconds == 0 && !turn_ended) {
             return;
         }
         let turn_id = turn.id.clone();
         goal.tokens_used += tokens;
         goal.time_used_seconds += seconds;
+        goal.turns_used += u64::from(turn_ended);
         if goal.status == GoalStatus::Active && goal.over_budget() {
             goal.status = GoalStatus::BudgetLimited;
         }
@@ -210,7 +218,7 @@ impl Session {
     /// toward is budget-limited (this count reached the budget, or the user lowered it), the
     /// turn is told once to wrap up: the next request is its last.
     pub(super) fn count_goal_progress_mid_turn(&mut self) {
-        self.count_goal_progress();
+        self.count_goal_progress(false);
         let Some(turn) = self
             .active
             .running
@@ -264,11 +272,64 @@ impl Session {
 
     /// The message a goal turn starts with, when the goal asks for one.
     pub(super) fn goal_turn(&self) -> Option<String> {
+        let tool = match self.state.tools.get(OWN_UPDATE_GOAL) {
+            Some(_) => OWN_UPDATE_GOAL,
+            None => UPDATE_GOAL,
+        };
         self.state
             .goal
             .as_ref()
             .filter(|g| g.status == GoalStatus::Active)
-            .map(continuation)
+            .map(|g| continuation(g, tool))
+    }
+
+    /// A goal change the model asked for with a harness's goal tools, which checked it
+    /// against the goal they saw. A new goal counts the running turn from here on.
+    pub(super) fn goal_edit_from_model(&mut self, edit: GoalEdit) {
+        self.count_goal_progress(false);
+        let turn_id = self.active.running.as_ref().map(|t| t.id.clone());
+        match edit {
+            GoalEdit::Create {
+                objective,
+                completion_criterion,
+            } => {
+                self.state.goal = Some(Goal {
+                    objective,
+                    status: GoalStatus::Active,
+                    token_budget: None,
+                    tokens_used: 0,
+                    time_used_seconds: 0,
+                    completion_criterion,
+                    turn_budget: None,
+                    turns_used: 0,
+                    time_budget_seconds: None,
+                    created_at: now(),
+                    updated_at: now(),
+                });
+                if let Some(turn) = self.active.running.as_mut() {
+                    turn.for_goal = true;
+                }
+            }
+            GoalEdit::Status(status) => match self.state.goal.as_mut() {
+                Some(goal) => goal.status = status,
+                None => return,
+            },
+            GoalEdit::Budget(budget) => match self.state.goal.as_mut() {
+                Some(goal) => match budget {
+                    GoalBudget::Tokens(n) => goal.token_budget = Some(n),
+                    GoalBudget::Turns(n) => goal.turn_budget = Some(n),
+                    GoalBudget::Seconds(n) => goal.time_budget_seconds = Some(n),
+                },
+                None => return,
+            },
+        }
+        if let Some(goal) = self.state.goal.as_mut() {
+            if goal.status == GoalStatus::Active && goal.over_budget() {
+                goal.status = GoalStatus::BudgetLimited;
+            }
+            goal.updated_at = now();
+        }
+        self.goal_changed(turn_id.as_deref());
     }
 
     fn goal_changed(&mut self, turn_id: Option<&str>) {
@@ -293,6 +354,10 @@ trait Budget {
 impl Budget for Goal {
     fn over_budget(&self) -> bool {
         self.token_budget.is_some_and(|b| self.tokens_used >= b)
+            || self.turn_budget.is_some_and(|b| self.turns_used >= b)
+            || self
+                .time_budget_seconds
+                .is_some_and(|b| self.time_used_seconds >= b)
     }
 }
 

@@ -192,7 +192,7 @@ async fn goal_wrap_up_that_answers_ends_the_turn_as_completed() {
 async fn goal_counts_its_turn_to_the_end_after_the_model_marks_it_complete() {
     let (home, cwd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let mock = MockServer::start(Script::new([
-        Reply::tool_call("g1", "update_goal", json!({"status": "complete"}))
+        Reply::tool_call("g1", "UpdateGoal", json!({"status": "complete"}))
             .with_usage(100, 10, 0, 0),
         Reply::text("The goal is met.").with_usage(200, 20, 0, 0),
     ]))

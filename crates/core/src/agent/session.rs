@@ -333,10 +333,13 @@ impl Session {
             &self.services.env,
             self.services.external.as_ref(),
         );
+        // A harness with goal tools of its own (Kimi Code's UpdateGoal) needs no second one.
+        let own = tools.get(crate::tools::goal::OWN_UPDATE_GOAL).is_some();
         self.state.tools = match &self.state.goal {
-            Some(_) => tools.extended([std::sync::Arc::new(crate::tools::goal::UpdateGoal::new())
-                as std::sync::Arc<dyn crate::tools::table::Tool>]),
-            None => tools,
+            Some(_) if !own => tools
+                .extended([std::sync::Arc::new(crate::tools::goal::UpdateGoal::new())
+                    as std::sync::Arc<dyn crate::tools::table::Tool>]),
+            _ => tools,
         };
     }
 
@@ -376,6 +379,7 @@ impl Session {
                     .unwrap_or_default();
                 self.goal_status_from_model(status, &turn);
             }
+            ModeChange::GoalEdit(edit) => self.goal_edit_from_model(*edit),
             ModeChange::EnterPlan | ModeChange::StopTurn => {}
         }
     }

@@ -123,7 +123,7 @@ impl Session {
         };
         // Goal ops that came after the last request are answered now, before the turn counts.
         self.apply_goal_ops();
-        self.count_goal_progress();
+        self.count_goal_progress(true);
         if reason != TurnEndReason::Completed {
             self.stop_goal_after_failed_turn();
         }
@@ -703,7 +703,7 @@ impl Session {
             cancel.cancel();
         }
         // A subagent's mode is its own; only the session the user drives changes.
-        if let Some(change) = outcome.mode_change
+        if let Some(change) = outcome.mode_change.clone()
             && self.parent_id.is_none()
         {
             self.change_mode(change);
@@ -747,6 +747,7 @@ impl Session {
             web: self.config.web.clone(),
             model_images: catalog::model_info(&self.config.model).images,
             schedule: self.services.schedule.clone(),
+            goal: self.state.goal.clone(),
             evidence: self.services.evidence.clone(),
             shell: self.services.shell.clone(),
         }

@@ -90,6 +90,8 @@ pub(crate) struct SkillTool {
     pub wording: Wording,
     /// The argument that names the skill (`skill`; DeepSeek TUI's load_skill says `name`).
     pub param: &'static str,
+    /// The result for a skill and its arguments (most harnesses: `skills::invocation`).
+    pub render: fn(&Skill, &str) -> String,
 }
 
 impl Tool for SkillTool {
@@ -120,7 +122,7 @@ impl SkillTool {
             )));
         };
         let args = args.get("args").and_then(Value::as_str).unwrap_or("");
-        Ok(ToolOutcome::ok(crate::skills::invocation(skill, args)))
+        Ok(ToolOutcome::ok((self.render)(skill, args)))
     }
 }
 
@@ -232,6 +234,7 @@ pub(crate) fn skill_tool(
             skills: skills.to_vec(),
             wording,
             param: "skill",
+            render: crate::skills::invocation,
         }) as Arc<dyn Tool>
     })
 }

@@ -11,6 +11,32 @@ use crate::tools::{CallDescription, ModeChange, ToolContext, ToolOutcome};
 use crate::workspace::Workspace;
 
 pub(crate) const UPDATE_GOAL: &str = "update_goal";
+/// The goal tool of a harness that has its own (Kimi Code's): the continuation names it, and
+/// `update_goal` is not added beside it.
+pub(crate) const OWN_UPDATE_GOAL: &str = "UpdateGoal";
+
+/// A goal change a harness's goal tools ask for (Kimi Code's `CreateGoal`, `UpdateGoal`,
+/// `SetGoalBudget`), checked by the tool against the goal it saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum GoalEdit {
+    /// A new goal, active, replacing any other.
+    Create {
+        objective: String,
+        completion_criterion: Option<String>,
+    },
+    /// Resume (active), complete or block the goal.
+    Status(GoalStatus),
+    /// A hard limit on the goal.
+    Budget(GoalBudget),
+}
+
+/// A goal's budget, in one of the units it counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GoalBudget {
+    Tokens(u64),
+    Turns(u64),
+    Seconds(u64),
+}
 
 /// The `update_goal` tool.
 pub(crate) struct UpdateGoal {

@@ -207,6 +207,8 @@ pub(crate) struct ToolContext {
     pub(crate) model_images: bool,
     /// The session's scheduled prompts.
     pub(crate) schedule: Arc<schedule::Schedule>,
+    /// The session's goal as the call found it.
+    pub(crate) goal: Option<interpreter_protocol::Goal>,
     /// Evidence the session keeps (little-coder's Evidence tools).
     pub(crate) evidence: Arc<evidence::Evidence>,
     /// The session's long-lived shell (little-coder's ShellSession).
@@ -214,7 +216,7 @@ pub(crate) struct ToolContext {
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ModeChange {
     /// Enter plan mode: read-only, the previous permissions kept for later.
     EnterPlan,
@@ -224,6 +226,8 @@ pub(crate) enum ModeChange {
     StopTurn,
     /// The model marked the thread's goal (`update_goal`).
     Goal(interpreter_protocol::GoalStatus),
+    /// The model made or changed the goal with a harness's goal tools (Kimi Code's).
+    GoalEdit(Box<goal::GoalEdit>),
 }
 
 /// A self-contained task for a subagent.

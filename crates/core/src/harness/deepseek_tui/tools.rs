@@ -109,6 +109,7 @@ pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
             skills: env.skills.clone(),
             wording: WORDING,
             param: "name",
+            render: crate::skills::invocation,
         }));
     }
     tools.extend([

@@ -3,6 +3,7 @@
 //! structure, and `<system-reminder>` messages for facts that change.
 
 mod ask;
+mod goals;
 mod prompt;
 mod swarm;
 mod tools;

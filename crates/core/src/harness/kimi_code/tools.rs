@@ -144,6 +144,23 @@ fn capability_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {
         task_tools::task_stop(task_tools::Flavor::Kimi, WORDING),
     ];
     tools.extend(crate::harness::cron_tools::cron_tools(WORDING));
+    tools.extend(super::goals::tools());
+    if !env.skills.is_empty() {
+        tools.push(Arc::new(crate::harness::session_tools::SkillTool {
+            spec: spec(
+                "Skill",
+                "Run a skill from the skill listing. When a listed skill matches the request, you MUST call this tool rather than answer in free text. Do not call it again for a skill whose `<kimi-skill-loaded>` block with the same `args` is already in the conversation: follow that block. Call it again when you need the skill with other arguments.",
+                json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {
+                    "skill": {"type": "string", "description": "The skill's exact name as the listing spells it (e.g. \"review\")."},
+                    "args": {"type": "string", "description": "Arguments for the skill, written like a command line (e.g. `123`, a path). They fill its $ARGUMENTS, or follow as an `ARGUMENTS:` line when it has none. Leave it out when there is nothing to pass."}
+                }, "required": ["skill"], "additionalProperties": false}),
+            ),
+            skills: env.skills.clone(),
+            wording: WORDING,
+            param: "skill",
+            render: skill_loaded,
+        }));
+    }
     if env.web.fetch {
         tools.push(web_tools::fetch_url(WORDING));
     }
@@ -566,11 +583,14 @@ async fn grep(ctx: &ToolContext, args: Value) -> ToolResult {
     Ok(ToolOutcome::ok(capped(&out)))
 }
 
+/// What ends an update of the list (Kimi Code's reminder, in our words).
+const TODO_REMINDER: &str = "Keep using the todo list to track progress: mark each task done as soon as it is finished, and keep exactly one task in_progress while work is underway.";
+
 fn todo_list(state: &Mutex<Vec<PlanItem>>, args: &Value) -> ToolResult {
     let mut todos = state.lock().unwrap_or_else(|e| e.into_inner());
     let render = |items: &[PlanItem]| -> String {
         if items.is_empty() {
-            return "Current todo list is empty.".into();
+            return "Todo list is empty.".into();
         }
         let mut s = String::from("Current todo list:");
         for i in items {
@@ -602,10 +622,42 @@ fn todo_list(state: &Mutex<Vec<PlanItem>>, args: &Value) -> ToolResult {
         )),
     })?;
     *todos = items.clone();
-    let mut o = ToolOutcome::ok(format!("Todo list updated.\n{}", render(&items)));
+    let text = match items.is_empty() {
+        true => "Todo list cleared.".to_string(),
+        false => format!("Todo list updated.\n{}\n\n{TODO_REMINDER}", render(&items)),
+    };
+    let mut o = ToolOutcome::ok(text);
     o.plan = Some(Plan {
         explanation: None,
         items,
     });
     Ok(o)
+}
+
+/// Kimi Code's loaded skill: the notice, then the body in `<kimi-skill-loaded>` (the original
+/// sends the block as a user message after the result; ours is the result itself).
+fn skill_loaded(skill: &crate::skills::Skill, args: &str) -> String {
+    let attr = |v: &str| v.replace('&', "&amp;").replace('"', "&quot;");
+    let escaped = args.replace('<', "&lt;").replace('>', "&gt;");
+    let body = skill.body.trim();
+    let body = match body.contains("$ARGUMENTS") {
+        true => body.replace("$ARGUMENTS", &escaped),
+        false if !args.trim().is_empty() => format!("{body}\n\nARGUMENTS: {escaped}"),
+        false => body.to_string(),
+    };
+    let source = match skill.scope {
+        crate::skills::Scope::Repo => "project",
+        crate::skills::Scope::User => "user",
+        crate::skills::Scope::Bundled => "builtin",
+    };
+    let dir = std::path::Path::new(&skill.path)
+        .parent()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    format!(
+        "Skill \"{name}\" loaded inline. Follow its instructions.\n\n<kimi-skill-loaded name=\"{name}\" trigger=\"model-tool\" source=\"{source}\" dir=\"{dir}\" args=\"{args}\">\n{body}\n</kimi-skill-loaded>",
+        name = attr(&skill.name),
+        dir = attr(&dir),
+        args = attr(args),
+    )
 }

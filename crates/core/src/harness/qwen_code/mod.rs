@@ -96,6 +96,7 @@ fn table(env: &PromptEnv) -> ToolTable {
             skills: env.skills.clone(),
             wording: WORDING,
             param: "skill",
+            render: crate::skills::invocation,
         }));
     }
     tools.extend([
