@@ -94,10 +94,11 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key
     body.insert("stream".into(), json!(true));
     body.insert("stream_options".into(), json!({"include_usage": true}));
     // Without it Moonshot picks a tiny default and thinking eats it.
-    match req.shape.max_tokens {
-        Some((key, cap)) => body.insert(key.into(), json!(cap.min(req.max_output_tokens))),
-        None => body.insert("max_completion_tokens".into(), json!(req.max_output_tokens)),
-    };
+    let cap_key = req
+        .shape
+        .max_tokens
+        .map_or("max_completion_tokens", |(key, _)| key);
+    body.insert(cap_key.into(), json!(req.output_cap()));
     let mut tools: Vec<Value> = req
         .tools
         .iter()
@@ -133,6 +134,9 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key
         }
         if let Some(t) = req.shape.temperature {
             body.insert("temperature".into(), json!(t));
+        }
+        if let Some(p) = req.shape.top_p {
+            body.insert("top_p".into(), json!(p));
         }
     }
     if req.shape.no_store {
@@ -635,6 +639,7 @@ mod tests {
             no_store: true,
             thinking_effort: Some("high"),
             tool_choice_auto: true,
+            top_p: None,
         };
         let req = |max_output_tokens| ModelRequest {
             model: "m",

@@ -32,7 +32,7 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo) -> Value {
     place_breakpoints(&mut messages, MAX_BREAKPOINTS - fixed);
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
-    body.insert("max_tokens".into(), json!(req.max_output_tokens));
+    body.insert("max_tokens".into(), json!(req.output_cap()));
     if !req.system.is_empty() {
         body.insert(
             "system".into(),
@@ -59,6 +59,9 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo) -> Value {
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+        if req.shape.tool_choice_auto {
+            body.insert("tool_choice".into(), json!({"type": "auto"}));
+        }
     }
     if let Some(budget) = thinking_budget(req, info) {
         body.insert(
@@ -90,7 +93,7 @@ fn thinking_budget(req: &ModelRequest<'_>, info: ModelInfo) -> Option<u64> {
         ReasoningEffort::XHigh => 28_000,
         ReasoningEffort::Max => 32_000,
     };
-    let budget = wanted.min(req.max_output_tokens.saturating_sub(1));
+    let budget = wanted.min(req.output_cap().saturating_sub(1));
     (budget >= 1_024).then_some(budget)
 }
 

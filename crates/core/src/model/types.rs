@@ -268,20 +268,33 @@ pub struct ModelRequest<'a> {
     pub(crate) shape: RequestShape,
 }
 
-/// The fields a harness's original puts in its Chat Completions requests beyond ours. The
-/// config's own settings win over them, and a Kimi model's fixed sampling is never touched.
+/// The fields a harness's original puts in its requests beyond ours. A lower output cap in
+/// the config and a reasoning effort the config sets win over them, and a Kimi model's fixed
+/// sampling is never touched.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RequestShape {
     /// The output cap under this key, at most this many tokens (`max_output_tokens` caps it).
     pub max_tokens: Option<(&'static str, u64)>,
     /// Sampling temperature.
     pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    pub top_p: Option<f64>,
     /// `store: false`.
     pub no_store: bool,
     /// `thinking: {"type": "enabled"}`, and this `reasoning_effort` unless the config sets one.
     pub thinking_effort: Option<&'static str>,
-    /// `tool_choice: "auto"` when tools are sent.
+    /// `tool_choice: "auto"` (Messages: `{"type": "auto"}`) when tools are sent.
     pub tool_choice_auto: bool,
+}
+
+impl ModelRequest<'_> {
+    /// The output cap the request carries: the harness's, under the config's.
+    pub(crate) fn output_cap(&self) -> u64 {
+        match self.shape.max_tokens {
+            Some((_, cap)) => cap.min(self.max_output_tokens),
+            None => self.max_output_tokens,
+        }
+    }
 }
 
 /// A web search the provider runs itself.

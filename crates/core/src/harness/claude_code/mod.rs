@@ -76,6 +76,13 @@ pub(super) const BARE_INFO: HarnessInfo = HarnessInfo {
 const WIRES: &[WireApi] = &[WireApi::Messages, WireApi::Chat, WireApi::Responses];
 
 impl Harness for ClaudeCode {
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape {
+            max_tokens: Some(("max_tokens", 32_000)),
+            ..Default::default()
+        }
+    }
+
     fn info(&self) -> &'static HarnessInfo {
         if self.bare { &BARE_INFO } else { &INFO }
     }

@@ -34,6 +34,13 @@ pub(super) const INFO: HarnessInfo = HarnessInfo {
 };
 
 impl Harness for DeepSeekTui {
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape {
+            max_tokens: Some(("max_tokens", 64_000)),
+            ..Default::default()
+        }
+    }
+
     fn info(&self) -> &'static HarnessInfo {
         &INFO
     }

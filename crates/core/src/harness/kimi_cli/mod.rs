@@ -30,6 +30,13 @@ pub(super) const INFO: HarnessInfo = HarnessInfo {
 };
 
 impl Harness for KimiCli {
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape {
+            max_tokens: Some(("max_tokens", 32_000)),
+            ..Default::default()
+        }
+    }
+
     fn info(&self) -> &'static HarnessInfo {
         &INFO
     }

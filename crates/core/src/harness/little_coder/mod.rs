@@ -52,7 +52,7 @@ impl Harness for LittleCoder {
             temperature: Some(0.3),
             no_store: true,
             thinking_effort: Some("high"),
-            tool_choice_auto: false,
+            ..Default::default()
         }
     }
 }

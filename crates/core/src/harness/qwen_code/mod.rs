@@ -38,6 +38,13 @@ pub(super) const INFO: HarnessInfo = HarnessInfo {
 };
 
 impl Harness for QwenCode {
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape {
+            max_tokens: Some(("max_tokens", 8_000)),
+            ..Default::default()
+        }
+    }
+
     fn info(&self) -> &'static HarnessInfo {
         &INFO
     }

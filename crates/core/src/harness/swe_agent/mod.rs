@@ -55,6 +55,14 @@ pub(super) const INFO: HarnessInfo = HarnessInfo {
 };
 
 impl Harness for SweAgent {
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape {
+            temperature: Some(1.0),
+            top_p: Some(0.95),
+            ..Default::default()
+        }
+    }
+
     fn info(&self) -> &'static HarnessInfo {
         &INFO
     }

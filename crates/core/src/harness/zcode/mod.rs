@@ -37,6 +37,14 @@ pub(super) const INFO: HarnessInfo = HarnessInfo {
 };
 
 impl Harness for ZCode {
+    fn request_shape(&self) -> crate::model::RequestShape {
+        crate::model::RequestShape {
+            max_tokens: Some(("max_tokens", 64_000)),
+            tool_choice_auto: true,
+            ..Default::default()
+        }
+    }
+
     fn info(&self) -> &'static HarnessInfo {
         &INFO
     }
