@@ -915,3 +915,44 @@ fn kimi_code_makes_budgets_and_completes_a_goal_and_loads_a_skill() {
     );
     assert_eq!(r[7], "{\n  \"goal\": null\n}");
 }
+
+#[test]
+fn qwen_code_runs_a_command_in_the_background_and_hears_when_it_ends() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "b1",
+            "run_shell_command",
+            json!({"command": "echo started > bg.txt", "is_background": true}),
+        ),
+        Reply::tool_call(
+            "b2",
+            "run_shell_command",
+            json!({"command": "sleep 1; cat bg.txt", "is_background": false}),
+        ),
+        Reply::text("Done."),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "qwen-code"]);
+    let reqs = mock.model_requests();
+    let shell = reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "run_shell_command")
+        .unwrap();
+    assert_eq!(
+        shell["function"]["parameters"]["required"],
+        json!(["command", "is_background"])
+    );
+    let r = results(&reqs.last().unwrap().body);
+    assert!(
+        r[0].starts_with("Command: echo started > bg.txt\nDirectory: (root)\nOutput: Started in the background as task b1; its output goes to "),
+        "{}",
+        r[0]
+    );
+    assert!(r[1].contains("Output: started\n"), "{}", r[1]);
+    // The task's end reaches the model in a later request.
+    let last = reqs.last().unwrap().body.to_string();
+    assert!(last.contains("<task-notification>"), "{last}");
+}

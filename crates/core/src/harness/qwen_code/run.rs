@@ -19,6 +19,8 @@ use crate::tools::{CallDescription, SubagentTask, ToolContext, ToolOutcome, file
 use crate::workspace::{Workspace, window};
 
 /// Lines a read shows at most (Qwen Code's `truncateToolOutputLines`).
+/// A background command is stopped after a day if nothing stops it sooner.
+const BACKGROUND_TIMEOUT: Duration = Duration::from_secs(86_400);
 const READ_MAX_LINES: usize = 1_000;
 const READ_MAX_LINE_CHARS: usize = 2_000;
 /// glob lists at most this many files; grep_search shows at most this many characters.
@@ -489,6 +491,9 @@ pub(super) async fn shell(ctx: &ToolContext, args: Value) -> ToolResult {
         )));
     }
     let dir = ctx.workspace.resolve_dir(str_arg(&args, "directory"))?;
+    if args.get("is_background").and_then(Value::as_bool) == Some(true) {
+        return background(ctx, &args, command, &dir).await;
+    }
     let r = ctx
         .authorize_and_run(
             "run_shell_command",
@@ -522,6 +527,32 @@ pub(super) async fn shell(ctx: &ToolContext, args: Value) -> ToolResult {
         )
     };
     Ok(ToolOutcome::from_exec(r, text))
+}
+
+/// A background command runs until it ends, is stopped, or the session ends; the result is
+/// Qwen Code's shell result with the task and its output file in place of the output.
+async fn background(
+    ctx: &ToolContext,
+    args: &Value,
+    command: &str,
+    dir: &std::path::Path,
+) -> ToolResult {
+    let description = str_arg(args, "description").unwrap_or_default();
+    let task = ctx
+        .start_background(
+            "run_shell_command",
+            command,
+            description,
+            dir,
+            BACKGROUND_TIMEOUT,
+        )
+        .await?;
+    Ok(ToolOutcome::ok(format!(
+        "Command: {command}\nDirectory: {}\nOutput: Started in the background as task {}; its output goes to {}. You will be told when it ends.\nError: (none)\nExit Code: (none)\nSignal: (none)",
+        str_arg(args, "directory").unwrap_or("(root)"),
+        task.id,
+        task.output_path.display()
+    )))
 }
 
 pub(super) fn todo_write(args: &Value) -> ToolResult {

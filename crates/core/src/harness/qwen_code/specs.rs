@@ -182,15 +182,17 @@ pub(crate) fn run_shell_command() -> ToolSpec {
          command, directory, output, error, exit code and signal. For terminal work (git, \
          builds, tests, package managers), not for reading, searching or editing files: the \
          file tools do that. The default timeout is 2 minutes, at most 10. Commands get no \
-         input; use absolute paths rather than `cd`.",
+         input; use absolute paths rather than `cd`. Set `is_background` for servers and \
+         watchers: they run on while you work.",
         object(
             json!({
                 "command": {"type": "string", "description": "Exact bash command to execute as `bash -c <command>`"},
                 "timeout": {"type": "integer", "minimum": 1, "maximum": SHELL_MAX_TIMEOUT_MS, "description": "Optional timeout in milliseconds (max 600000)"},
                 "description": {"type": "string", "description": "A short description of the command for the user, one sentence."},
-                "directory": {"type": "string", "description": "Optional: the absolute path of a directory inside the workspace to run the command in. The project root by default."}
+                "directory": {"type": "string", "description": "Optional: the absolute path of a directory inside the workspace to run the command in. The project root by default."},
+                "is_background": {"type": "boolean", "description": "Run it in the background: true for servers, watchers and other commands that do not end by themselves; false for commands that finish. A background command's output goes to a file the result names, and you are told when it ends."}
             }),
-            &["command"],
+            &["command", "is_background"],
         ),
     )
 }
