@@ -956,3 +956,90 @@ fn qwen_code_runs_a_command_in_the_background_and_hears_when_it_ends() {
     let last = reqs.last().unwrap().body.to_string();
     assert!(last.contains("<task-notification>"), "{last}");
 }
+
+/// A subagent the model names is continued with its own history: Z Code's SendMessage (on
+/// Messages), opencode's `task_id`, Kimi Code's `resume`.
+#[test]
+fn a_finished_subagent_is_continued_by_its_id_in_every_harness_that_names_one() {
+    let repo = calc_repo();
+    let script = |call: Reply| {
+        Script::new([
+            Reply::tool_call(
+                "a1",
+                "Agent",
+                json!({"description": "Keep a number", "prompt": "Remember the number 7.", "subagent_type": "general-purpose"}),
+            ),
+            Reply::text("Noted: 7."),
+            call,
+            Reply::text("It was 7."),
+            Reply::text("Done."),
+        ])
+    };
+    // Z Code, on the Messages wire.
+    let mock = MockServer::start_blocking(script(Reply::tool_call(
+        "s1",
+        "SendMessage",
+        json!({"to": "agent_{{last_uuid}}", "summary": "ask back", "message": "Which number?"}),
+    )))
+    .unwrap();
+    let mut a = vec!["exec".to_string(), "--json".to_string()];
+    a.extend(TestRepo::mock_config(&mock.url(), "messages"));
+    a.extend(["--harness".into(), "zcode".into()]);
+    let out = repo.run(&a, "keep a number");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqs = mock.model_requests();
+    // The continued subagent's request holds its first exchange and the new message.
+    let resumed = reqs[3].body.to_string();
+    assert!(
+        resumed.contains("Remember the number 7.")
+            && resumed.contains("Noted: 7.")
+            && resumed.contains("Which number?"),
+        "{resumed}"
+    );
+    let last = reqs.last().unwrap().body.to_string();
+    assert!(last.contains("agentId: agent_"), "{last}");
+    assert!(last.contains("Message delivered to agent_"), "{last}");
+    assert!(last.contains("Its reply:\\n\\nIt was 7."), "{last}");
+
+    // opencode's task_id.
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "t1",
+            "task",
+            json!({"description": "Keep a number", "prompt": "Remember the number 7.", "subagent_type": "general"}),
+        ),
+        Reply::text("Noted: 7."),
+        Reply::tool_call(
+            "t2",
+            "task",
+            json!({"description": "Ask back", "prompt": "Which number?", "subagent_type": "general", "task_id": "ses_{{last_uuid}}"}),
+        ),
+        Reply::text("It was 7."),
+        Reply::tool_call("t3", "task", json!({"description": "x", "prompt": "y", "subagent_type": "general", "task_id": "ses_nope"})),
+        Reply::text("Done."),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "opencode"]);
+    let reqs = mock.model_requests();
+    let resumed = reqs[3].body.to_string();
+    assert!(
+        resumed.contains("Noted: 7.") && resumed.contains("Which number?"),
+        "{resumed}"
+    );
+    let r = results(&reqs.last().unwrap().body);
+    assert!(
+        r[1].ends_with("<task_result>\nIt was 7.\n</task_result>"),
+        "{}",
+        r[1]
+    );
+    // The same id again: the task it names is the one continued.
+    assert_eq!(r[0].lines().next(), r[1].lines().next());
+    assert_eq!(
+        r[2],
+        "No finished subagent has the id nope: start a new one."
+    );
+}

@@ -561,9 +561,19 @@ fn subagent_gets_a_fresh_context_and_only_its_answer_returns() {
             .any(|u| u.contains("what is the answer in notes?"))
     );
     assert!(!tool_names(sub).contains(&"Agent".to_string()));
-    // The parent sees only the final message as the Agent tool's result.
+    // The parent sees only the final message as the Agent tool's result, in Kimi Code's
+    // shape: the agent's id (to resume it), its type and status, then the summary.
     let parent = &reqs[3].body;
-    assert_eq!(tool_results(parent), vec!["The answer is 42."]);
+    let results = tool_results(parent);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].starts_with("agent_id: "), "{}", results[0]);
+    assert!(
+        results[0].ends_with(
+            "\nactual_subagent_type: explore\nstatus: completed\n\n[summary]\nThe answer is 42."
+        ),
+        "{}",
+        results[0]
+    );
     assert!(!parent.to_string().contains("functions.Read:0"));
     let events = jsonl(&out);
     let messages: Vec<&str> = events

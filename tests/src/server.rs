@@ -467,8 +467,23 @@ fn action_body(actions: Vec<Action>) -> Body {
 }
 
 /// `{{last_user}}` in a text event becomes the request's last user message, so one script
-/// can answer many concurrent sessions, each with its own text.
+/// can answer many concurrent sessions, each with its own text. `{{last_uuid}}` in a tool
+/// call's arguments becomes the last UUID the request's messages hold (a subagent's id from
+/// an earlier result), so a script can continue a subagent the agent named.
 fn fill_templates(mut reply: Reply, body: &Value) -> Reply {
+    const UUID: &str = "{{last_uuid}}";
+    if reply
+        .events
+        .iter()
+        .any(|e| matches!(e, ScriptEvent::ToolCall(c) if c.arguments.contains(UUID)))
+    {
+        let uuid = last_uuid(body).unwrap_or_default();
+        for e in &mut reply.events {
+            if let ScriptEvent::ToolCall(c) = e {
+                c.arguments = c.arguments.replace(UUID, &uuid);
+            }
+        }
+    }
     const TEMPLATE: &str = "{{last_user}}";
     if !reply
         .events
@@ -484,6 +499,38 @@ fn fill_templates(mut reply: Reply, body: &Value) -> Reply {
         }
     }
     reply
+}
+
+/// The last `8-4-4-4-12` hex id in the request's conversation.
+fn last_uuid(body: &Value) -> Option<String> {
+    let text = body
+        .get("messages")
+        .or_else(|| body.get("input"))?
+        .to_string();
+    let bytes = text.as_bytes();
+    let shape = [8, 4, 4, 4, 12];
+    let is_at = |start: usize| -> bool {
+        let mut i = start;
+        for (n, len) in shape.iter().enumerate() {
+            if n > 0 {
+                if bytes.get(i) != Some(&b'-') {
+                    return false;
+                }
+                i += 1;
+            }
+            for _ in 0..*len {
+                match bytes.get(i) {
+                    Some(b) if b.is_ascii_hexdigit() => i += 1,
+                    _ => return false,
+                }
+            }
+        }
+        true
+    };
+    (0..bytes.len().saturating_sub(35))
+        .rev()
+        .find(|&i| is_at(i) && (i == 0 || !bytes[i - 1].is_ascii_hexdigit()))
+        .map(|i| text[i..i + 36].to_string())
 }
 
 fn last_user_text(body: &Value) -> Option<String> {

@@ -36,6 +36,8 @@ pub(super) struct SessionServices {
     pub(super) evidence: Arc<crate::tools::evidence::Evidence>,
     /// The session's long-lived shell; a subagent shares it.
     pub(super) shell: Arc<crate::tools::shell_session::ShellSession>,
+    /// Subagents that ended, which a later call may continue.
+    pub(super) finished_subagents: Arc<super::subagent::FinishedSubagents>,
     /// The MCP servers' tools, once connected.
     pub(super) external: Option<Arc<dyn ExternalTools>>,
 }

@@ -229,6 +229,7 @@ impl Session {
             schedule,
             evidence: Arc::new(crate::tools::evidence::Evidence::new(tasks.dir())),
             shell: Arc::default(),
+            finished_subagents: Arc::default(),
             tasks,
             events,
             env,

@@ -73,9 +73,12 @@ impl SubagentRunner {
 
     /// The child session: its own history and sink, and its parent's policy narrowed by its
     /// type ([`child_policy`]).
-    fn child(&self, task: &SubagentTask) -> Session {
+    fn child(&self, task: &SubagentTask, resumed: Option<FinishedSubagent>) -> Session {
         let parent = self.services.events.clone();
-        let id = uuid::Uuid::now_v7().to_string();
+        let read_only = resumed.as_ref().map_or(task.read_only, |r| r.read_only);
+        let id = resumed
+            .as_ref()
+            .map_or_else(|| uuid::Uuid::now_v7().to_string(), |r| r.id.clone());
         let me = id.clone();
         // The user sees the subagent's tool calls, marked as its own, not its chatter.
         let events = EventSink::from_fn(move |e| match e {
@@ -92,7 +95,7 @@ impl SubagentRunner {
             | Event::TurnEnded(_) => {}
             other => parent.send(other),
         });
-        let policy = child_policy(&self.services.policy, task.read_only);
+        let policy = child_policy(&self.services.policy, read_only);
         // What the child's prompt, plan mode and settings say is what its policy holds.
         let permissions = Permissions {
             sandbox: policy.sandbox,
@@ -108,7 +111,10 @@ impl SubagentRunner {
             env.sandbox = policy.sandbox;
             env.approval = policy.approval;
         }
-        let mut history = self.harness.initial_context(&env);
+        let mut history = match resumed {
+            Some(r) => r.history,
+            None => self.harness.initial_context(&env),
+        };
         history.push(HistoryItem::User {
             text: task.prompt.clone(),
             images: vec![],
@@ -147,7 +153,22 @@ impl Subagents for SubagentRunner {
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let mut child = self.child(&task);
+            let resumed = match &task.resume {
+                Some(id) => match self.services.finished_subagents.take(id) {
+                    Some(r) => Some(r),
+                    None => {
+                        return ToolOutcome::error(format!(
+                            "No finished subagent has the id {id}: start a new one."
+                        ));
+                    }
+                },
+                None => None,
+            };
+            let read_only = resumed.as_ref().map_or(task.read_only, |r| r.read_only);
+            let kind = resumed
+                .as_ref()
+                .map_or_else(|| self.name.clone(), |r| r.kind.clone());
+            let mut child = self.child(&task, resumed);
             self.services.events.send(Event::SubagentStarted(
                 interpreter_protocol::SubagentStarted {
                     call_id: self.call_id.clone(),
@@ -193,9 +214,53 @@ impl Subagents for SubagentRunner {
             };
             let mut outcome = outcome(reason, answer);
             outcome.subagent = Some(child.id.clone());
+            outcome.subagent_type = Some(kind.clone());
+            self.services.finished_subagents.keep(FinishedSubagent {
+                id: child.id.clone(),
+                kind,
+                history: std::mem::take(&mut child.state.history),
+                read_only,
+            });
             ended(state, &outcome.user_output);
             outcome
         })
+    }
+}
+
+/// A subagent that ended, kept so a later call can continue it (resume by id).
+pub(super) struct FinishedSubagent {
+    id: String,
+    /// The type it was started as.
+    kind: String,
+    history: Vec<HistoryItem>,
+    read_only: bool,
+}
+
+/// The session's last finished subagents, newest last; only [`MAX_FINISHED`] are kept, in
+/// memory (a subagent's items are not logged, so a resumed session cannot continue one).
+#[derive(Default)]
+pub(super) struct FinishedSubagents(Mutex<std::collections::VecDeque<FinishedSubagent>>);
+
+const MAX_FINISHED: usize = 16;
+
+impl FinishedSubagents {
+    fn keep(&self, done: FinishedSubagent) {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|k| k.id != done.id);
+        if kept.len() == MAX_FINISHED {
+            kept.pop_front();
+        }
+        kept.push_back(done);
+    }
+
+    /// Takes the subagent `id` names; ids may come with a harness's prefix (`ses_`, `agent_`).
+    fn take(&self, id: &str) -> Option<FinishedSubagent> {
+        let id = id.trim();
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let at = kept
+            .iter()
+            .position(|k| k.id == id || id.ends_with(&k.id))?;
+        kept.remove(at)
     }
 }
 

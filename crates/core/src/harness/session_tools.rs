@@ -79,6 +79,7 @@ pub(crate) async fn agent(
         .run_subagent(SubagentTask {
             prompt: prompt.to_string(),
             read_only,
+            resume: None,
         })
         .await)
 }

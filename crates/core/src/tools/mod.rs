@@ -236,6 +236,8 @@ pub(crate) struct SubagentTask {
     pub prompt: String,
     /// Explore and plan subagents only read.
     pub read_only: bool,
+    /// Continue this earlier subagent (its session id) with `prompt`, instead of a new one.
+    pub resume: Option<String>,
 }
 
 /// Runs subagents: sessions of their own, with a fresh history, linked to the caller.
@@ -320,6 +322,8 @@ pub(crate) struct ToolOutcome {
     pub(crate) images: Vec<String>,
     /// The session a subagent call ran in (opencode's task result names it).
     pub(crate) subagent: Option<String>,
+    /// The type that subagent was started as (a resumed one keeps its own).
+    pub(crate) subagent_type: Option<String>,
 }
 
 impl ToolOutcome {
@@ -351,6 +355,7 @@ impl ToolOutcome {
             mode_change: None,
             images: Vec::new(),
             subagent: None,
+            subagent_type: None,
         }
     }
 

@@ -61,7 +61,7 @@ fn ask_spec() -> ToolSpec {
     )
 }
 
-pub(super) fn ask_user_question() -> Arc<dyn Tool> {
+pub(crate) fn ask_user_question() -> Arc<dyn Tool> {
     QuestionTool::tool(
         ask_spec(),
         |a| parse_claude_style(a, "multiSelect"),

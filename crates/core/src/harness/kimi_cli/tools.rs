@@ -338,6 +338,7 @@ async fn task(ctx: &ToolContext, args: Value) -> ToolResult {
         .run_subagent(SubagentTask {
             prompt: prompt.to_string(),
             read_only: false,
+            resume: None,
         })
         .await;
     if o.is_error() {

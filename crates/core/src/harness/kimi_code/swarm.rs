@@ -75,7 +75,13 @@ async fn run(ctx: &ToolContext, args: Value) -> ToolResult {
         .map(|item| template.replace(PLACEHOLDER, item))
         .collect();
     let outcomes: Vec<_> = futures::stream::iter(prompts)
-        .map(|prompt| ctx.run_subagent(SubagentTask { prompt, read_only }))
+        .map(|prompt| {
+            ctx.run_subagent(SubagentTask {
+                prompt,
+                read_only,
+                resume: None,
+            })
+        })
         .buffered(CONCURRENCY)
         .collect()
         .await;

@@ -181,7 +181,8 @@ fn specs() -> [ToolSpec; 8] {
             json!({"type": "object", "properties": {
                 "description": {"type": "string", "description": "A short (3-5 words) description of the task"},
                 "prompt": {"type": "string", "description": "The full task for the subagent"},
-                "subagent_type": {"type": "string", "enum": ["coder", "explore", "plan"], "description": "coder (default) may edit; explore and plan only read"}
+                "subagent_type": {"type": "string", "enum": ["coder", "explore", "plan"], "description": "coder (default) may edit; explore and plan only read"},
+                "resume": {"type": "string", "description": "The agent_id of an earlier agent to continue with this prompt, instead of a new one; it keeps its own type, so leave out subagent_type"}
             }, "required": ["description", "prompt"], "additionalProperties": false}),
         ),
         spec(
@@ -295,16 +296,39 @@ async fn run_agent(ctx: &ToolContext, args: Value) -> ToolResult {
             "`prompt` is required: the whole task for the subagent.",
         ));
     };
-    let read_only = matches!(
-        args.get("subagent_type").and_then(Value::as_str),
-        Some("explore" | "plan")
-    );
-    Ok(ctx
+    let kind = str_arg(&args, "subagent_type")
+        .map(str::trim)
+        .filter(|k| !k.is_empty());
+    let resume = str_arg(&args, "resume")
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
+    if resume.is_some() && kind.is_some() {
+        return Err(ToolError::message(
+            "Pass either `resume` or `subagent_type`, not both: a resumed agent keeps its own type.",
+        ));
+    }
+    let o = ctx
         .run_subagent(SubagentTask {
             prompt: prompt.to_string(),
-            read_only,
+            read_only: matches!(kind, Some("explore" | "plan")),
+            resume: resume.map(String::from),
         })
-        .await)
+        .await;
+    if o.is_error() {
+        return Ok(o);
+    }
+    let kind = o
+        .subagent_type
+        .clone()
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "coder".into());
+    let mut shaped = ToolOutcome::ok(format!(
+        "agent_id: {}\nactual_subagent_type: {kind}\nstatus: completed\n\n[summary]\n{}",
+        o.subagent.clone().unwrap_or_default(),
+        o.model_output
+    ));
+    shaped.user_output = o.user_output;
+    Ok(shaped)
 }
 
 fn capped(text: &str) -> String {

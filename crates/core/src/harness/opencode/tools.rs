@@ -613,10 +613,15 @@ async fn task(ctx: &ToolContext, args: Value) -> ToolResult {
             .as_deref(),
         Some("explore" | "plan")
     );
+    let resume = str_arg(&args, "task_id")
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| t.trim_start_matches("ses_").to_string());
     let o = ctx
         .run_subagent(SubagentTask {
             prompt: prompt.to_string(),
             read_only,
+            resume,
         })
         .await;
     if o.is_error() {

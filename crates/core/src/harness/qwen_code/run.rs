@@ -76,6 +76,7 @@ pub(super) async fn agent(ctx: &ToolContext, args: Value) -> ToolResult {
         .run_subagent(SubagentTask {
             prompt: prompt.to_string(),
             read_only,
+            resume: None,
         })
         .await)
 }

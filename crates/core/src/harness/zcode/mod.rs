@@ -104,8 +104,9 @@ fn table(env: &PromptEnv) -> ToolTable {
                  general-purpose (may change files)",
             ),
             cc::describe_agent,
-            |a, c| Box::pin(super::session_tools::agent(c, a, true)),
+            |a, c| Box::pin(agent(c, a)),
         ),
+        cc::ask::ask_user_question(),
         zcode_tool(
             specs::bash(
                 "Run a bash command in the working directory; stdout and stderr come back \
@@ -162,11 +163,92 @@ fn table(env: &PromptEnv) -> ToolTable {
             cc::describe_write,
             cc::run_write_zcode,
         ),
+        FnTool::subagent(
+            WORDING,
+            send_message_spec(),
+            |a, _| {
+                describe(
+                    ToolKind::Think,
+                    format!(
+                        "Message to {}",
+                        a.get("to").and_then(Value::as_str).unwrap_or("")
+                    ),
+                )
+            },
+            |a, c| Box::pin(send_message(c, a)),
+        ),
     ]);
+    // Z Code's order: WebFetch comes before Write.
+    if env.web.fetch
+        && let Some(at) = tools.iter().position(|t| t.spec().name == "Write")
+    {
+        tools.insert(at, super::web_tools::web_fetch(WORDING));
+    }
     ToolTable::new(tools).with_hidden(vec![
         zcode_tool(specs::glob(), cc::describe_glob, cc::run_glob_zcode),
         zcode_tool(specs::grep(), cc::describe_grep, cc::run_grep),
     ])
+}
+
+/// Z Code's Agent: Claude Code's, and a line naming the agent so SendMessage can reach it.
+async fn agent(ctx: &ToolContext, args: Value) -> ToolResult {
+    let mut o = super::session_tools::agent(ctx, args, true).await?;
+    if let Some(id) = o.subagent.clone().filter(|_| !o.is_error()) {
+        o.model_output.push_str(&continue_line(&id));
+    }
+    Ok(o)
+}
+
+fn continue_line(id: &str) -> String {
+    format!(
+        "\n\nagentId: agent_{id} (to continue this agent, use SendMessage with to: \"agent_{id}\")"
+    )
+}
+
+fn send_message_spec() -> ToolSpec {
+    spec(
+        "SendMessage",
+        "Send a message to an agent the Agent tool started, by its agent id, to continue its \
+         work: it answers with what it knows from before. Include what the agent needs to \
+         understand the request. Use { to, summary, message } with the id the Agent result \
+         named.",
+        json!({"type": "object", "properties": {
+            "to": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The agent id, such as agent_<uuid>."},
+            "summary": {"type": "string", "minLength": 1, "maxLength": 200, "description": "A short summary of the message, for the log."},
+            "message": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "The message for the agent."}
+        }, "required": ["to", "summary", "message"], "additionalProperties": false}),
+    )
+}
+
+/// Continues the agent `to` with `message`. Z Code queues the message for an agent that
+/// runs on; ours have ended, so the agent runs again with its history and answers here.
+async fn send_message(ctx: &ToolContext, args: Value) -> ToolResult {
+    let field = |k: &str| {
+        args.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| ToolError::message(format!("`{k}` is required.")))
+    };
+    let (to, message) = (field("to")?, field("message")?);
+    let o = ctx
+        .run_subagent(crate::tools::SubagentTask {
+            prompt: message.to_string(),
+            read_only: false,
+            resume: Some(to.trim_start_matches("agent_").to_string()),
+        })
+        .await;
+    if o.is_error() {
+        return Ok(o);
+    }
+    let id = o.subagent.clone().unwrap_or_default();
+    let mut shaped = ToolOutcome::ok(format!(
+        "Message delivered to agent_{id}. Its reply:\n\n{}{}",
+        o.model_output,
+        continue_line(&id)
+    ));
+    shaped.user_output = o.user_output;
+    Ok(shaped)
 }
 
 fn todo_write_spec() -> ToolSpec {
