@@ -176,17 +176,15 @@ impl Session {
         let mut env = prompt_env(&config, &workspace, &events);
         env.face = face;
         let env = Arc::new(env);
-        let log = match log {
-            LogStart::Create => open_log(
-                &config,
-                &id,
-                &workspace,
-                &extra_roots,
-                harness.name(),
-                persist,
-            )?,
-            LogStart::Opened(log) => log,
-        };
+        let log = open_log(
+            log,
+            &config,
+            &id,
+            &workspace,
+            &extra_roots,
+            harness.name(),
+            persist,
+        )?;
         let policy = session_policy(&config, &events, permissions.ask_commands);
         let approvals = Arc::new(Approvals::default());
         let checkpoint_store = (checkpoints && config.undo_turns > 0).then(|| {
@@ -207,6 +205,11 @@ impl Session {
         state.output_schema = output_schema;
         state.cache_key = harness.prompt_cache_key(&id);
         let (tasks, schedule) = session_jobs(&config, &id, persist, face, &events);
+        let asks = Arc::new(super::Asks::new(
+            events.clone(),
+            face,
+            config.approval_timeout,
+        ));
         let services = SessionServices {
             client,
             workspace,
@@ -216,11 +219,7 @@ impl Session {
                 events: events.clone(),
             }),
             approvals,
-            asks: Arc::new(super::Asks::new(
-                events.clone(),
-                face,
-                config.approval_timeout,
-            )),
+            asks,
             runner: runner.unwrap_or_else(|| {
                 Arc::new(LocalRunner {
                     max_processes: config.max_processes,
@@ -693,6 +692,7 @@ fn store_error(e: anyhow::Error) -> SessionError {
 }
 
 fn open_log(
+    start: LogStart,
     config: &Config,
     id: &str,
     workspace: &Workspace,
@@ -700,6 +700,9 @@ fn open_log(
     harness: &str,
     persist: bool,
 ) -> Result<Option<SessionLog>, SessionError> {
+    if let LogStart::Opened(log) = start {
+        return Ok(log);
+    }
     if !persist {
         return Ok(None);
     }

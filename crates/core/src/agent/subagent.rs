@@ -213,8 +213,10 @@ impl Subagents for SubagentRunner {
                 _ => SubagentState::Completed,
             };
             let mut outcome = outcome(reason, answer);
-            outcome.subagent = Some(child.id.clone());
-            outcome.subagent_type = Some(kind.clone());
+            outcome.subagent = Some(Box::new(crate::tools::SubagentRun {
+                id: child.id.clone(),
+                kind: kind.clone(),
+            }));
             self.services.finished_subagents.keep(FinishedSubagent {
                 id: child.id.clone(),
                 kind,

@@ -320,10 +320,26 @@ pub(crate) struct ToolOutcome {
     pub mode_change: Option<ModeChange>,
     /// Images for the model (data URLs): they follow the response's results in a message.
     pub(crate) images: Vec<String>,
-    /// The session a subagent call ran in (opencode's task result names it).
-    pub(crate) subagent: Option<String>,
-    /// The type that subagent was started as (a resumed one keeps its own).
-    pub(crate) subagent_type: Option<String>,
+    /// The subagent a call ran (harnesses name it in results, to continue it later).
+    pub(crate) subagent: Option<Box<SubagentRun>>,
+}
+
+/// A subagent a call ran: its session, and the type it was started as (a resumed one keeps
+/// its own).
+#[derive(Debug, Clone)]
+pub(crate) struct SubagentRun {
+    pub(crate) id: String,
+    pub(crate) kind: String,
+}
+
+impl ToolOutcome {
+    /// The id of the subagent the call ran, or "".
+    pub(crate) fn subagent_id(&self) -> String {
+        self.subagent
+            .as_ref()
+            .map(|s| s.id.clone())
+            .unwrap_or_default()
+    }
 }
 
 impl ToolOutcome {
@@ -355,7 +371,6 @@ impl ToolOutcome {
             mode_change: None,
             images: Vec::new(),
             subagent: None,
-            subagent_type: None,
         }
     }
 

@@ -318,13 +318,14 @@ async fn run_agent(ctx: &ToolContext, args: Value) -> ToolResult {
         return Ok(o);
     }
     let kind = o
-        .subagent_type
-        .clone()
+        .subagent
+        .as_ref()
+        .map(|s| s.kind.clone())
         .filter(|k| !k.is_empty())
         .unwrap_or_else(|| "coder".into());
     let mut shaped = ToolOutcome::ok(format!(
         "agent_id: {}\nactual_subagent_type: {kind}\nstatus: completed\n\n[summary]\n{}",
-        o.subagent.clone().unwrap_or_default(),
+        o.subagent_id(),
         o.model_output
     ));
     shaped.user_output = o.user_output;

@@ -627,7 +627,7 @@ async fn task(ctx: &ToolContext, args: Value) -> ToolResult {
     if o.is_error() {
         return Ok(o);
     }
-    let id = o.subagent.clone().unwrap_or_default();
+    let id = o.subagent_id();
     let mut shaped = ToolOutcome::ok(format!(
         "task_id: ses_{id} (for resuming to continue this task if needed)\n\n<task_result>\n{}\n</task_result>",
         o.model_output

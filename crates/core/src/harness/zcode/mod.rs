@@ -193,7 +193,12 @@ fn table(env: &PromptEnv) -> ToolTable {
 /// Z Code's Agent: Claude Code's, and a line naming the agent so SendMessage can reach it.
 async fn agent(ctx: &ToolContext, args: Value) -> ToolResult {
     let mut o = super::session_tools::agent(ctx, args, true).await?;
-    if let Some(id) = o.subagent.clone().filter(|_| !o.is_error()) {
+    if let Some(id) = o
+        .subagent
+        .as_ref()
+        .map(|s| s.id.clone())
+        .filter(|_| !o.is_error())
+    {
         o.model_output.push_str(&continue_line(&id));
     }
     Ok(o)
@@ -241,7 +246,7 @@ async fn send_message(ctx: &ToolContext, args: Value) -> ToolResult {
     if o.is_error() {
         return Ok(o);
     }
-    let id = o.subagent.clone().unwrap_or_default();
+    let id = o.subagent_id();
     let mut shaped = ToolOutcome::ok(format!(
         "Message delivered to agent_{id}. Its reply:\n\n{}{}",
         o.model_output,
