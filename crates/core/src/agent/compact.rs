@@ -107,6 +107,7 @@ impl Session {
                 .map(interpreter_protocol::ReasoningEffort::as_str),
             output_schema: None,
             hosted_search: None,
+            temperature: None,
         };
         let events = self.services.events.clone();
         let mut on_retry = move |m: String| events.send(Event::Warning { message: m });

@@ -482,6 +482,7 @@ impl Session {
                 }
                 _ => None,
             },
+            temperature: self.state.harness.temperature(),
         }
     }
 

@@ -156,6 +156,11 @@ pub(crate) trait Harness: Send + Sync {
     fn task_notification(&self, task: &crate::tools::background::TaskRecord) -> String {
         task_tools::notification(task_tools::Flavor::Claude, task)
     }
+    /// The sampling temperature its requests ask for (terminus-2's 0.7); `None` leaves it
+    /// to the provider.
+    fn temperature(&self) -> Option<f64> {
+        None
+    }
     /// For a harness whose model writes its actions in the reply text instead of calling
     /// tools on the wire (swe-agent): how replies become calls and how the history is shown
     /// to the model. `None` (the default) is function calling on the wire.

@@ -109,6 +109,9 @@ pub(crate) fn build_body(req: &ModelRequest<'_>, info: ModelInfo, send_cache_key
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
     }
+    if let Some(t) = req.temperature {
+        body.insert("temperature".into(), json!(t));
+    }
     if send_cache_key {
         body.insert("prompt_cache_key".into(), json!(req.prompt_cache_key));
     }
@@ -585,6 +588,7 @@ mod tests {
             reasoning_effort: None,
             output_schema: None,
             hosted_search: None,
+            temperature: None,
         };
         let body = build_body(&req, model_info("kimi-k3"), true);
         assert!(body.get("temperature").is_none() && body.get("top_p").is_none());
@@ -633,6 +637,7 @@ mod tests {
             reasoning_effort: None,
             output_schema: None,
             hosted_search: None,
+            temperature: None,
         };
         let body = build_body(&req, model_info("gpt-4.1"), false);
         let msgs = body["messages"].as_array().unwrap();

@@ -612,6 +612,7 @@ mod tests {
             reasoning_effort: None,
             output_schema: None,
             hosted_search: None,
+            temperature: None,
         };
         let mut notices = Vec::new();
         let err = client
@@ -669,6 +670,7 @@ mod tests {
             reasoning_effort: None,
             output_schema: None,
             hosted_search: None,
+            temperature: None,
         }
     }
 

@@ -299,6 +299,7 @@ fn request<'a>(history: &'a [HistoryItem], tools: &'a [ToolSpec]) -> ModelReques
         reasoning_effort: Some("high"),
         output_schema: None,
         hosted_search: None,
+        temperature: None,
     }
 }
 

@@ -434,6 +434,7 @@ mod tests {
             reasoning_effort: None,
             output_schema: None,
             hosted_search: None,
+            temperature: None,
         }
     }
 

@@ -264,6 +264,8 @@ pub struct ModelRequest<'a> {
     pub(crate) output_schema: Option<&'a serde_json::Value>,
     /// A search the provider runs itself, declared beside the tools.
     pub(crate) hosted_search: Option<HostedSearch>,
+    /// The sampling temperature, when the harness sets one (Chat only).
+    pub(crate) temperature: Option<f64>,
 }
 
 /// A web search the provider runs itself.

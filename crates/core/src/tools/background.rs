@@ -488,6 +488,13 @@ impl ToolContext {
             vec![],
         )
         .await?;
+        self.spawn_task(s)
+    }
+
+    /// Starts `s.command` as [`Self::start_task`] does, without asking the policy: for a
+    /// helper the agent itself runs (terminus-2's tmux server), whose every input is asked
+    /// about on its own. It is confined all the same, and stops when the session ends.
+    pub(crate) fn spawn_task(&self, s: Start<'_>) -> Result<TaskRecord, ToolError> {
         let (input_tx, input_rx) = match s.interactive {
             true => {
                 let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
