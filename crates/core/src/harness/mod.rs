@@ -22,6 +22,7 @@ mod routing;
 mod session_tools;
 mod swe_agent;
 pub(crate) mod task_tools;
+mod terminus_2;
 mod tree;
 pub(crate) mod web_tools;
 mod zcode;
@@ -272,6 +273,10 @@ const REGISTRY: &[Entry] = &[
     Entry {
         info: &opencode::INFO,
         make: || Arc::new(opencode::OpenCode),
+    },
+    Entry {
+        info: &terminus_2::INFO,
+        make: || Arc::new(terminus_2::Terminus2::default()),
     },
 ];
 
