@@ -1,6 +1,5 @@
-//! kimi-cli, qwen-code, deepseek-tui, swe-agent, pi, mini-swe-agent, opencode and little-coder
-//! end to end through
-//! `interpreter exec`
+//! kimi-cli, qwen-code, deepseek-tui, swe-agent, pi, mini-swe-agent, opencode, little-coder and
+//! terminus-2 end to end through `interpreter exec`
 //! against the mock, which checks every request's history against the Chat rules. Each task
 //! reads a file, edits it, runs a failing command and sees the original's failure text,
 //! updates the plan (swe-agent's original has no plan tool) and finishes; swe-agent does it
@@ -458,6 +457,7 @@ fn chat_only_harnesses_refuse_other_wires_by_name() {
         "mini-swe-agent",
         "opencode",
         "little-coder",
+        "terminus-2",
     ] {
         for wire in ["responses", "messages"] {
             let mut a = vec!["exec".to_string(), "--json".to_string()];
@@ -609,6 +609,241 @@ fn mini_swe_agent_calls_bash_corrects_replies_without_calls_and_ends_on_submit()
         "{\"returncode\": 0, \"output\": \"def add(a, b):\\n    return a - b\\n\"}"
     );
     assert_eq!(r[1], "{\"returncode\": 0, \"output\": \"\"}");
+}
+
+/// terminus-2's reply as JSON: these keystrokes, and whether the task is complete.
+fn terminus(keys: &[&str], complete: bool) -> Reply {
+    let commands: Vec<Value> = keys
+        .iter()
+        .map(|k| json!({"keystrokes": k, "duration": 0.5}))
+        .collect();
+    Reply::text(
+        json!({"analysis": "a", "plan": "p", "commands": commands, "task_complete": complete})
+            .to_string(),
+    )
+}
+
+/// The text of each request's last message.
+fn last_messages(mock: &MockServer) -> Vec<String> {
+    mock.model_requests()
+        .iter()
+        .map(|r| {
+            let m = r.body["messages"].as_array().unwrap().last().unwrap();
+            assert_eq!(m["role"], "user", "{m}");
+            m["content"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+fn have_tmux() -> bool {
+    std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn terminus_2_types_into_tmux_corrects_bad_json_and_ends_on_a_confirmed_completion() {
+    if !have_tmux() {
+        eprintln!("skipped: terminus-2 needs tmux, which this machine does not have");
+        return;
+    }
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::text("I will write the file."),
+        terminus(&["echo hi > out.txt\n"], false),
+        terminus(&[], true),
+        terminus(&[], true),
+        Reply::text("NOT EXPECTED: the second completion ends the task"),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "terminus-2"]);
+    assert_eq!(repo.read("out.txt"), "hi\n");
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 4, "the confirmed completion ends the task");
+    let first = &reqs[0].body;
+    assert!(first.get("tools").is_none(), "no tools on the wire");
+    assert_eq!(first["temperature"], 0.7);
+    let messages = first["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "no system message: {messages:#?}");
+    let task = messages[0]["content"].as_str().unwrap();
+    assert!(task.starts_with("You are an AI assistant"), "{task}");
+    assert!(
+        task.contains("Task Description:\nfix add\n\nCurrent terminal state:\n"),
+        "{task}"
+    );
+    let last = last_messages(&mock);
+    assert_eq!(
+        last[1],
+        "Previous response had parsing errors:\nERROR: No valid JSON found in response\nWARNINGS: - No valid JSON object found\n\nPlease fix these issues and provide a proper JSON response."
+    );
+    // The first screen the model read is the pane's: its prompt is where the keys went.
+    let prompt = task.rsplit("Current terminal state:\n").next().unwrap();
+    let prompt = prompt.lines().next().unwrap();
+    assert!(
+        last[2].starts_with(&format!(
+            "New Terminal Output:\n{prompt} echo hi > out.txt\n"
+        )),
+        "{prompt:?}\n{}",
+        last[2]
+    );
+    assert!(
+        last[3].starts_with("Current terminal state:\nNew Terminal Output:\n"),
+        "{}",
+        last[3]
+    );
+    assert!(
+        last[3].contains(
+            "Is the task really complete? Marking it complete sends your solution for grading"
+        ),
+        "{}",
+        last[3]
+    );
+    // The assistant's JSON goes back as its text; the observation as a user message.
+    let history = reqs[3].body["messages"].as_array().unwrap();
+    assert!(
+        history
+            .iter()
+            .all(|m| m["role"] != "tool" && m.get("tool_calls").is_none())
+    );
+}
+
+/// The shell in the pane is confined like any command, and what it starts ends with the
+/// session, even a process that left its session.
+#[cfg(unix)]
+#[test]
+fn terminus_2_pane_is_confined_and_does_not_outlive_the_session() {
+    if !have_tmux() {
+        eprintln!("skipped: terminus-2 needs tmux, which this machine does not have");
+        return;
+    }
+    let repo = calc_repo();
+    let outside =
+        mock_llm::e2e::dir_outside_temp(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
+    let escape = outside.path().join("escape.txt");
+    let marker = format!("sleep {}", 40_000 + std::process::id() % 10_000);
+    let mock = MockServer::start_blocking(Script::new([
+        terminus(
+            &[
+                "echo inside > in.txt\n",
+                &format!("echo escaped > {}\n", escape.display()),
+                &format!("(setsid {marker} &)\n"),
+            ],
+            false,
+        ),
+        terminus(&[], true),
+        terminus(&[], true),
+    ]))
+    .unwrap();
+    let out = run(
+        &repo,
+        &mock,
+        "mock-model",
+        &["--harness", "terminus-2", "--sandbox", "workspace-write"],
+    );
+    if jsonl(&out).iter().any(|e| {
+        e["type"] == "error"
+            && e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("No process sandbox"))
+    }) {
+        eprintln!("skipped: the kernel has no Landlock");
+        return;
+    }
+    assert_eq!(repo.read("in.txt"), "inside\n");
+    assert!(!escape.exists(), "the pane wrote outside the workspace");
+    let last = last_messages(&mock);
+    assert!(last[1].contains("Permission denied"), "{}", last[1]);
+    let alive = || {
+        std::process::Command::new("pgrep")
+            .args(["-f", &marker])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!alive(), "`{marker}` outlived the session");
+}
+
+#[test]
+fn terminus_2_in_read_only_mode_says_why_its_terminal_cannot_start() {
+    if !have_tmux() {
+        eprintln!("skipped: terminus-2 needs tmux, which this machine does not have");
+        return;
+    }
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        terminus(&["cat calc.py\n"], false),
+        terminus(&[], true),
+        terminus(&[], true),
+    ]))
+    .unwrap();
+    let out = run(
+        &repo,
+        &mock,
+        "mock-model",
+        &["--harness", "terminus-2", "--sandbox", "read-only"],
+    );
+    if jsonl(&out).iter().any(|e| {
+        e["type"] == "error"
+            && e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("No process sandbox"))
+    }) {
+        eprintln!("skipped: the kernel has no Landlock");
+        return;
+    }
+    let last = last_messages(&mock);
+    assert_eq!(last.len(), 3, "the session went on");
+    assert!(
+        last[1].starts_with("the tmux server could not start")
+            && last[1].contains("terminus-2 needs a mode that allows writes"),
+        "{}",
+        last[1]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn terminus_2_without_tmux_says_so_and_the_session_goes_on() {
+    let repo = calc_repo();
+    // A PATH with a shell and nothing else.
+    let bin = tempfile::tempdir().unwrap();
+    for tool in ["bash", "sh", "env"] {
+        let target = which(tool);
+        std::os::unix::fs::symlink(&target, bin.path().join(tool)).unwrap();
+    }
+    let mock = MockServer::start_blocking(Script::new([
+        terminus(&["ls\n"], false),
+        terminus(&[], true),
+        terminus(&[], true),
+    ]))
+    .unwrap();
+    let mut a = vec!["exec".to_string(), "--json".to_string()];
+    a.extend(TestRepo::mock_config(&mock.url(), "chat"));
+    a.extend(["--harness".to_string(), "terminus-2".to_string()]);
+    let home = repo.home.path().display().to_string();
+    let path = bin.path().display().to_string();
+    let out = repo.run_with_env(&a, "fix add", &[("HOME", &home), ("PATH", &path)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = last_messages(&mock);
+    assert_eq!(last.len(), 3);
+    assert!(last[1].contains("terminus-2 needs tmux"), "{}", last[1]);
+}
+
+#[cfg(unix)]
+fn which(tool: &str) -> std::path::PathBuf {
+    ["/usr/bin", "/bin", "/usr/local/bin"]
+        .iter()
+        .map(|d| std::path::Path::new(d).join(tool))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("no {tool}"))
 }
 
 #[test]

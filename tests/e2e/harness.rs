@@ -105,7 +105,23 @@ fn normalize(body: &str, repo: &TestRepo) -> String {
         Some(d) => text.replace(&d, "<DATE>"),
         None => text,
     };
-    without_uname(&text)
+    without_prompt_line(&without_uname(&text))
+}
+
+/// terminus-2's first screen shows the pane's prompt, `user@host:<CWD>$` (`#` for root).
+fn without_prompt_line(text: &str) -> String {
+    let marker = "Current terminal state:\\n";
+    let Some(start) = text.find(marker).map(|i| i + marker.len()) else {
+        return text.to_string();
+    };
+    let Some(end) = text[start..].find(":<CWD>").map(|i| start + i) else {
+        return text.to_string();
+    };
+    let after = end + ":<CWD>".len();
+    let rest = text[after..]
+        .strip_prefix(['#', '$'])
+        .unwrap_or(&text[after..]);
+    format!("{}<USER>@<HOST>:<CWD><SIGIL>{rest}", &text[..start])
 }
 
 /// mini-swe-agent's `<system_information>` holds this machine's `uname -srvm`.

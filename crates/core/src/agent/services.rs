@@ -37,7 +37,7 @@ pub(super) struct SessionServices {
     /// The session's long-lived shell; a subagent shares it.
     pub(super) shell: Arc<crate::tools::shell_session::ShellSession>,
     /// Subagents that ended, which a later call may continue.
-    pub(super) finished_subagents: Arc<super::subagent::FinishedSubagents>,
+    pub(super) finished_subagents: Arc<super::state::FinishedSubagents>,
     /// The MCP servers' tools, once connected.
     pub(super) external: Option<Arc<dyn ExternalTools>>,
 }

@@ -16,7 +16,7 @@ use super::EventSink;
 use super::active_turn::ActiveTurn;
 use super::services::SessionServices;
 use super::session::Session;
-use super::state::SessionState;
+use super::state::{FinishedSubagent, SessionState};
 use crate::config::Config;
 use crate::harness::Harness;
 use crate::model::{HistoryItem, Parts as _};
@@ -226,43 +226,6 @@ impl Subagents for SubagentRunner {
             ended(state, &outcome.user_output);
             outcome
         })
-    }
-}
-
-/// A subagent that ended, kept so a later call can continue it (resume by id).
-pub(super) struct FinishedSubagent {
-    id: String,
-    /// The type it was started as.
-    kind: String,
-    history: Vec<HistoryItem>,
-    read_only: bool,
-}
-
-/// The session's last finished subagents, newest last; only [`MAX_FINISHED`] are kept, in
-/// memory (a subagent's items are not logged, so a resumed session cannot continue one).
-#[derive(Default)]
-pub(super) struct FinishedSubagents(Mutex<std::collections::VecDeque<FinishedSubagent>>);
-
-const MAX_FINISHED: usize = 16;
-
-impl FinishedSubagents {
-    fn keep(&self, done: FinishedSubagent) {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.retain(|k| k.id != done.id);
-        if kept.len() == MAX_FINISHED {
-            kept.pop_front();
-        }
-        kept.push_back(done);
-    }
-
-    /// Takes the subagent `id` names; ids may come with a harness's prefix (`ses_`, `agent_`).
-    fn take(&self, id: &str) -> Option<FinishedSubagent> {
-        let id = id.trim();
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let at = kept
-            .iter()
-            .position(|k| k.id == id || id.ends_with(&k.id))?;
-        kept.remove(at)
     }
 }
 

@@ -23,6 +23,7 @@ mod routing;
 mod session_tools;
 mod swe_agent;
 pub(crate) mod task_tools;
+mod terminus_2;
 mod tree;
 pub(crate) mod web_tools;
 mod zcode;
@@ -283,6 +284,10 @@ const REGISTRY: &[Entry] = &[
     Entry {
         info: &little_coder::INFO,
         make: || Arc::new(little_coder::LittleCoder),
+    },
+    Entry {
+        info: &terminus_2::INFO,
+        make: || Arc::new(terminus_2::Terminus2::default()),
     },
 ];
 

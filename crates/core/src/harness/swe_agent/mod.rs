@@ -10,6 +10,8 @@ mod parse;
 mod prompt;
 mod render;
 
+pub(crate) use render::as_action;
+
 use crate::harness::HarnessInfo;
 use interpreter_protocol::ToolKind;
 use serde_json::{Value, json};
