@@ -89,33 +89,71 @@ fn kimi_cli_reads_edits_runs_and_plans_with_its_texts() {
         ),
         Reply::tool_call("Shell:3", "Shell", json!({"command": CHECK})),
         Reply::tool_call("SetTodoList:4", "SetTodoList", todos("done", "done")),
+        Reply::tool_call(
+            "Shell:5",
+            "Shell",
+            json!({"command": "echo bg-done", "description": "say done", "run_in_background": true}),
+        ),
+        Reply::tool_call(
+            "TaskOutput:6",
+            "TaskOutput",
+            json!({"task_id": "b1", "block": true, "timeout": 20}),
+        ),
+        Reply::tool_call("TaskList:7", "TaskList", json!({"active_only": false})),
+        Reply::tool_call(
+            "Agent:8",
+            "Agent",
+            json!({"description": "Check it", "prompt": "Say ok.", "subagent_type": "explore"}),
+        ),
+        Reply::text("ok"),
         Reply::text("Fixed add; the check itself expects the wrong sum."),
     ]))
     .unwrap();
     let out = run(&repo, &mock, "mock-model", &["--harness", "kimi-cli"]);
     assert_eq!(repo.read("calc.py"), FIXED);
     let reqs = mock.model_requests();
-    assert_eq!(reqs.len(), 6);
+    assert_eq!(reqs.len(), 11);
     assert_eq!(
         tool_names(&reqs[0].body),
         [
-            "Task",
+            "Agent",
             "SetTodoList",
             "Shell",
             "ReadFile",
             "Glob",
             "Grep",
             "WriteFile",
-            "StrReplaceFile"
+            "StrReplaceFile",
+            "TaskList",
+            "TaskOutput",
+            "TaskStop"
         ]
     );
     let system = reqs[0].body["messages"][0]["content"].as_str().unwrap();
     assert!(system.starts_with("You are Kimi CLI"), "{system}");
     assert!(system.contains("# Prompt and Tool Use") && system.contains("# Ultimate Reminders"));
-    let r = results(&reqs[5].body);
+    let r = results(&reqs.last().unwrap().body);
     assert_eq!(
         r[0],
         "<system>Todo list updated</system>\nTodo list updated"
+    );
+    // The newer prompt's background Shell, its task tools and Agent.
+    assert!(r[5].contains("b1"), "{}", r[5]);
+    assert!(
+        r[6].contains("<retrieval_status>complete</retrieval_status>") && r[6].contains("bg-done"),
+        "{}",
+        r[6]
+    );
+    assert!(
+        r[7].contains("b1") && r[7].contains("echo bg-done"),
+        "{}",
+        r[7]
+    );
+    assert!(
+        r[8].contains("agent_id: ")
+            && r[8].contains("actual_subagent_type: explore\nstatus: completed\n\n[summary]\nok"),
+        "{}",
+        r[8]
     );
     assert_eq!(
         r[1],

@@ -25,11 +25,15 @@ pub(crate) struct KimiCli;
 pub(super) const INFO: HarnessInfo = HarnessInfo {
     name: "kimi-cli",
     label: "Kimi CLI",
-    about: "The Python Kimi CLI's tools (Shell, ReadFile, WriteFile, StrReplaceFile, Glob, Grep, SetTodoList, Task); older Kimi models were trained on it",
+    about: "The Python Kimi CLI's tools (Shell, ReadFile, WriteFile, StrReplaceFile, Glob, Grep, SetTodoList, Agent, background tasks); older Kimi models were trained on it",
     wires: &[WireApi::Chat],
 };
 
 impl Harness for KimiCli {
+    fn task_notification(&self, task: &crate::tools::background::TaskRecord) -> String {
+        super::task_tools::notification(super::task_tools::Flavor::Kimi, task)
+    }
+
     fn request_shape(&self) -> crate::model::RequestShape {
         crate::model::RequestShape {
             max_tokens: Some(("max_tokens", 32_000)),

@@ -31,10 +31,12 @@ StrReplaceFile; write a whole new file with WriteFile. Do not write files from S
 - Find files with Glob and search their contents with Grep instead of `find` and `grep` in \
 Shell.
 - Keep Shell for builds, tests, git and other programs. Commands run without a terminal and \
-without input; do not start servers or anything that waits.
+without input; start servers and watchers with `run_in_background`, read their output with \
+TaskOutput, list them with TaskList and stop them with TaskStop.
 - For a task of several steps, keep a todo list with SetTodoList and update it as you go.
-- Hand a self-contained piece of work to a subagent with Task (subagent `coder`); it starts \
-with no context, so write the whole task in its prompt.";
+- Hand a self-contained piece of work to a subagent with Agent (`coder` may edit; `explore` \
+and `plan` only read); it starts with no context, so write the whole task in its prompt. \
+Continue an earlier agent with `resume` and its agent_id.";
 
 const CODING: &str = "\
 # General Guidelines for Coding

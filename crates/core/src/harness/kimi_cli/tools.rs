@@ -12,15 +12,14 @@ use std::time::Duration;
 
 use super::WORDING;
 use crate::harness::session_tools::describe;
+use crate::harness::task_tools;
 use crate::model::ToolSpec;
 use crate::tools::search_tools::{self, paged};
 use crate::tools::table::{
     FnTool, Tool, ToolError, ToolResult, ToolTable, location, object, spec, str_arg, str_or_empty,
 };
 use crate::tools::truncate::truncate_head;
-use crate::tools::{
-    CallDescription, SubagentTask, ToolContext, ToolOutcome, files, patch_runner, plan,
-};
+use crate::tools::{CallDescription, ToolContext, ToolOutcome, files, patch_runner, plan};
 use crate::workspace::{Workspace, window};
 
 /// ReadFile's limits.
@@ -30,6 +29,9 @@ const READ_MAX_BYTES: usize = 100 << 10;
 /// Shell's timeouts, in seconds.
 const SHELL_DEFAULT_TIMEOUT: u64 = 60;
 const SHELL_MAX_TIMEOUT: u64 = 300;
+/// A background command's timeout by default and at most, in seconds (as Kimi Code's).
+const BACKGROUND_DEFAULT_TIMEOUT: u64 = 600;
+const BACKGROUND_MAX_TIMEOUT: u64 = 86_400;
 /// Output caps of every tool result.
 const MAX_OUTPUT_CHARS: usize = 50_000;
 const MAX_OUTPUT_LINE: usize = 2_000;
@@ -102,14 +104,14 @@ pub(super) fn table() -> ToolTable {
     ToolTable::new(vec![
         FnTool::subagent(
             WORDING,
-            task_spec(),
+            crate::harness::kimi_code::tools::agent_spec(),
             |a, _| {
                 describe(
                     ToolKind::Think,
                     format!("Subagent: {}", str_or_empty(a, "description")),
                 )
             },
-            |a, c| Box::pin(task(c, a)),
+            |a, c| Box::pin(agent(c, a)),
         ),
         tool(
             todo_spec(),
@@ -164,26 +166,10 @@ pub(super) fn table() -> ToolTable {
             |a, ws| describe_file(ToolKind::Edit, "Edit", a, ws),
             |a, c| Box::pin(str_replace_file(c, a)),
         ),
+        task_tools::task_list(WORDING),
+        task_tools::task_output(task_tools::Flavor::Kimi, WORDING),
+        task_tools::task_stop(task_tools::Flavor::Kimi, WORDING),
     ])
-}
-
-fn task_spec() -> ToolSpec {
-    spec(
-        "Task",
-        "Give a self-contained task to a subagent. It starts with an empty context and the same \
-         tools except Task, works on its own and returns only its final answer, so write \
-         everything it needs in `prompt` and ask for the report you want back. Good for broad \
-         searches or research that would otherwise fill your context.\n\nSubagents:\n- `coder`: \
-         a general software engineering agent that can read, search, edit and run commands.",
-        object(
-            json!({
-                "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
-                "subagent_name": {"type": "string", "description": "The name of the specialized subagent to use for this task"},
-                "prompt": {"type": "string", "description": "The task for the subagent, with all the background it needs: it cannot see your context."}
-            }),
-            &["description", "subagent_name", "prompt"],
-        ),
-    )
 }
 
 fn todo_spec() -> ToolSpec {
@@ -211,12 +197,15 @@ fn shell_spec() -> ToolSpec {
         "Run a bash command in the working directory; stdout and stderr come back together. \
          Each call starts a fresh shell (no state is kept between calls) without a terminal or \
          input, and is killed at its timeout. Chain dependent commands with `&&`; prefer the \
-         file tools to cat, sed, find and grep.",
+         file tools to cat, sed, find and grep. With run_in_background it runs on while you \
+         work.",
         object(
             json!({
                 "command": {"type": "string", "description": "The bash command to execute."},
-                "timeout": {"type": "integer", "minimum": 1, "maximum": SHELL_MAX_TIMEOUT, "default": SHELL_DEFAULT_TIMEOUT,
-                            "description": "The timeout in seconds for the command to execute. If the command takes longer than this, it will be killed."}
+                "timeout": {"type": "integer", "minimum": 1, "maximum": BACKGROUND_MAX_TIMEOUT, "default": SHELL_DEFAULT_TIMEOUT,
+                            "description": "The timeout in seconds for the command to execute (at most 300 in the foreground). If the command takes longer than this, it will be killed."},
+                "description": {"type": "string", "description": "What the command does, in a few words (required in the background)."},
+                "run_in_background": {"type": "boolean", "default": false, "description": "Run it in the background (servers, watchers, long builds): you get a task ID at once, read its output with TaskOutput, stop it with TaskStop, and are told when it ends."}
             }),
             &["command"],
         ),
@@ -324,27 +313,38 @@ fn replace_spec() -> ToolSpec {
     )
 }
 
-async fn task(ctx: &ToolContext, args: Value) -> ToolResult {
-    let (Some(name), Some(prompt)) = (str_arg(&args, "subagent_name"), str_arg(&args, "prompt"))
-    else {
-        return Err(ToolError::message(
-            "`subagent_name` and `prompt` are required.",
-        ));
-    };
-    if name != "coder" {
-        return Err(ToolError::message(format!("Subagent not found: {name}")));
-    }
-    let o = ctx
-        .run_subagent(SubagentTask {
-            prompt: prompt.to_string(),
-            read_only: false,
-            resume: None,
-        })
-        .await;
+/// The newer Kimi CLI's Agent: Kimi Code's, its answer in this harness's wording.
+async fn agent(ctx: &ToolContext, args: Value) -> ToolResult {
+    let o = crate::harness::kimi_code::tools::run_agent(ctx, args).await?;
     if o.is_error() {
         return Err(ToolError::message(o.model_output));
     }
     Ok(ok("", &o.model_output))
+}
+
+/// A background Shell: a task the model reads with TaskOutput and stops with TaskStop.
+async fn background_shell(ctx: &ToolContext, args: &Value, command: &str) -> ToolResult {
+    let Some(description) = str_arg(args, "description").filter(|d| !d.trim().is_empty()) else {
+        return Err(ToolError::message(
+            "`description` is required for a background command.",
+        ));
+    };
+    let timeout = args
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .unwrap_or(BACKGROUND_DEFAULT_TIMEOUT)
+        .clamp(1, BACKGROUND_MAX_TIMEOUT);
+    let task = ctx
+        .start_background(
+            "Shell",
+            command,
+            description,
+            ctx.workspace.cwd(),
+            Duration::from_secs(timeout),
+        )
+        .await?;
+    let text = task_tools::started(task_tools::Flavor::Kimi, &task);
+    Ok(ok("", &text))
 }
 
 fn set_todo_list(args: &Value) -> ToolResult {
@@ -375,6 +375,9 @@ async fn shell(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(command) = str_arg(&args, "command").filter(|c| !c.trim().is_empty()) else {
         return Err(ToolError::message("Command cannot be empty."));
     };
+    if args.get("run_in_background").and_then(Value::as_bool) == Some(true) {
+        return background_shell(ctx, &args, command).await;
+    }
     let timeout = args
         .get("timeout")
         .and_then(Value::as_u64)

@@ -6,7 +6,7 @@ mod ask;
 mod goals;
 mod prompt;
 mod swarm;
-mod tools;
+pub(super) mod tools;
 
 use super::{Harness, PromptEnv};
 use crate::config::WireApi;

@@ -173,6 +173,11 @@ fn capability_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {
     tools
 }
 
+/// Kimi Code's Agent schema.
+pub(in crate::harness) fn agent_spec() -> ToolSpec {
+    specs()[0].clone()
+}
+
 fn specs() -> [ToolSpec; 8] {
     [
         spec(
@@ -286,7 +291,9 @@ impl Tool for TodoList {
     }
 }
 
-async fn run_agent(ctx: &ToolContext, args: Value) -> ToolResult {
+/// Kimi Code's Agent (kimi-cli's newer prompt has the same): a subagent, or an earlier one
+/// continued by `resume`, answered in its `agent_id` / `actual_subagent_type` shape.
+pub(in crate::harness) async fn run_agent(ctx: &ToolContext, args: Value) -> ToolResult {
     let Some(prompt) = args
         .get("prompt")
         .and_then(Value::as_str)
