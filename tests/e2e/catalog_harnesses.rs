@@ -1316,3 +1316,44 @@ fn a_finished_subagent_is_continued_by_its_id_in_every_harness_that_names_one() 
         "No finished subagent has the id nope: start a new one."
     );
 }
+
+#[test]
+fn kimi_code_globs_newest_first_with_folders_and_counts_a_total() {
+    let repo = calc_repo();
+    repo.write("pkg/old.py", "add = 1\n");
+    // An older file: listed after the ones changed since.
+    let old = std::fs::File::options()
+        .write(true)
+        .open(repo.path().join("pkg/old.py"))
+        .unwrap();
+    old.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+        .unwrap();
+    repo.write("pkg/new.py", "add = 2\nadd = 3\n");
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::default()
+            .then_tool_call("g1", "Glob", json!({"pattern": "pkg"}))
+            .then_tool_call("g2", "Glob", json!({"pattern": "pkg/*.py"}))
+            .then_tool_call(
+                "g3",
+                "Glob",
+                json!({"pattern": "pkg", "include_dirs": false}),
+            )
+            .then_tool_call(
+                "r1",
+                "Grep",
+                json!({"pattern": "add", "output_mode": "count_matches"}),
+            ),
+        Reply::text("Done."),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "kimi-code"]);
+    let r = results(&mock.model_requests().last().unwrap().body);
+    assert_eq!(r[0].trim_end(), "pkg", "{}", r[0]);
+    assert_eq!(r[1].trim_end(), "pkg/new.py\npkg/old.py", "{}", r[1]);
+    assert_eq!(r[2].trim_end(), "No files found.", "{}", r[2]);
+    assert!(
+        r[3].ends_with("\n\nFound 4 total occurrences across 3 files."),
+        "{}",
+        r[3]
+    );
+}

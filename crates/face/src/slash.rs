@@ -318,7 +318,7 @@ Create or update AGENTS.md at the root of this repository: concise instructions 
 agents working here. Explore first (build files, test setup, layout, conventions, CI). Cover: \
 how to build, run the tests (a single test too) and lint; the code layout in a few lines; \
 conventions a newcomer would get wrong. Keep it under 60 lines, no generic advice. Write the \
-file with apply_patch.";
+file with your file-editing tool.";
 
 const REVIEW_PROMPT: &str = "\
 Review the uncommitted changes in this repository (run `git status` and `git diff HEAD`; \

@@ -78,18 +78,7 @@ pub(crate) fn glob(
     limit: usize,
     buffers: &Buffers,
 ) -> Result<(Vec<PathBuf>, bool), String> {
-    let matcher: GlobMatcher = Glob::new(pattern)
-        .map_err(|e| format!("invalid glob `{pattern}`: {e}"))?
-        .compile_matcher();
-    // A bare name like `*.rs` matches at any depth, as users expect.
-    let any_depth = (!pattern.contains('/'))
-        .then(|| Glob::new(&format!("**/{pattern}")).ok())
-        .flatten()
-        .map(|g| g.compile_matcher());
-    let matches = |path: &Path| {
-        let rel = path.strip_prefix(root).unwrap_or(path);
-        matcher.is_match(rel) || any_depth.as_ref().is_some_and(|m| m.is_match(rel))
-    };
+    let matches = glob_matcher(root, pattern)?;
     let mut out = Vec::new();
     let mut walked = std::collections::HashSet::new();
     for entry in walker(root, include_ignored, None).flatten() {
@@ -120,6 +109,39 @@ pub(crate) fn glob(
         }
     }
     Ok((out, false))
+}
+
+/// Whether a path under `root` matches `pattern` (relative to `root`; a bare name like
+/// `*.rs` matches at any depth, as users expect).
+fn glob_matcher<'a>(root: &'a Path, pattern: &str) -> Result<impl Fn(&Path) -> bool + 'a, String> {
+    let matcher: GlobMatcher = Glob::new(pattern)
+        .map_err(|e| format!("invalid glob `{pattern}`: {e}"))?
+        .compile_matcher();
+    let any_depth = (!pattern.contains('/'))
+        .then(|| Glob::new(&format!("**/{pattern}")).ok())
+        .flatten()
+        .map(|g| g.compile_matcher());
+    Ok(move |path: &Path| {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        matcher.is_match(rel) || any_depth.as_ref().is_some_and(|m| m.is_match(rel))
+    })
+}
+
+/// Folders under `root` (not `root` itself) whose path relative to `root` matches `pattern`.
+pub(crate) fn glob_dirs(
+    root: &Path,
+    pattern: &str,
+    include_ignored: bool,
+    limit: usize,
+) -> Result<Vec<PathBuf>, String> {
+    let matches = glob_matcher(root, pattern)?;
+    Ok(walker(root, include_ignored, None)
+        .flatten()
+        .filter(|e| e.depth() > 0 && e.file_type().is_some_and(|t| t.is_dir()))
+        .filter(|e| matches(e.path()))
+        .map(|e| e.path().to_path_buf())
+        .take(limit)
+        .collect())
 }
 
 /// How [`grep`] searches.

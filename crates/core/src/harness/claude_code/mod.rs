@@ -298,7 +298,7 @@ fn bare_table() -> ToolTable {
     ToolTable::new(vec![
         tool(
             WORDING,
-            specs::bash("run shell commands", false),
+            specs::bash("execute shell commands", false),
             describe_bash,
             run_bash,
         ),
@@ -310,7 +310,7 @@ fn bare_table() -> ToolTable {
         ),
         tool(
             WORDING,
-            specs::read("read text files with line numbers"),
+            specs::read("read files, images, PDFs, notebooks"),
             describe_read,
             |a, c| Box::pin(run::read(c, a, Flavor::Bare)),
         ),

@@ -213,12 +213,13 @@ fn specs() -> [ToolSpec; 8] {
         ),
         spec(
             "Glob",
-            "Find files whose path matches a glob pattern (e.g. `src/**/*.ts`), honouring .gitignore.",
+            "Find files (and folders) whose path matches a glob pattern (e.g. `src/**/*.ts`), honouring .gitignore; the most recently changed come first.",
             json!({"type": "object", "properties": {
                 "pattern": {"type": "string"},
                 "path": {"type": "string", "description": "Directory to search (default: the working directory)"},
                 "head_limit": {"type": "integer", "minimum": 0, "default": GLOB_HEAD_LIMIT, "description": "Maximum results; 0 for all"},
                 "offset": {"type": "integer", "minimum": 0, "default": 0},
+                "include_dirs": {"type": "boolean", "default": true, "description": "Also list folders that match"},
                 "include_ignored": {"type": "boolean", "default": false}
             }, "required": ["pattern"], "additionalProperties": false}),
         ),
@@ -561,10 +562,33 @@ async fn glob(ctx: &ToolContext, args: Value) -> ToolResult {
         .unwrap_or(false);
     let offset = uint_arg(&args, "offset").unwrap_or(0) as usize;
     let limit = uint_arg(&args, "head_limit").unwrap_or(GLOB_HEAD_LIMIT as u64) as usize;
-    let (paths, _) = search_tools::glob(ctx, root, &pattern, include_ignored, 100_000).await?;
+    let include_dirs = args
+        .get("include_dirs")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let (mut paths, _) =
+        search_tools::glob(ctx, root.clone(), &pattern, include_ignored, 100_000).await?;
+    if include_dirs {
+        let pattern = pattern.clone();
+        let dirs = tokio::task::spawn_blocking(move || {
+            files::glob_dirs(&root, &pattern, include_ignored, 100_000)
+        })
+        .await
+        .map_err(|e| ToolError::message(format!("glob failed: {e}")))?
+        .map_err(ToolError::Message)?;
+        paths.extend(dirs);
+    }
     if paths.is_empty() {
         return Ok(ToolOutcome::ok("No files found."));
     }
+    // Newest first, as Kimi Code lists them: what was just changed is what matters.
+    paths.sort_by_cached_key(|p| {
+        std::cmp::Reverse(
+            std::fs::metadata(p)
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::SystemTime::UNIX_EPOCH),
+        )
+    });
     let (page, total) = paged(paths, offset, limit);
     let mut out: String = page
         .iter()
@@ -610,6 +634,14 @@ async fn grep(ctx: &ToolContext, args: Value) -> ToolResult {
             "\nResults truncated to {} lines (total: {total}). Use offset={} to see more.",
             page.len(),
             call.offset + page.len()
+        );
+    }
+    if mode == "count_matches" {
+        let occurrences: u64 = hits.iter().map(|f| f.matches).sum();
+        let _ = write!(
+            out,
+            "\n\nFound {occurrences} total occurrences across {} files.",
+            hits.len()
         );
     }
     Ok(ToolOutcome::ok(capped(&out)))
