@@ -395,6 +395,10 @@ pub(crate) fn codex_skills_block(skills: &[Skill]) -> Option<String> {
 mod editor_lists_tests;
 
 #[cfg(test)]
+#[path = "catalog_tests.rs"]
+mod catalog_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
