@@ -305,13 +305,16 @@ fn deepseek_tui_offers_only_tools_that_run() {
     let reqs = mock.model_requests();
     assert_eq!(reqs.len(), 7);
     let names = tool_names(&reqs[0].body);
-    assert!(names.len() <= 18, "{names:?}");
+    // The seed's stubs are not advertised; nor are the tools whose capability this session
+    // lacks (no search backend, no editor diagnostics, no face that asks).
     for stub in [
         "apply_patch",
         "diagnostics",
         "tool_search_tool_bm25",
         "web_search",
-        "agent_open",
+        "request_user_input",
+        "automation_create",
+        "rlm_eval",
     ] {
         assert!(
             !names.contains(&stub.to_string()),
@@ -1355,5 +1358,116 @@ fn kimi_code_globs_newest_first_with_folders_and_counts_a_total() {
         r[3].ends_with("\n\nFound 4 total occurrences across 3 files."),
         "{}",
         r[3]
+    );
+}
+
+#[test]
+fn deepseek_tui_runs_background_commands_the_web_and_named_agents() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("placeholder")])).unwrap();
+    let web = format!("http://{}", mock.addr());
+    mock.set_script(Script::new([
+        Reply::tool_call(
+            "e1",
+            "exec_shell",
+            json!({"command": "read line; echo got $line", "background": true, "interactive": true}),
+        ),
+        Reply::tool_call(
+            "e2",
+            "exec_shell_interact",
+            json!({"task_id": "b1", "input": "hello\n", "timeout_ms": 5000}),
+        ),
+        Reply::tool_call(
+            "e3",
+            "exec_shell",
+            json!({"command": "sleep 30", "background": true}),
+        ),
+        Reply::tool_call("e4", "exec_shell_cancel", json!({"task_id": "b2"})),
+        Reply::tool_call(
+            "e5",
+            "exec_wait",
+            json!({"task_id": "b2", "timeout_ms": 5000}),
+        ),
+        Reply::default()
+            .then_tool_call("f1", "fetch_url", json!({"url": format!("{web}/web/docs")}))
+            .then_tool_call("s1", "web_search", json!({"q": "rust traits"}))
+            .then_tool_call("t1", "todo_add", json!({"content": "Fix add"}))
+            .then_tool_call("p1", "project_map", json!({"max_depth": 1})),
+        Reply::tool_call(
+            "a1",
+            "agent_open",
+            json!({"name": "keeper", "prompt": "Remember the number 7."}),
+        ),
+        Reply::text("Noted: 7."),
+        Reply::tool_call(
+            "a2",
+            "agent_eval",
+            json!({"name": "keeper", "message": "Which number?"}),
+        ),
+        Reply::text("It was 7."),
+        Reply::text("Done."),
+    ]));
+    run(
+        &repo,
+        &mock,
+        "mock-model",
+        &[
+            "--harness",
+            "deepseek-tui",
+            "-c",
+            "web.allow_private=true",
+            "-c",
+            &format!("web.search_url=\"{web}/search\""),
+        ],
+    );
+    let reqs = mock.model_requests();
+    let names = tool_names(&reqs[0].body);
+    for t in [
+        "exec_shell_wait",
+        "fetch_url",
+        "web_search",
+        "todo_write",
+        "tool_agent",
+        "agent_open",
+        "project_map",
+    ] {
+        assert!(names.iter().any(|n| n == t), "{t} in {names:?}");
+    }
+    let r = results(&reqs.last().unwrap().body);
+    let json_of =
+        |s: &str| -> Value { serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}")) };
+    assert_eq!(json_of(&r[0])["task_id"], "b1");
+    let interacted = json_of(&r[1]);
+    assert_eq!(interacted["output"], "got hello\n", "{interacted}");
+    assert_eq!(json_of(&r[3])["cancelled"], json!(["b2"]));
+    let waited = json_of(&r[4]);
+    assert_ne!(waited["status"], "running", "{waited}");
+    let page = json_of(&r[5]);
+    assert!(
+        page["content"]
+            .as_str()
+            .unwrap()
+            .contains("The answer is 42."),
+        "{page}"
+    );
+    assert!(
+        json_of(&r[6])["results"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "{}",
+        r[6]
+    );
+    assert!(r[7].starts_with("Todo list updated (1 items"), "{}", r[7]);
+    assert!(r[8].contains("calc.py"), "{}", r[8]);
+    let opened = json_of(&r[9]);
+    assert_eq!(opened["result"], "Noted: 7.");
+    let again = json_of(&r[10]);
+    assert_eq!(again["result"], "It was 7.");
+    assert_eq!(again["agent_id"], opened["agent_id"]);
+    // The continued agent saw its first exchange.
+    let resumed = reqs[reqs.len() - 2].body.to_string();
+    assert!(
+        resumed.contains("Noted: 7.") && resumed.contains("Which number?"),
+        "{resumed}"
     );
 }

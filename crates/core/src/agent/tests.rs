@@ -395,6 +395,7 @@ fn mcp_tool_names_are_unique_and_reachable_in_every_harness() {
         images: false,
         model: String::new(),
         provider: String::new(),
+        github_cli: false,
     };
     let ws = Workspace::new(&std::env::temp_dir(), &[], Arc::new(DiskBackend)).unwrap();
     for name in crate::harness::names() {

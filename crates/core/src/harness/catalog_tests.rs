@@ -41,6 +41,7 @@ fn everything_on() -> PromptEnv {
         images: true,
         model: "m".into(),
         provider: "p".into(),
+        github_cli: true,
     }
 }
 

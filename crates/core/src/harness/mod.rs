@@ -63,6 +63,8 @@ pub(crate) struct PromptEnv {
     /// The model and provider ids (opencode's prompt names them).
     pub model: String,
     pub provider: String,
+    /// The GitHub CLI (`gh`) is on the PATH (deepseek-tui's GitHub tools need it).
+    pub github_cli: bool,
 }
 
 /// Which web tools a session offers.
@@ -101,8 +103,15 @@ impl PromptEnv {
             images: false,
             model: String::new(),
             provider: String::new(),
+            github_cli: on_path(if cfg!(windows) { "gh.exe" } else { "gh" }),
         }
     }
+}
+
+/// Whether an executable named `exe` is in a folder on the PATH.
+fn on_path(exe: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(exe).is_file()))
 }
 
 /// What the catalog says of a harness: declared once, as a `const INFO` in its module, and

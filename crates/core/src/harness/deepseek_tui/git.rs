@@ -245,13 +245,15 @@ struct ChecklistTool {
     list: Checklist,
 }
 
-pub(super) fn checklist_tools(list: &Checklist) -> Vec<Arc<dyn Tool>> {
+/// The checklist tools under `prefix` (`checklist_*`, and the original's `todo_*` names for
+/// the same list).
+pub(super) fn checklist_tools(list: &Checklist, prefix: &str) -> Vec<Arc<dyn Tool>> {
     let status = json!({"type": "string", "enum": ["pending", "in_progress", "completed"]});
     let specs = [
         (
             Op::Add,
             spec(
-                "checklist_add",
+                &format!("{prefix}_add"),
                 "Add one item to the task's checklist.",
                 closed_object(
                     json!({"content": {"type": "string", "description": "The task description"},
@@ -263,7 +265,7 @@ pub(super) fn checklist_tools(list: &Checklist) -> Vec<Arc<dyn Tool>> {
         (
             Op::List,
             spec(
-                "checklist_list",
+                &format!("{prefix}_list"),
                 "Show the task's checklist and its progress.",
                 closed_object(json!({}), &[]),
             ),
@@ -271,7 +273,7 @@ pub(super) fn checklist_tools(list: &Checklist) -> Vec<Arc<dyn Tool>> {
         (
             Op::Update,
             spec(
-                "checklist_update",
+                &format!("{prefix}_update"),
                 "Set the status of one checklist item by its id.",
                 closed_object(
                     json!({"id": {"type": "integer", "description": "Todo item id"}, "status": status.clone()}),
@@ -282,7 +284,7 @@ pub(super) fn checklist_tools(list: &Checklist) -> Vec<Arc<dyn Tool>> {
         (
             Op::Write,
             spec(
-                "checklist_write",
+                &format!("{prefix}_write"),
                 "Replace the task's checklist with the complete list of items (the user sees it). Use it for the steps of the current work.",
                 closed_object(
                     json!({"todos": {"type": "array", "description": "The complete list of todo items. This replaces the existing list.",

@@ -64,6 +64,9 @@ pub(super) async fn exec_shell(ctx: &ToolContext, args: Value) -> ToolResult {
         .unwrap_or(SHELL_DEFAULT_TIMEOUT_MS)
         .clamp(1, SHELL_MAX_TIMEOUT_MS);
     let cwd = ctx.workspace.resolve_dir(str_arg(&args, "cwd"))?;
+    if args.get("background").and_then(Value::as_bool) == Some(true) {
+        return super::more::start_background(ctx, &args, command, &cwd).await;
+    }
     let r = ctx
         .authorize_and_run(
             "exec_shell",

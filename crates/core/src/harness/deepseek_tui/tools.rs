@@ -1,13 +1,14 @@
 //! deepseek-tui's tool table: the original's schemas (names, parameters, types, required
 //! lists) for the tools that run, descriptions in our own words. Parameters no handler here
-//! honours (background and interactive shells, PDF pages, fuzzy edits) are left out.
+//! honours (PDF pages, fuzzy edits) are left out. `more.rs` has the tools on shared
+//! capabilities (background commands, the web, subagents, GitHub).
 
 use futures::future::BoxFuture;
 use interpreter_protocol::ToolKind;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
-use super::{WORDING, git, run};
+use super::{WORDING, git, more, run};
 use crate::harness::session_tools::{SkillTool, describe};
 use crate::model::ToolSpec;
 use crate::tools::table::{
@@ -70,7 +71,11 @@ fn describe_shell(a: &Value, _ws: &Workspace) -> CallDescription {
 /// The tools in the original's (alphabetical) order.
 pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
     let checklist = Arc::new(Mutex::new(Vec::new()));
-    let mut tools: Vec<Arc<dyn Tool>> = git::checklist_tools(&checklist);
+    let mut tools: Vec<Arc<dyn Tool>> = more::agent_tools();
+    tools.extend(git::checklist_tools(&checklist, "checklist"));
+    if env.face.diagnostics {
+        tools.push(more::diagnostics());
+    }
     tools.extend([
         tool(edit_file(), describe_edit, |a, c| {
             Box::pin(run::edit_file(c, a))
@@ -78,6 +83,10 @@ pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
         tool(exec_shell(), describe_shell, |a, c| {
             Box::pin(run::exec_shell(c, a))
         }),
+    ]);
+    tools.extend(more::background_tools());
+    tools.extend(more::web(env));
+    tools.extend([
         tool(file_search(), describe_search, |a, c| {
             Box::pin(run::file_search(c, a))
         }),
@@ -102,7 +111,9 @@ pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
         tool(list_dir(), describe_list, |a, c| {
             Box::pin(run::list_dir(c, a))
         }),
+        more::project_map(),
     ]);
+    tools.extend(more::github_tools(env));
     if !env.skills.is_empty() {
         tools.push(Arc::new(SkillTool {
             spec: load_skill(),
@@ -123,6 +134,12 @@ pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
             Box::pin(run::write_file(c, a))
         }),
     ]);
+    if env.face.questions {
+        tools.push(crate::harness::native_ask::request_user_input(WORDING));
+    }
+    tools.extend(git::checklist_tools(&checklist, "todo"));
+    // The original's order is alphabetical.
+    tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
     ToolTable::new(tools)
 }
 
@@ -146,12 +163,18 @@ fn edit_file() -> ToolSpec {
 fn exec_shell() -> ToolSpec {
     spec(
         "exec_shell",
-        "Run a shell command in the workspace and wait for it (non-interactive, no input). Long \
-         output comes back compacted to its head and tail.",
+        "Run a shell command in the workspace and wait for it (no input). Long output comes \
+         back compacted to its head and tail. With `background` it starts at once and gives a \
+         task_id for exec_shell_wait, exec_shell_interact (with `interactive`) and \
+         exec_shell_cancel.",
         object(
             json!({
                 "command": {"type": "string", "description": "The shell command to execute"},
                 "timeout_ms": {"type": "integer", "description": "Timeout in milliseconds (default: 120000, max: 600000)"},
+                "background": {"type": "boolean", "description": "Start it in the background and return its task_id at once"},
+                "interactive": {"type": "boolean", "description": "With background: keep its input open for exec_shell_interact"},
+                "stdin": {"type": "string", "description": "With background: text to send it first"},
+                "tty": {"type": "boolean", "description": "With interactive: a pseudo-terminal"},
                 "cwd": {"type": "string", "description": "Optional working directory for the command"}
             }),
             &["command"],

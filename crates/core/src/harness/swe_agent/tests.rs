@@ -19,6 +19,7 @@ fn env() -> PromptEnv {
         images: false,
         model: String::new(),
         provider: String::new(),
+        github_cli: false,
     }
 }
 

@@ -18,6 +18,7 @@ fn env() -> PromptEnv {
         images: false,
         model: String::new(),
         provider: String::new(),
+        github_cli: false,
     }
 }
 
