@@ -987,6 +987,25 @@ fn opencode_uses_its_ten_tools_with_its_texts() {
         "{}",
         r[8]
     );
+    // One title request, beside the first turn, answered by the mock and not from the script.
+    let titles = mock.title_requests();
+    assert_eq!(titles.len(), 1);
+    let t = &titles[0].body;
+    assert!(t.get("tools").is_none(), "{t}");
+    assert_eq!(t["max_tokens"], 32000);
+    assert_eq!(t["temperature"], 1.0);
+    let msgs = t["messages"].as_array().unwrap();
+    assert!(
+        msgs[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You write titles for conversations.")
+    );
+    assert_eq!(
+        msgs[1]["content"],
+        "Generate a title for this conversation:\n"
+    );
+    assert_eq!(msgs[2]["content"], "\"fix add\"");
     assert!(r[9].starts_with("task_id: ses_"), "{}", r[9]);
     assert!(
         r[9].ends_with(

@@ -352,6 +352,7 @@ fn zcode_on_messages_uses_z_code_texts_and_hidden_grep() {
         names,
         vec![
             "Agent",
+            "AskUserQuestion",
             "Bash",
             "Edit",
             "EnterPlanMode",
@@ -360,7 +361,9 @@ fn zcode_on_messages_uses_z_code_texts_and_hidden_grep() {
             "Skill",
             "TodoRead",
             "TodoWrite",
-            "Write"
+            "WebFetch",
+            "Write",
+            "SendMessage",
         ]
     );
     let results = message_results(&reqs[7].body);

@@ -89,6 +89,14 @@ impl MockServer {
             .collect()
     }
 
+    /// The title requests a harness sent (answered by the mock, not from the script).
+    pub fn title_requests(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(RecordedRequest::is_title_request)
+            .collect()
+    }
+
     /// Forgets the requests recorded so far (the record file is kept as is).
     pub fn clear_requests(&self) {
         self.shared.clear_requests();

@@ -35,9 +35,16 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
-    /// A `POST` to a `…/chat/completions`, `…/responses` or `…/messages` endpoint.
+    /// A `POST` to a `…/chat/completions`, `…/responses` or `…/messages` endpoint, other than
+    /// a title request (see [`RecordedRequest::is_title_request`]).
     pub fn is_model_request(&self) -> bool {
-        self.method == "POST" && endpoint_of(&self.path).is_some()
+        self.method == "POST" && endpoint_of(&self.path).is_some() && !self.is_title_request()
+    }
+
+    /// A harness's title request (opencode's): a model request whose user message asks for a
+    /// conversation title. The mock answers it at once, with no reply of the script.
+    pub fn is_title_request(&self) -> bool {
+        self.method == "POST" && endpoint_of(&self.path).is_some() && is_title_body(&self.body)
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -269,6 +276,13 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
                 }
                 return invalid_request(endpoint, &message);
             }
+            if is_title_body(&parsed) {
+                if shared.log {
+                    eprintln!("mock-llm: {method} {path} -> title request");
+                }
+                let title = format!("Title of {}", last_user_text(&parsed).unwrap_or_default());
+                return model_reply(endpoint, Reply::text(&title), 0, &parsed, bytes.len()).await;
+            }
             let (reply, seq, label) = shared.next_reply();
             if shared.log {
                 eprintln!(
@@ -499,6 +513,20 @@ fn fill_templates(mut reply: Reply, body: &Value) -> Reply {
         }
     }
     reply
+}
+
+/// The user message a title request starts with (opencode's, as the seed sends it).
+const TITLE_ASK: &str = "Generate a title for this conversation:\n";
+
+fn is_title_body(body: &Value) -> bool {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .is_some_and(|m| {
+            m.iter().any(|m| {
+                m.get("role").and_then(Value::as_str) == Some("user")
+                    && m.get("content").and_then(Value::as_str) == Some(TITLE_ASK)
+            })
+        })
 }
 
 /// The last `8-4-4-4-12` hex id in the request's conversation.

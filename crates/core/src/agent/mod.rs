@@ -17,6 +17,7 @@ mod subagent;
 mod task;
 #[cfg(test)]
 mod tests;
+mod title;
 mod transcript;
 mod turn;
 mod undo;

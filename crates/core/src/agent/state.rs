@@ -36,6 +36,10 @@ pub(super) struct SessionState {
     pub(super) turns: Vec<TurnMark>,
     /// The requests' `prompt_cache_key`: the harness's spelling of the session id.
     pub(crate) cache_key: String,
+    /// The harness's title request was sent (once per session).
+    pub(super) title_asked: bool,
+    /// The title request, while it runs.
+    pub(super) title_task: Option<super::title::TitleTask>,
 }
 
 impl SessionState {
@@ -63,6 +67,8 @@ impl SessionState {
             plan_saved: None,
             turns: Vec::new(),
             cache_key: String::new(),
+            title_asked: false,
+            title_task: None,
         }
     }
 }

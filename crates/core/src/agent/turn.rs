@@ -121,6 +121,7 @@ impl Session {
                 Err(message) => TurnEndReason::Failed { message },
             },
         };
+        self.collect_title();
         // Goal ops that came after the last request are answered now, before the turn counts.
         self.apply_goal_ops();
         self.count_goal_progress(true);
@@ -168,6 +169,8 @@ impl Session {
     /// The harness's reminder and the user's message (skills expanded) go into history.
     fn begin_user_turn(&mut self, items: Vec<InputItem>) {
         let (text, images, context) = self.user_message(items);
+        self.collect_title();
+        self.start_title_request(&text);
         if self.state.title.is_none() && !text.trim().is_empty() {
             let title: String = text
                 .trim()
@@ -802,7 +805,7 @@ impl Session {
     }
 
     /// A subagent's tokens count for the session (its context does not).
-    fn add_subagent_usage(&mut self, u: interpreter_protocol::TokenUsage) {
+    pub(super) fn add_subagent_usage(&mut self, u: interpreter_protocol::TokenUsage) {
         if u == Default::default() {
             return;
         }

@@ -172,6 +172,11 @@ pub(crate) trait Harness: Send + Sync {
     fn request_shape(&self) -> crate::model::RequestShape {
         crate::model::RequestShape::default()
     }
+    /// The system prompt of a title request sent once, with the first user message
+    /// (opencode's); `None`: no title request (the title is the first line).
+    fn title_prompt(&self) -> Option<&'static str> {
+        None
+    }
     /// Guidance for the task at hand, added to the end of the system prompt, picked from
     /// everything the user has asked in the session (little-coder's tool guidance). None
     /// keeps the prompt as it is.

@@ -42,6 +42,10 @@ impl Harness for OpenCode {
         tools::table(env)
     }
 
+    fn title_prompt(&self) -> Option<&'static str> {
+        Some(prompt::TITLE)
+    }
+
     fn request_shape(&self) -> crate::model::RequestShape {
         crate::model::RequestShape {
             max_tokens: Some(("max_tokens", 32_000)),
