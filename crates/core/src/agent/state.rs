@@ -39,8 +39,12 @@ pub(super) struct SessionState {
     /// The harness's title request was sent (once per session).
     pub(super) title_asked: bool,
     /// The title request, while it runs.
-    pub(super) title_task: Option<super::title::TitleTask>,
+    pub(super) title_task: Option<TitleTask>,
 }
+
+/// A running title request (`title.rs`): the title and what it used, or nothing when it
+/// failed.
+pub(super) type TitleTask = tokio::task::JoinHandle<Option<(String, TokenUsage)>>;
 
 impl SessionState {
     /// A state with an empty history, no log and nothing used yet.

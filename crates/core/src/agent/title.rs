@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use futures::FutureExt as _;
-use interpreter_protocol::TokenUsage;
 use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
@@ -16,9 +15,6 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 /// What its first user message says, as the original sends it.
 pub(crate) const ASK: &str = "Generate a title for this conversation:\n";
 const MAX_TITLE_CHARS: usize = 80;
-
-/// A running title request: the title and what it used, or nothing when it failed.
-pub(super) type TitleTask = tokio::task::JoinHandle<Option<(String, TokenUsage)>>;
 
 fn user(text: &str) -> HistoryItem {
     HistoryItem::User {
