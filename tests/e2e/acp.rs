@@ -549,7 +549,8 @@ async fn claude_code_plan_mode_asks_to_leave_and_then_edits() {
         Reply::tool_call(
             "toolu_4",
             "ExitPlanMode",
-            json!({"plan": "Append ` world` to the greeting in a.txt."}),
+            json!({"plan": "Append ` world` to the greeting in a.txt.",
+                   "allowedPrompts": [{"tool": "Bash", "prompt": "run tests"}]}),
         ),
         Reply::tool_call("toolu_5", "Edit", edit),
         Reply::text("Done."),
@@ -645,6 +646,13 @@ async fn claude_code_plan_mode_asks_to_leave_and_then_edits() {
         permissions[0].tool_call.fields.title.as_deref(),
         Some("Approve the plan and leave plan mode")
     );
+    // The user reads the plan, and the permissions it asks for, in the prompt.
+    let asked = serde_json::to_string(&permissions[0].tool_call.fields.content).unwrap();
+    assert!(
+        asked.contains("Append ` world` to the greeting in a.txt.")
+            && asked.contains("To carry it out, the agent asks to:\\n- run tests (Bash)"),
+        "{asked}"
+    );
     let reqs = mock.model_requests();
     let results: Vec<serde_json::Value> = reqs[5].body["messages"]
         .as_array()
@@ -658,7 +666,7 @@ async fn claude_code_plan_mode_asks_to_leave_and_then_edits() {
         results[3]["content"]
             .as_str()
             .unwrap()
-            .starts_with("User has approved your plan."),
+            .starts_with("User has approved your plan. Plan mode is off: you can now edit files and run commands. The allowedPrompts were shown to the user with the plan;"),
         "{}",
         results[3]
     );
@@ -978,4 +986,83 @@ async fn fetches_searches_and_image_reads_run_together_as_fetch_and_read_calls()
         "{second}"
     );
     assert!(second.contains("data:image/png;base64,"), "{second}");
+}
+
+/// claude-code's ScheduleWakeup in an editor, whose session stays open: a one-shot job the
+/// schedule lists as a wakeup (its firing is the schedule's, as a cron job's above).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_schedule_wakeup_keeps_a_one_shot_job() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start(Script::new([
+        Reply::tool_call(
+            "toolu_1",
+            "ScheduleWakeup",
+            json!({"delaySeconds": 5, "reason": "checking the long build", "prompt": "check the build"}),
+        ),
+        Reply::tool_call("toolu_2", "CronList", json!({})),
+        Reply::text("I will look again in a minute."),
+    ]))
+    .await
+    .unwrap();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    Client
+        .v1()
+        .connect_with(
+            agent(
+                &repo,
+                &mock,
+                &[
+                    "-c",
+                    "model_providers.mock.wire_api=\"messages\"",
+                    "-c",
+                    "model=\"claude-sonnet-4-6\"",
+                ],
+            ),
+            async |cx: agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let s = cx
+                    .send_request(NewSessionRequest::new(cwd.clone()))
+                    .block_task()
+                    .await?;
+                cx.send_request(PromptRequest::new(
+                    s.session_id.clone(),
+                    vec![ContentBlock::Text(TextContent::new("watch the build"))],
+                ))
+                .block_task()
+                .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let reqs = mock.model_requests();
+    let results: Vec<String> = reqs[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    // The delay is held to at least a minute.
+    assert!(
+        results[0].starts_with("Scheduled wakeup in 60 s: checking the long build (job "),
+        "{}",
+        results[0]
+    );
+    let id = results[0]
+        .split("(job ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
+    assert!(
+        results[1].starts_with(&format!("{id}\twakeup\tonce\tnext "))
+            && results[1].ends_with("\tcheck the build"),
+        "{}",
+        results[1]
+    );
 }

@@ -103,8 +103,8 @@ fn claude_script(think: bool) -> Vec<Reply> {
     vec![
         step(Reply::tool_call(
             "toolu_01",
-            "TodoWrite",
-            todos("in_progress", "pending"),
+            "TaskCreate",
+            json!({"subject": "Fix add", "description": "add must add", "activeForm": "Fixing add"}),
         )),
         step(Reply::tool_call(
             "toolu_02",
@@ -123,8 +123,8 @@ fn claude_script(think: bool) -> Vec<Reply> {
         )),
         step(Reply::tool_call(
             "toolu_05",
-            "TodoWrite",
-            todos("completed", "completed"),
+            "TaskUpdate",
+            json!({"taskId": "1", "status": "completed"}),
         )),
         Reply::text("Fixed add; the check expects 6, which is wrong for 2 + 3."),
     ]
@@ -181,21 +181,34 @@ fn claude_code_on_messages_reads_edits_runs_and_plans() {
             "ExitPlanMode",
             "Glob",
             "Grep",
+            "NotebookEdit",
             "Read",
+            "ScheduleWakeup",
             "Skill",
+            "TaskCreate",
+            "TaskGet",
+            "TaskList",
             "TaskOutput",
             "TaskStop",
-            "TodoWrite",
+            "TaskUpdate",
             "WebFetch",
             "Write"
         ]
     );
+    // The prompt names the task list, not TodoWrite.
+    let system = first["system"].to_string();
+    assert!(system.contains("TaskCreate") && !system.contains("TodoWrite"));
     assert_eq!(first["thinking"]["type"], "enabled");
     let results = message_results(&reqs[5].body);
     assert_eq!(
         results[0],
-        (claude_todo_ok().to_string(), false),
-        "TodoWrite's text"
+        ("Task #1 created successfully: Fix add".to_string(), false),
+        "TaskCreate's text"
+    );
+    assert!(
+        results[4].0.starts_with("Updated task #1 status"),
+        "{}",
+        results[4].0
     );
     assert!(
         results[1].0.starts_with("1\tdef add(a, b):\n2\t    return a - b\n<system>2 lines read from file starting from line 1. Total lines in file: 2. End of file reached.</system>"),
@@ -232,7 +245,7 @@ fn claude_code_on_messages_reads_edits_runs_and_plans() {
         .unwrap();
     assert_eq!(
         done["item"]["items"],
-        json!([{"text": "Fix add", "completed": true}, {"text": "Check it", "completed": true}])
+        json!([{"text": "Fix add", "completed": true}])
     );
 }
 
@@ -253,7 +266,8 @@ fn claude_code_on_chat_runs_the_same_task() {
     assert_eq!(repo.read("calc.py"), "def add(a, b):\n    return a + b\n");
     let reqs = mock.model_requests();
     assert!(reqs.iter().all(|r| r.path.ends_with("/chat/completions")));
-    assert!(tool_names(&reqs[0].body).contains(&"TodoWrite".to_string()));
+    let names = tool_names(&reqs[0].body);
+    assert!(names.contains(&"TaskCreate".to_string()) && !names.contains(&"TodoWrite".to_string()));
     let results = chat_results(&reqs[5].body);
     assert_eq!(results[2], "Replaced 1 occurrence in calc.py");
     assert!(
@@ -535,4 +549,191 @@ fn messages_key_goes_in_x_api_key_or_bearer_as_configured() {
         assert!(req.header("x-app").is_none() && req.header("anthropic-beta").is_none());
         assert!(req.body.get("metadata").is_none());
     }
+}
+
+#[test]
+fn claude_code_task_list_links_lists_gets_and_deletes_and_todo_write_still_answers() {
+    let repo = calc_repo();
+    let create = |id: &str, subject: &str| {
+        Reply::tool_call(
+            id,
+            "TaskCreate",
+            json!({"subject": subject, "description": format!("{subject}, fully")}),
+        )
+    };
+    let mock = MockServer::start_blocking(Script::new([
+        create("toolu_01", "Fix add"),
+        create("toolu_02", "Check it"),
+        Reply::tool_call(
+            "toolu_03",
+            "TaskUpdate",
+            json!({"taskId": "2", "addBlockedBy": ["1"], "owner": "main", "status": "in_progress"}),
+        ),
+        Reply::tool_call("toolu_04", "TaskList", json!({})),
+        Reply::tool_call("toolu_05", "TaskGet", json!({"taskId": "2"})),
+        Reply::tool_call(
+            "toolu_06",
+            "TaskUpdate",
+            json!({"taskId": "9", "status": "completed"}),
+        ),
+        Reply::tool_call(
+            "toolu_07",
+            "TaskUpdate",
+            json!({"taskId": "1", "status": "deleted"}),
+        ),
+        Reply::tool_call("toolu_08", "TaskList", json!({})),
+        // Not offered, but a model used to it still gets its answer.
+        Reply::tool_call("toolu_09", "TodoWrite", todos("in_progress", "pending")),
+        Reply::text("Listed."),
+    ]))
+    .unwrap();
+    let out = run(
+        &repo,
+        &exec_args(&mock, "messages", "claude-sonnet-4-6", &[]),
+        "plan the fix",
+    );
+    ok(&out);
+    let reqs = mock.model_requests();
+    let results = message_results(&reqs[9].body);
+    let texts: Vec<&str> = results.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Task #1 created successfully: Fix add",
+            "Task #2 created successfully: Check it",
+            "Updated task #2 owner, status, blockedBy",
+            "#1 [pending] Fix add\n#2 [in_progress] Check it (main) [blocked by #1]",
+            "Task #2: Check it\nStatus: in_progress\nDescription: Check it, fully\nOwner: main\nBlocked by: #1",
+            "<tool_use_error>Task #9 not found</tool_use_error>",
+            "Updated task #1 deleted",
+            "#2 [in_progress] Check it (main)",
+            claude_todo_ok(),
+        ]
+    );
+    assert!(results[5].1 && !results[4].1);
+    // Each change is the session's plan, as a todo list every face shows.
+    let events = jsonl(&out);
+    let lists: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["item"]["type"] == "todo_list")
+        .map(|e| &e["item"]["items"])
+        .collect();
+    assert_eq!(
+        lists[2],
+        &json!([{"text": "Fix add", "completed": false}, {"text": "Check it", "completed": false}])
+    );
+    assert!(lists.contains(&&json!([{"text": "Check it", "completed": false}])));
+}
+
+const NOTEBOOK: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": 1,\n   \"id\": \"c1\",\n   \"metadata\": {},\n   \"outputs\": [\n    {\n     \"name\": \"stdout\",\n     \"output_type\": \"stream\",\n     \"text\": [\n      \"-1\\n\"\n     ]\n    }\n   ],\n   \"source\": [\n    \"print(2 - 3)\"\n   ]\n  }\n ],\n \"metadata\": {\n  \"kernelspec\": {\n   \"display_name\": \"Python 3\",\n   \"name\": \"python3\"\n  }\n },\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+
+#[test]
+fn claude_code_notebook_edit_replaces_inserts_and_deletes_cells() {
+    let repo = TestRepo::new();
+    repo.write("nb.ipynb", NOTEBOOK);
+    let nb = repo.path().join("nb.ipynb").display().to_string();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "toolu_01",
+            "NotebookEdit",
+            json!({"notebook_path": nb, "cell_id": "c1", "new_source": "a = 2\nprint(a + 3)"}),
+        ),
+        Reply::tool_call(
+            "toolu_02",
+            "NotebookEdit",
+            json!({"notebook_path": nb, "new_source": "# Sums", "cell_type": "markdown", "edit_mode": "insert"}),
+        ),
+        Reply::tool_call(
+            "toolu_03",
+            "NotebookEdit",
+            json!({"notebook_path": nb, "cell_id": "nope", "new_source": "", "edit_mode": "delete"}),
+        ),
+        Reply::tool_call(
+            "toolu_04",
+            "NotebookEdit",
+            json!({"notebook_path": repo.path().join("gone.ipynb"), "cell_id": "c1", "new_source": "x"}),
+        ),
+        Reply::text("Edited."),
+    ]))
+    .unwrap();
+    let out = run(
+        &repo,
+        &exec_args(&mock, "messages", "claude-sonnet-4-6", &[]),
+        "edit the notebook",
+    );
+    ok(&out);
+    let text = repo.read("nb.ipynb");
+    let nbv: Value = serde_json::from_str(&text).unwrap();
+    let cells = nbv["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    assert_eq!(cells[0]["cell_type"], "markdown");
+    assert_eq!(cells[0]["source"], json!(["# Sums"]));
+    assert_eq!(cells[1]["source"], json!(["a = 2\n", "print(a + 3)"]));
+    assert_eq!(cells[1]["outputs"], json!([]));
+    assert!(cells[1]["execution_count"].is_null());
+    // The rest of the file is as Jupyter wrote it.
+    assert!(
+        text.ends_with(
+            " \"metadata\": {\n  \"kernelspec\": {\n   \"display_name\": \"Python 3\",\n   \"name\": \"python3\"\n  }\n },\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n"
+        ),
+        "{text}"
+    );
+    let results = message_results(&mock.model_requests()[4].body);
+    assert_eq!(
+        results[0],
+        ("Updated cell c1 with a = 2\nprint(a + 3)".into(), false)
+    );
+    let id = cells[0]["id"].as_str().unwrap();
+    assert_eq!(
+        results[1],
+        (format!("Inserted cell {id} with # Sums"), false)
+    );
+    assert_eq!(
+        results[2],
+        (
+            "<tool_use_error>Cell with ID \"nope\" not found in notebook.</tool_use_error>".into(),
+            true
+        )
+    );
+    assert!(
+        results[3].1 && results[3].0.contains("Notebook file does not exist"),
+        "{:?}",
+        results[3]
+    );
+    // The edits are file changes, shown and undoable like Edit's.
+    let changed = jsonl(&out)
+        .iter()
+        .filter(|e| {
+            e["type"] == "item.completed"
+                && e["item"]["type"] == "file_change"
+                && e["item"]["status"] == "completed"
+        })
+        .count();
+    assert_eq!(changed, 2);
+}
+
+#[test]
+fn claude_code_schedule_wakeup_says_when_the_session_keeps_no_schedule() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "toolu_01",
+            "ScheduleWakeup",
+            json!({"delaySeconds": 120, "reason": "checking the build", "prompt": "check the build"}),
+        ),
+        Reply::text("Cannot wait here."),
+    ]))
+    .unwrap();
+    let out = run(
+        &repo,
+        &exec_args(&mock, "messages", "claude-sonnet-4-6", &[]),
+        "watch the build",
+    );
+    ok(&out);
+    let results = message_results(&mock.model_requests()[1].body);
+    assert!(
+        results[0].1 && results[0].0.contains("cannot keep a schedule"),
+        "{:?}",
+        results[0]
+    );
 }

@@ -7,7 +7,7 @@ use agent_client_protocol::v1::schema::{
     SessionId, Terminal, ToolCallContent, ToolCallUpdate, ToolCallUpdateFields,
 };
 use interpreter_face::terminal_text::{escape_invisible, escape_one_line};
-use interpreter_protocol::{ApprovalDecision, ApprovalRequest};
+use interpreter_protocol::{ApprovalDecision, ApprovalRequest, ToolKind};
 use serde_json::json;
 
 use super::content::{acp_kind, diff_contents};
@@ -37,6 +37,10 @@ pub(super) async fn ask_permission(
         fields = fields.raw_input(json!({"command": c}));
     }
     content.extend(diff_contents(&req.changes));
+    // A question to the user (leaving plan mode) has neither: its text is what they judge.
+    if content.is_empty() && req.kind == ToolKind::Think && !req.reason.trim().is_empty() {
+        content.push(ToolCallContent::from(req.reason.clone()));
+    }
     if !content.is_empty() {
         fields = fields.content(content);
     }

@@ -34,6 +34,8 @@ pub(super) struct SessionServices {
     pub(super) schedule: Arc<crate::tools::schedule::Schedule>,
     /// Evidence the session keeps; a subagent's is its session's.
     pub(super) evidence: Arc<crate::tools::evidence::Evidence>,
+    /// The session's task list; a subagent's is its session's.
+    pub(super) task_list: Arc<crate::tools::task_list::TaskList>,
     /// The session's long-lived shell; a subagent shares it.
     pub(super) shell: Arc<crate::tools::shell_session::ShellSession>,
     /// Subagents that ended, which a later call may continue.

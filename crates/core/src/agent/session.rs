@@ -144,7 +144,7 @@ impl Session {
         log: LogStart,
     ) -> Result<Session, SessionError> {
         let SessionOptions {
-            config,
+            mut config,
             cwd,
             extra_roots,
             backend,
@@ -158,7 +158,6 @@ impl Session {
             events_with_handle: _,
             permissions,
         } = opts;
-        let mut config = config;
         let permissions = permissions.unwrap_or(Permissions {
             sandbox: config.sandbox_mode,
             approval: config.approval_policy,
@@ -227,6 +226,7 @@ impl Session {
             }),
             schedule,
             evidence: Arc::new(crate::tools::evidence::Evidence::new(tasks.dir())),
+            task_list: Arc::new(crate::tools::task_list::TaskList::new(tasks.dir())),
             shell: Arc::default(),
             finished_subagents: Arc::default(),
             tasks,

@@ -752,6 +752,7 @@ impl Session {
             schedule: self.services.schedule.clone(),
             goal: self.state.goal.clone(),
             evidence: self.services.evidence.clone(),
+            task_list: self.services.task_list.clone(),
             shell: self.services.shell.clone(),
         }
     }

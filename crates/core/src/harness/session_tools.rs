@@ -194,7 +194,7 @@ async fn exit(ctx: &ToolContext, args: &Value) -> ToolResult {
         .filter(|p| !p.trim().is_empty())
     else {
         return Err(ToolError::message(
-            "InputValidationError: ExitPlanMode failed due to the following issue:\nThe required parameter `plan` is missing",
+            "InputValidationError: ExitPlanMode failed due to the following issue:\nThe required parameter `plan` is missing: pass the plan itself as `plan` (this agent keeps no plan file)",
         ));
     };
     if !ctx.plan_mode {
@@ -202,13 +202,26 @@ async fn exit(ctx: &ToolContext, args: &Value) -> ToolResult {
             "You are not in plan mode: ExitPlanMode presents a plan after EnterPlanMode. Go ahead with the task.",
         ));
     }
+    let asked = allowed_prompts(args);
+    let shown = match asked.is_empty() {
+        true => plan.to_string(),
+        false => format!(
+            "{plan}\n\nTo carry it out, the agent asks to:\n{}",
+            asked.join("\n")
+        ),
+    };
     match ctx
-        .ask_user("ExitPlanMode", "Approve the plan and leave plan mode", plan)
+        .ask_user("ExitPlanMode", "Approve the plan and leave plan mode", &shown)
         .await
     {
         ApprovalDecision::AllowOnce | ApprovalDecision::AllowAlways => {
+            // The prompts are shown, not granted: commands still ask as the mode says.
+            let note = match asked.is_empty() {
+                true => "",
+                false => " The allowedPrompts were shown to the user with the plan; commands still need the approval the permission mode asks for.",
+            };
             let mut o = ToolOutcome::ok(format!(
-                "User has approved your plan. Plan mode is off: you can now edit files and run commands.\n\nApproved plan:\n{plan}"
+                "User has approved your plan. Plan mode is off: you can now edit files and run commands.{note}\n\nApproved plan:\n{plan}"
             ));
             o.mode_change = Some(ModeChange::ExitPlan);
             Ok(o)
@@ -221,6 +234,21 @@ async fn exit(ctx: &ToolContext, args: &Value) -> ToolResult {
             Err(ToolOutcome::declined("The tool call was cancelled.").into())
         }
     }
+}
+
+/// ExitPlanMode's `allowedPrompts` (Claude Code's prompt-based permissions), one line each:
+/// `- <prompt> (<tool>)`.
+fn allowed_prompts(args: &Value) -> Vec<String> {
+    args.get("allowedPrompts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let prompt = p.get("prompt")?.as_str()?.trim();
+            let tool = p.get("tool").and_then(Value::as_str).unwrap_or("Bash");
+            (!prompt.is_empty()).then(|| format!("- {prompt} ({tool})"))
+        })
+        .collect()
 }
 
 /// The Skill tool, when the session has skills (a tool with nothing to run is not offered).
@@ -238,4 +266,23 @@ pub(crate) fn skill_tool(
             render: crate::skills::invocation,
         }) as Arc<dyn Tool>
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_prompts_are_listed_and_empty_ones_dropped() {
+        let args = serde_json::json!({"allowedPrompts": [
+            {"tool": "Bash", "prompt": "run tests"},
+            {"tool": "Bash", "prompt": " "},
+            {"prompt": "install dependencies"}
+        ]});
+        assert_eq!(
+            allowed_prompts(&args),
+            ["- run tests (Bash)", "- install dependencies (Bash)"]
+        );
+        assert!(allowed_prompts(&serde_json::json!({"plan": "x"})).is_empty());
+    }
 }

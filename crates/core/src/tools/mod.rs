@@ -20,6 +20,7 @@ pub(crate) mod schedule;
 pub(crate) mod search_tools;
 pub(crate) mod shell_session;
 pub(crate) mod table;
+pub(crate) mod task_list;
 pub mod truncate;
 pub mod web;
 
@@ -211,6 +212,8 @@ pub(crate) struct ToolContext {
     pub(crate) goal: Option<interpreter_protocol::Goal>,
     /// Evidence the session keeps (little-coder's Evidence tools).
     pub(crate) evidence: Arc<evidence::Evidence>,
+    /// The session's task list (Claude Code's TaskCreate and its siblings).
+    pub(crate) task_list: Arc<task_list::TaskList>,
     /// The session's long-lived shell (little-coder's ShellSession).
     pub(crate) shell: Arc<shell_session::ShellSession>,
 }

@@ -1,5 +1,6 @@
-//! Scheduled prompts (`CronCreate`, `CronList`, `CronDelete`): a session that stays open runs
-//! a prompt on a five-field cron schedule, in local time. Jobs are per session, at most
+//! Scheduled prompts (`CronCreate`, `CronList`, `CronDelete`, `ScheduleWakeup`): a session
+//! that stays open runs a prompt on a five-field cron schedule, in local time, or once after
+//! a delay (a wakeup). Jobs are per session, at most
 //! [`MAX_JOBS`], prompts at most [`MAX_PROMPT_BYTES`]; they are written beside the session's
 //! background tasks, so a resumed session keeps them. A recurring job ends after
 //! [`RECURRING_LIFETIME`] (as Claude Code's and Kimi Code's do). Due jobs run when the session
@@ -27,6 +28,9 @@ pub(crate) struct Job {
     pub(crate) created: DateTime<Local>,
     /// When it runs next.
     pub(crate) next: DateTime<Local>,
+    /// A wakeup (ScheduleWakeup) runs once, at `next`, and has no cron; this is its reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) wakeup: Option<String>,
 }
 
 /// A job that is due, and how many of its fires it stands for.
@@ -37,8 +41,11 @@ pub(crate) struct Fire {
 }
 
 impl Fire {
-    /// The user message the turn runs (Kimi Code's shape).
+    /// The user message the turn runs (Kimi Code's shape; a wakeup's prompt as it was given).
     pub(crate) fn message(&self) -> String {
+        if self.job.wakeup.is_some() {
+            return self.job.prompt.clone();
+        }
         format!(
             "<cron-fire jobId=\"{}\" cron=\"{}\" recurring=\"{}\" coalescedCount=\"{}\">\n<prompt>\n{}\n</prompt>\n</cron-fire>",
             self.job.id, self.job.cron, self.job.recurring, self.coalesced, self.job.prompt
@@ -87,34 +94,46 @@ impl Schedule {
         recurring: bool,
         now: DateTime<Local>,
     ) -> Result<Job, String> {
-        if !self.runs {
-            return Err("This session ends after its turn, so it cannot keep a schedule. Scheduled prompts run in sessions that stay open: the terminal, an editor (ACP) or the app-server.".into());
-        }
-        let prompt = prompt.trim();
-        if prompt.is_empty() {
-            return Err("`prompt` must not be empty.".into());
-        }
-        if prompt.len() > MAX_PROMPT_BYTES {
-            return Err(format!(
-                "`prompt` is {} bytes; at most {MAX_PROMPT_BYTES} are kept.",
-                prompt.len()
-            ));
-        }
+        let prompt = check_prompt(self.runs, prompt)?;
         let next = next_after(cron, now)?;
+        self.push(Job {
+            id: format!("{:08x}", rand_id()),
+            cron: cron.trim().to_string(),
+            prompt,
+            recurring,
+            created: now,
+            next,
+            wakeup: None,
+        })
+    }
+
+    /// Makes a wakeup: `prompt` runs once, `delay` after `now`.
+    pub(crate) fn wakeup(
+        &self,
+        delay: chrono::Duration,
+        reason: &str,
+        prompt: &str,
+        now: DateTime<Local>,
+    ) -> Result<Job, String> {
+        let prompt = check_prompt(self.runs, prompt)?;
+        self.push(Job {
+            id: format!("{:08x}", rand_id()),
+            cron: String::new(),
+            prompt,
+            recurring: false,
+            created: now,
+            next: now + delay,
+            wakeup: Some(reason.trim().to_string()),
+        })
+    }
+
+    fn push(&self, job: Job) -> Result<Job, String> {
         let mut jobs = self.lock();
         if jobs.len() >= MAX_JOBS {
             return Err(format!(
                 "This session has {MAX_JOBS} scheduled jobs, the most it keeps. Delete one with CronDelete first."
             ));
         }
-        let job = Job {
-            id: format!("{:08x}", rand_id()),
-            cron: cron.trim().to_string(),
-            prompt: prompt.to_string(),
-            recurring,
-            created: now,
-            next,
-        };
         jobs.push(job.clone());
         self.save(&jobs);
         drop(jobs);
@@ -160,6 +179,11 @@ impl Schedule {
             .filter(|i| jobs[*i].next <= now)
             .min_by_key(|i| jobs[*i].next)?;
         let job = jobs[i].clone();
+        if job.wakeup.is_some() {
+            jobs.remove(i);
+            self.save(&jobs);
+            return Some(Fire { job, coalesced: 1 });
+        }
         let mut coalesced = 1;
         let mut next = next_after(&job.cron, job.next).ok();
         while let Some(n) = next.filter(|n| *n <= now && coalesced < 1000) {
@@ -197,6 +221,25 @@ impl Schedule {
             tracing::warn!("could not record the schedule in {}: {e}", path.display());
         }
     }
+}
+
+/// The prompt of a new job, trimmed; an error when the session cannot keep one or it is
+/// empty or too long.
+fn check_prompt(runs: bool, prompt: &str) -> Result<String, String> {
+    if !runs {
+        return Err("This session ends after its turn, so it cannot keep a schedule. Scheduled prompts run in sessions that stay open: the terminal, an editor (ACP) or the app-server.".into());
+    }
+    let prompt = prompt.trim();
+    if prompt.is_empty() {
+        return Err("`prompt` must not be empty.".into());
+    }
+    if prompt.len() > MAX_PROMPT_BYTES {
+        return Err(format!(
+            "`prompt` is {} bytes; at most {MAX_PROMPT_BYTES} are kept.",
+            prompt.len()
+        ));
+    }
+    Ok(prompt.to_string())
 }
 
 /// The next time `cron` (five fields, local time; six with seconds first, our extension)

@@ -83,3 +83,45 @@ fn due_jobs_fire_once_with_missed_fires_counted_and_end_when_done() {
     assert!(s.take_due(later).is_some());
     assert!(s.list().is_empty());
 }
+
+#[test]
+fn a_wakeup_fires_once_with_its_own_prompt_and_is_kept_for_a_resume() {
+    let home = tempfile::tempdir().unwrap();
+    let s = Schedule::new(home.path(), "s1", true, true);
+    let job = s
+        .wakeup(
+            chrono::Duration::seconds(90),
+            "check the build",
+            "look at ci",
+            at(9, 0),
+        )
+        .unwrap();
+    assert_eq!(job.next, at(9, 0) + chrono::Duration::seconds(90));
+    assert_eq!(job.wakeup.as_deref(), Some("check the build"));
+    assert!(
+        s.wakeup(chrono::Duration::seconds(60), "r", " ", at(9, 0))
+            .is_err()
+    );
+    let again = Schedule::new(home.path(), "s1", true, true);
+    assert_eq!(again.list(), vec![job.clone()]);
+    assert_eq!(again.next_due(), Some(job.next));
+    assert!(again.take_due(at(9, 1)).is_none());
+    let fire = again.take_due(at(9, 2)).unwrap();
+    assert_eq!(fire.message(), "look at ci");
+    assert_eq!(fire.coalesced, 1);
+    // It ran once: nothing is left, on disk either.
+    assert!(again.take_due(at(10, 0)).is_none());
+    assert!(
+        Schedule::new(home.path(), "s1", true, true)
+            .list()
+            .is_empty()
+    );
+    // A session that ends after its turn keeps no wakeup either.
+    let closed = Schedule::new(home.path(), "s2", false, false);
+    assert!(
+        closed
+            .wakeup(chrono::Duration::seconds(60), "r", "p", at(9, 0))
+            .unwrap_err()
+            .contains("cannot keep a schedule")
+    );
+}

@@ -6,11 +6,13 @@
 
 pub(crate) mod ask;
 mod ide;
+mod notebook;
 mod prompt;
 
 pub(crate) use prompt::context_reminder;
 mod run;
 pub(crate) mod specs;
+mod tasks;
 
 use crate::harness::HarnessInfo;
 use futures::future::BoxFuture;
@@ -61,7 +63,7 @@ impl ClaudeCode {
 pub(super) const INFO: HarnessInfo = HarnessInfo {
     name: "claude-code",
     label: "Claude Code",
-    about: "Claude Code's tools (Bash, Read, Write, Edit, Glob, Grep, TodoWrite, Agent, Skill, plan mode); GLM, DeepSeek and MiniMax models were trained on it",
+    about: "Claude Code's tools (Bash, Read, Write, Edit, Glob, Grep, NotebookEdit, the Task* list, Agent, Skill, plan mode, cron and wakeups); GLM, DeepSeek and MiniMax models were trained on it",
     wires: WIRES,
 };
 
@@ -244,11 +246,17 @@ fn full_table(env: &PromptEnv) -> ToolTable {
             |a, c| Box::pin(run::edit(c, a, Flavor::Full)),
         ),
         plan_tool(specs::enter_plan_mode(), PlanTool::Enter),
-        plan_tool(specs::exit_plan_mode(), PlanTool::Exit),
+        plan_tool(specs::exit_plan_mode_with_prompts(), PlanTool::Exit),
         tool(WORDING, specs::glob(), describe_glob, |a, c| {
             Box::pin(run::glob(c, a, Flavor::Full))
         }),
         tool(WORDING, specs::grep(), describe_grep, run_grep),
+        tool(
+            WORDING,
+            specs::notebook_edit(),
+            notebook::describe,
+            |a, c| Box::pin(notebook::run(c, a)),
+        ),
         tool(
             WORDING,
             specs::read_with_pages(specs::READ_FULL),
@@ -260,13 +268,8 @@ fn full_table(env: &PromptEnv) -> ToolTable {
     tools.extend([
         task_tools::task_output(task_tools::Flavor::Claude, WORDING),
         task_tools::task_stop(task_tools::Flavor::Claude, WORDING),
-        tool(
-            WORDING,
-            specs::todo_write(),
-            |_, _| describe(ToolKind::Think, "Update todos".into()),
-            |a, _| Box::pin(async move { super::session_tools::todo_write(&a) }),
-        ),
     ]);
+    tools.extend(tasks::tools());
     if env.web.fetch {
         tools.push(web_tools::web_fetch(WORDING));
     }
@@ -280,9 +283,17 @@ fn full_table(env: &PromptEnv) -> ToolTable {
         |a, c| Box::pin(run::write(c, a, Flavor::Full)),
     )]);
     tools.extend(super::cron_tools::cron_tools(WORDING));
+    tools.push(super::cron_tools::schedule_wakeup(WORDING));
     // Claude Code sends its tools in name order.
     tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
-    ToolTable::new(tools)
+    // The list is kept with the Task* tools; TodoWrite is not offered, but a model used to
+    // it still gets an answer.
+    ToolTable::new(tools).with_hidden(vec![tool(
+        WORDING,
+        specs::todo_write(),
+        |_, _| describe(ToolKind::Think, "Update todos".into()),
+        |a, _| Box::pin(async move { super::session_tools::todo_write(&a) }),
+    )])
 }
 
 pub(crate) fn plan_tool(spec: ToolSpec, which: PlanTool) -> Arc<dyn Tool> {

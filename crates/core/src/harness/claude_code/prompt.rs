@@ -39,7 +39,8 @@ library is already used before you rely on it.
 - Edit existing files rather than creating new ones; create documentation only when asked.
 - Verify your work with the project's own tests, build or linter, and fix what you broke. \
 If you cannot verify something, say so.
-- Plan work of three or more steps with TodoWrite and keep it current.";
+- Plan work of three or more steps with TaskCreate, and keep each task's status current \
+with TaskUpdate (in_progress when you start it, completed when it is done).";
 
 const CARE: &str = "\
 # Executing actions with care

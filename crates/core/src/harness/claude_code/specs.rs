@@ -199,6 +199,21 @@ pub(crate) fn exit_plan_mode() -> ToolSpec {
     )
 }
 
+/// Claude Code's ExitPlanMode: the plan, and the prompt-based permissions its 2.1 asks for
+/// with it (`allowedPrompts`), shown to the user with the plan.
+pub(crate) fn exit_plan_mode_with_prompts() -> ToolSpec {
+    let mut spec = exit_plan_mode();
+    spec.parameters["properties"]["allowedPrompts"] = json!({
+        "type": "array",
+        "description": "Permissions the plan needs, as categories of actions rather than commands (\"run tests\", \"install dependencies\"); shown to the user with the plan",
+        "items": {"type": "object", "properties": {
+            "tool": {"type": "string", "enum": ["Bash"], "description": "The tool this prompt applies to"},
+            "prompt": {"type": "string", "description": "Semantic description of the action, e.g. \"run tests\""}
+        }, "required": ["tool", "prompt"], "additionalProperties": false}
+    });
+    spec
+}
+
 pub(crate) fn skill() -> ToolSpec {
     spec(
         "Skill",
@@ -234,6 +249,99 @@ pub(crate) fn todo_write() -> ToolSpec {
                 }}
             }),
             &["todos"],
+        ),
+    )
+}
+
+pub(crate) fn task_create() -> ToolSpec {
+    spec(
+        "TaskCreate",
+        "Add a task to this session's task list; the user sees the list. Use the list for work \
+         of three or more steps, or when the user gives several things to do; skip it for a \
+         single simple task. Give a short imperative subject (\"Fix the login bug\"), what has to \
+         be done, and optionally activeForm, the present-continuous form shown while the task \
+         is in progress (\"Fixing the login bug\"). New tasks are pending; set their status and \
+         dependencies with TaskUpdate, and check TaskList first to avoid duplicates.",
+        closed_object(
+            json!({
+                "subject": {"type": "string", "description": "A brief title for the task"},
+                "description": {"type": "string", "description": "What needs to be done"},
+                "activeForm": {"type": "string", "description": "Present continuous form shown in spinner when in_progress (e.g., \"Running tests\")"},
+                "metadata": {"type": "object", "description": "Arbitrary metadata to attach to the task"}
+            }),
+            &["subject", "description"],
+        ),
+    )
+}
+
+pub(crate) fn task_get() -> ToolSpec {
+    spec(
+        "TaskGet",
+        "Get one task of the task list by id: its subject, description, status, owner, the \
+         tasks it waits for (blocked by) and the tasks waiting for it (blocks). Read a task \
+         before you start or update it, and start only when nothing open blocks it.",
+        closed_object(
+            json!({
+                "taskId": {"type": "string", "description": "The ID of the task to retrieve"}
+            }),
+            &["taskId"],
+        ),
+    )
+}
+
+pub(crate) fn task_list() -> ToolSpec {
+    spec(
+        "TaskList",
+        "List the task list in summary: each task's id, subject, status, owner and the open \
+         tasks that still block it. Use it to see progress and to pick the next task: one \
+         that is pending, has no owner and is not blocked, lowest id first.",
+        closed_object(json!({}), &[]),
+    )
+}
+
+pub(crate) fn task_update() -> ToolSpec {
+    spec(
+        "TaskUpdate",
+        "Change a task of the task list: its status (pending, in_progress, completed; \
+         `deleted` removes it), subject, description, activeForm, owner or metadata, and add \
+         dependencies (addBlocks: tasks that wait for this one; addBlockedBy: tasks this one \
+         waits for). Set in_progress when you start a task and completed only when it is \
+         fully done (tests pass, nothing left half-made); when blocked, keep it in_progress \
+         and add a task for the blocker.",
+        closed_object(
+            json!({
+                "taskId": {"type": "string", "description": "The ID of the task to update"},
+                "subject": {"type": "string", "description": "New subject for the task"},
+                "description": {"type": "string", "description": "New description for the task"},
+                "activeForm": {"type": "string", "description": "Present continuous form shown in spinner when in_progress (e.g., \"Running tests\")"},
+                "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "deleted"], "description": "New status for the task; deleted removes it"},
+                "addBlocks": {"type": "array", "items": {"type": "string"}, "description": "Task IDs that this task blocks"},
+                "addBlockedBy": {"type": "array", "items": {"type": "string"}, "description": "Task IDs that block this task"},
+                "owner": {"type": "string", "description": "New owner for the task"},
+                "metadata": {"type": "object", "description": "Metadata keys to merge into the task. Set a key to null to delete it."}
+            }),
+            &["taskId"],
+        ),
+    )
+}
+
+pub(crate) fn notebook_edit() -> ToolSpec {
+    spec(
+        "NotebookEdit",
+        "Edit one cell of a Jupyter notebook (.ipynb): replace its source (the default), \
+         insert a new cell after the cell with `cell_id` (at the top when there is none), or \
+         delete it. A replaced code cell loses its outputs and execution count. Cells are \
+         named by their `id`, or as `cell-N` (0-based) in notebooks without ids. \
+         notebook_path must be absolute.",
+        closed_object(
+            json!({
+                "notebook_path": {"type": "string", "description": "The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)"},
+                "cell_id": {"type": "string", "description": "The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified."},
+                "new_source": {"type": "string", "description": "The new source for the cell"},
+                "cell_type": {"type": "string", "enum": ["code", "markdown"], "description": "The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required."},
+                "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"], "description": "The type of edit to make (replace, insert, delete). Defaults to replace."}
+            }),
+            &["notebook_path", "new_source"],
         ),
     )
 }
