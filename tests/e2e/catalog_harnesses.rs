@@ -1490,3 +1490,39 @@ fn deepseek_tui_runs_background_commands_the_web_and_named_agents() {
         "{resumed}"
     );
 }
+
+#[test]
+fn kimi_code_enters_plan_mode_and_presents_its_plan_with_options() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("p1", "EnterPlanMode", json!({})),
+        Reply::tool_call(
+            "w1",
+            "Write",
+            json!({"path": "NOTES.md", "content": "x"}),
+        ),
+        Reply::tool_call(
+            "p2",
+            "ExitPlanMode",
+            json!({"plan": "1. Fix add in calc.py", "options": [{"label": "Patch", "description": "change the operator"}, {"label": "Rewrite"}]}),
+        ),
+        Reply::text("Waiting for approval."),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "kimi-code"]);
+    assert!(!repo.path().join("NOTES.md").exists());
+    let reqs = mock.model_requests();
+    let names = tool_names(&reqs[0].body);
+    assert!(
+        names.iter().any(|n| n == "EnterPlanMode") && names.iter().any(|n| n == "ExitPlanMode")
+    );
+    let r = results(&reqs.last().unwrap().body);
+    assert!(r[0].contains("plan mode"), "{}", r[0]);
+    assert!(
+        r[1].contains("read-only"),
+        "plan mode refuses the write: {}",
+        r[1]
+    );
+    // exec answers every approval with no: the plan stays unapproved.
+    assert!(r[2].contains("did not approve the plan"), "{}", r[2]);
+}

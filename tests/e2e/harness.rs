@@ -360,6 +360,8 @@ fn kimi_code_task_uses_kimi_tools_and_todolist_becomes_todo_list_items() {
             "CronDelete",
             "CronList",
             "Edit",
+            "EnterPlanMode",
+            "ExitPlanMode",
             "FetchURL",
             "GetGoal",
             "Glob",

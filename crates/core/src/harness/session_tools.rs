@@ -187,7 +187,7 @@ fn enter(ctx: &ToolContext) -> ToolOutcome {
     o
 }
 
-async fn exit(ctx: &ToolContext, args: &Value) -> ToolResult {
+pub(crate) async fn exit(ctx: &ToolContext, args: &Value) -> ToolResult {
     let Some(plan) = args
         .get("plan")
         .and_then(Value::as_str)

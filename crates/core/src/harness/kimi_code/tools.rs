@@ -145,6 +145,7 @@ fn capability_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {
     ];
     tools.extend(crate::harness::cron_tools::cron_tools(WORDING));
     tools.extend(super::goals::tools());
+    tools.extend(plan_tools());
     if !env.skills.is_empty() {
         tools.push(Arc::new(crate::harness::session_tools::SkillTool {
             spec: spec(
@@ -724,4 +725,71 @@ fn skill_loaded(skill: &crate::skills::Skill, args: &str) -> String {
         dir = attr(&dir),
         args = attr(args),
     )
+}
+
+/// Kimi Code's EnterPlanMode and ExitPlanMode on our plan mode. The original's ExitPlanMode
+/// reads the plan from a plan file the model writes in plan mode; ours writes nothing in
+/// plan mode, so the plan comes as `plan`, beside the original's `options`.
+fn plan_tools() -> Vec<Arc<dyn Tool>> {
+    use crate::harness::session_tools::{PlanModeTool, PlanTool};
+    let enter = Arc::new(PlanModeTool {
+        spec: spec(
+            "EnterPlanMode",
+            "Switch to plan mode before a non-trivial change: a new feature, several valid approaches, changes across more than a few files, unclear requirements, or a choice the user should make. In plan mode you only read and search; explore, design, then present the plan with ExitPlanMode for the user's approval. Not for small fixes, precise instructions or pure research.",
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {}, "additionalProperties": false}),
+        ),
+        which: PlanTool::Enter,
+        wording: WORDING,
+    }) as Arc<dyn Tool>;
+    let exit = FnTool::plain(
+        WORDING,
+        spec(
+            "ExitPlanMode",
+            "In plan mode, when the plan is ready: present it to the user for approval. Give the whole plan as `plan` (markdown: concrete, checkable steps naming the real files, functions and commands). When it offers alternative approaches, list them in `options` (up to 3) so the user sees them. Do not ask \"is this plan OK?\" with AskUserQuestion: this tool does that. If the user rejects it, revise and call it again.",
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {
+                "plan": {"type": "string", "minLength": 1, "description": "The plan to approve (markdown)"},
+                "options": {"type": "array", "minItems": 1, "maxItems": 3, "description": "Alternative approaches the plan offers, for the user to see; not labelled Reject, Revise or Approve", "items": {
+                    "type": "object", "properties": {
+                        "label": {"type": "string", "description": "The approach, in a few words"},
+                        "description": {"type": "string", "description": "What it means"}
+                    }, "required": ["label"], "additionalProperties": false}}
+            }, "required": ["plan"], "additionalProperties": false}),
+        ),
+        |_, _| CallDescription::new(ToolKind::Think, "Present the plan".into(), vec![]),
+        |a, c| Box::pin(exit_plan(c, a)),
+    );
+    vec![enter, exit]
+}
+
+/// The plan with its options under it, then the shared approval (`session_tools::exit`).
+async fn exit_plan(ctx: &ToolContext, args: Value) -> ToolResult {
+    let plan = str_arg(&args, "plan")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let options: Vec<String> = args
+        .get("options")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, o)| {
+            let label = o.get("label")?.as_str()?.trim();
+            let about = o
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .trim();
+            Some(match about.is_empty() {
+                true => format!("{}. {label}", i + 1),
+                false => format!("{}. {label}: {about}", i + 1),
+            })
+        })
+        .collect();
+    let shown = match (plan.is_empty(), options.is_empty()) {
+        (true, _) => String::new(),
+        (false, true) => plan,
+        (false, false) => format!("{plan}\n\nApproaches:\n{}", options.join("\n")),
+    };
+    crate::harness::session_tools::exit(ctx, &json!({"plan": shown})).await
 }
