@@ -76,6 +76,8 @@ class Agent:
                     "-c", f'model="{self.model}"',
                     "-c", 'approval_policy="never"',
                     "-c", 'sandbox_mode="danger-full-access"']
+            if k == "ours-opencode":
+                argv += ["-c", 'harness="opencode"']
             if resume:
                 argv += ["resume", resume]
             return argv, env
@@ -232,6 +234,8 @@ def all_agents() -> list[Agent]:
         Agent("claude-code", "Claude Code 2.1.332", "exec", "messages", "claude-code", "claude-sonnet-4-6",
               version="2.1.332"),
         Agent("ours-qwen", "interpreter (qwen-code)", "exec", "chat", "qwen", "qwen3-coder-plus"),
+        # Our opencode harness, picked by name, against opencode itself (both over ACP).
+        Agent("ours-opencode", "interpreter (opencode)", "acp", "chat", "opencode", "mock-model"),
         Agent("qwen-code", "Qwen Code 0.24.4", "exec", "chat", "qwen", "qwen3-coder-plus", version="0.24.4"),
     ]
 

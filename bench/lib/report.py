@@ -203,7 +203,7 @@ def targets(results: dict) -> list[tuple[str, str, str, bool | None]]:
     else:
         rows.append(("app-server `initialize` from spawn, codex ÷ ours", "≥ 10×", "not measured", None))
     # Our emulation of an original against that original, same tasks and mock.
-    for ours_key, peer in (("ours-claude", "claude-code"), ("ours-qwen", "qwen-code")):
+    for ours_key, peer in (("ours-claude", "claude-code"), ("ours-qwen", "qwen-code"), ("ours-opencode", "opencode")):
         if ours_key not in tok:
             continue
         label = results["agents"].get(peer, {}).get("label", peer)
@@ -391,9 +391,9 @@ def render(results: dict, out: Path) -> str:
         if "ours-kimi" in tok:
             L.append("Ratios for our `kimi-code` harness (ours ÷ peer, all tasks): " + ", ".join(
                 f"{agents[p]['label']} {tot['ours-kimi']['total_tokens'] / tot[p]['total_tokens']:.2f}×"
-                for p in tkeys if p not in ("ours", "ours-kimi", "ours-exec")) + ".")
+                for p in tkeys if p not in ("ours", "ours-kimi", "ours-exec", "ours-opencode")) + ".")
             L.append("")
-        for ours_key, peer in (("ours-claude", "claude-code"), ("ours-qwen", "qwen-code")):
+        for ours_key, peer in (("ours-claude", "claude-code"), ("ours-qwen", "qwen-code"), ("ours-opencode", "opencode")):
             if ours_key in tok and peer in tok:
                 per = ", ".join(
                     f"{t.key} {tok[ours_key][t.key]['total_tokens'] / tok[peer][t.key]['total_tokens']:.2f}×"

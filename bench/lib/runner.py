@@ -359,6 +359,9 @@ class Bench:
         reqs = self.mock.requests()
         aux = self.aux.requests()
         self.aux._call("DELETE", "/_mock/requests")
+        # A title request that went to the main mock (our opencode harness) is a side request.
+        aux += [q for q in reqs if is_title_request(q["body"])]
+        reqs = [q for q in reqs if not is_title_request(q["body"])]
         r["requests"] = [request_metrics(q["body"]) for q in reqs]
         r["aux_requests"] = [request_metrics(q["body"]) for q in aux if isinstance(q["body"], dict)]
         r["expected_requests"] = task.n_requests()
@@ -494,3 +497,11 @@ def _tool_errors(agent: Agent, reqs: list) -> list[str]:
     """Tool results that look like failures (for the report; a failing test run is expected
     in the test-fix task, so it is listed but does not fail the task)."""
     return [o[:160] for o in _tool_outputs(reqs) if any(h in o for h in ERROR_HINTS)]
+
+
+def is_title_request(body) -> bool:
+    """A harness's title request (opencode's): its user message asks for a title."""
+    return isinstance(body, dict) and any(
+        isinstance(m, dict) and m.get("role") == "user"
+        and m.get("content") == "Generate a title for this conversation:\n"
+        for m in body.get("messages", []))
