@@ -1526,3 +1526,43 @@ fn kimi_code_enters_plan_mode_and_presents_its_plan_with_options() {
     // exec answers every approval with no: the plan stays unapproved.
     assert!(r[2].contains("did not approve the plan"), "{}", r[2]);
 }
+
+#[test]
+fn deepseek_tui_reverts_the_last_turns_files_through_the_checkpoints() {
+    let repo = calc_repo();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "w1",
+            "write_file",
+            json!({"path": "notes.txt", "content": "made by turn one\n"}),
+        ),
+        Reply::text("Wrote it."),
+        Reply::tool_call("r1", "revert_turn", json!({})),
+        Reply::tool_call("r2", "revert_turn", json!({"turn_offset": 5})),
+        Reply::text("Reverted."),
+    ]))
+    .unwrap();
+    let first = mock_llm::e2e::exec_args(&mock.url(), &["--json", "--harness", "deepseek-tui"]);
+    let out = repo.run(&first, "write notes");
+    let id = jsonl(&out)[0]["thread_id"].as_str().unwrap().to_string();
+    assert_eq!(repo.read("notes.txt"), "made by turn one\n");
+    let next = mock_llm::e2e::exec_args(
+        &mock.url(),
+        &["--json", "--harness", "deepseek-tui", "resume", &id],
+    );
+    let out = repo.run(&next, "take it back");
+    mock_llm::e2e::succeeded(&out);
+    assert!(
+        !repo.path().join("notes.txt").exists(),
+        "the turn's file is gone"
+    );
+    let r = results(&mock.model_requests().last().unwrap().body);
+    let reverted: Value = serde_json::from_str(&r[r.len() - 2]).unwrap();
+    assert_eq!(reverted["reverted_turns"], 1);
+    assert_eq!(reverted["removed"], json!(["notes.txt"]));
+    assert!(
+        r[r.len() - 1].contains("only 1 turn(s) can be undone, not 5"),
+        "{}",
+        r[r.len() - 1]
+    );
+}

@@ -380,7 +380,7 @@ impl Session {
                 self.goal_status_from_model(status, &turn);
             }
             ModeChange::GoalEdit(edit) => self.goal_edit_from_model(*edit),
-            ModeChange::EnterPlan | ModeChange::StopTurn => {}
+            ModeChange::EnterPlan | ModeChange::StopTurn | ModeChange::RevertTurns(_) => {}
         }
     }
 

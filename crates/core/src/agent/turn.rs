@@ -705,6 +705,9 @@ impl Session {
         if outcome.mode_change == Some(crate::tools::ModeChange::StopTurn) {
             cancel.cancel();
         }
+        if let Some(crate::tools::ModeChange::RevertTurns(n)) = outcome.mode_change {
+            outcome = self.revert_turns(n).await;
+        }
         // A subagent's mode is its own; only the session the user drives changes.
         if let Some(change) = outcome.mode_change.clone()
             && self.parent_id.is_none()

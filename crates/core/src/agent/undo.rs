@@ -368,6 +368,34 @@ impl Session {
         self.take_back(self.state.turns.len() - n, restore).await
     }
 
+    /// A tool's `revert_turn` (deepseek-tui): the files of the last `n` finished turns go
+    /// back; the conversation keeps them. The call's result is what was put back.
+    pub(super) async fn revert_turns(&mut self, n: u32) -> crate::tools::ToolOutcome {
+        use crate::tools::ToolOutcome;
+        if self.parent_id.is_some() {
+            return ToolOutcome::error("Only the main session can revert turns.");
+        }
+        match self.undo(n, interpreter_protocol::Restore::Code).await {
+            Ok(r) => {
+                let skipped: Vec<serde_json::Value> = r
+                    .skipped
+                    .iter()
+                    .map(|k| serde_json::json!({"path": k.path, "reason": k.reason}))
+                    .collect();
+                ToolOutcome::ok(
+                    serde_json::json!({
+                        "reverted_turns": r.turn_ids.len(),
+                        "restored": r.restored,
+                        "removed": r.removed,
+                        "skipped": skipped,
+                    })
+                    .to_string(),
+                )
+            }
+            Err(e) => ToolOutcome::error(format!("revert_turn failed: {e}")),
+        }
+    }
+
     /// `Op::Rewind`: back to just before `turn_id`.
     pub(super) async fn rewind(
         &mut self,

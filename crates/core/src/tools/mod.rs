@@ -231,6 +231,9 @@ pub(crate) enum ModeChange {
     Goal(interpreter_protocol::GoalStatus),
     /// The model made or changed the goal with a harness's goal tools (Kimi Code's).
     GoalEdit(Box<goal::GoalEdit>),
+    /// Put back the files of the last N turns (deepseek-tui's `revert_turn`); the session
+    /// writes the call's result from what it restored.
+    RevertTurns(u32),
 }
 
 /// A self-contained task for a subagent.

@@ -580,3 +580,42 @@ pub(super) fn diagnostics() -> Arc<dyn Tool> {
         },
     )
 }
+
+/// `revert_turn`: the files of the last `turn_offset` turns (default 1) go back to how they
+/// were, through the session's checkpoints; the conversation keeps the turns.
+pub(super) fn revert_turn() -> Arc<dyn Tool> {
+    tool(
+        spec(
+            "revert_turn",
+            "Put back the files the last turns changed (default: the last finished turn), from the session's checkpoints. A file changed since is kept and named. The conversation keeps the turns.",
+            object(
+                json!({"turn_offset": {"type": "integer", "description": "How many finished turns to take back, from the last (default 1)"}}),
+                &[],
+            ),
+        ),
+        |_, _| describe(ToolKind::Edit, "Revert the last turn's files".into()),
+        |a, c| {
+            Box::pin(async move {
+                let n = a
+                    .get("turn_offset")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    .clamp(1, 100) as u32;
+                // It writes files: asked about as an edit of the workspace.
+                c.authorize(
+                    crate::sandbox::Intent::Write {
+                        paths: vec![c.workspace.cwd().to_path_buf()],
+                    },
+                    "revert_turn",
+                    ToolKind::Edit,
+                    &format!("Put back the files of the last {n} turn(s)"),
+                    vec![],
+                )
+                .await?;
+                let mut o = ToolOutcome::ok(String::new());
+                o.mode_change = Some(crate::tools::ModeChange::RevertTurns(n));
+                Ok(o)
+            })
+        },
+    )
+}

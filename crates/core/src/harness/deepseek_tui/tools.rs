@@ -112,6 +112,7 @@ pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
             Box::pin(run::list_dir(c, a))
         }),
         more::project_map(),
+        more::revert_turn(),
     ]);
     tools.extend(more::github_tools(env));
     if !env.skills.is_empty() {
