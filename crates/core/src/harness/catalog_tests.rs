@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{PromptEnv, WebTools, by_name, harnesses};
-use crate::config::{ApprovalPolicy, SandboxMode};
+use crate::config::ApprovalPolicy;
 
 /// A session with everything a tool may need.
 fn everything_on() -> PromptEnv {
@@ -20,14 +20,8 @@ fn everything_on() -> PromptEnv {
     PromptEnv {
         cwd: PathBuf::from("/w"),
         roots: vec![PathBuf::from("/w")],
-        os: "linux".into(),
-        shell: "bash".into(),
-        agents_md: None,
-        sandbox: SandboxMode::WorkspaceWrite,
         approval: ApprovalPolicy::OnRequest,
-        tree: String::new(),
         skills,
-        plan_mode: false,
         face: crate::tools::events::FaceAbilities {
             questions: true,
             diagnostics: true,
@@ -42,6 +36,7 @@ fn everything_on() -> PromptEnv {
         model: "m".into(),
         provider: "p".into(),
         github_cli: true,
+        ..super::test_env()
     }
 }
 

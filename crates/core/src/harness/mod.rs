@@ -234,6 +234,46 @@ pub(crate) trait TextActions: Send + Sync {
     }
 }
 
+/// A user message of a text-action harness's rendered history (swe-agent, terminus-2).
+pub(crate) fn rendered_user(text: String, images: Vec<String>) -> HistoryItem {
+    HistoryItem::User {
+        text,
+        images,
+        synthetic: false,
+    }
+}
+
+/// An assistant message of a text-action harness's rendered history: its text, no calls.
+pub(crate) fn rendered_assistant(text: String, reasoning: Option<String>) -> HistoryItem {
+    HistoryItem::Assistant(crate::model::AssistantReply {
+        reasoning,
+        ..crate::model::AssistantReply::new(text, vec![])
+    })
+}
+
+/// A session's facts for harness tests: `/repo` on Linux, workspace-write, nothing else on.
+#[cfg(test)]
+pub(crate) fn test_env() -> PromptEnv {
+    PromptEnv {
+        cwd: "/repo".into(),
+        roots: vec!["/repo".into()],
+        os: "linux".into(),
+        shell: "bash (/bin/bash)".into(),
+        agents_md: None,
+        sandbox: SandboxMode::WorkspaceWrite,
+        approval: ApprovalPolicy::OnRequest,
+        tree: String::new(),
+        skills: vec![],
+        plan_mode: false,
+        face: Default::default(),
+        web: Default::default(),
+        images: false,
+        model: String::new(),
+        provider: String::new(),
+        github_cli: false,
+    }
+}
+
 /// One harness: what the catalog says of it, and how to make one.
 struct Entry {
     info: &'static HarnessInfo,

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::{CALL_ID_PREFIX, CORRECTION, EMPTY_OUTPUT, prompt};
 use crate::harness::PromptEnv;
+use crate::harness::{rendered_assistant as assistant, rendered_user as user};
 use crate::model::{AssistantReply, HistoryItem, Parts as _, ToolCall};
 
 /// The text a request carries for a tool result.
@@ -19,21 +20,6 @@ pub(crate) fn observation(output: &str) -> String {
     } else {
         format!("OBSERVATION:\n{output}")
     }
-}
-
-fn user(text: String, images: Vec<String>) -> HistoryItem {
-    HistoryItem::User {
-        text,
-        images,
-        synthetic: false,
-    }
-}
-
-fn assistant(text: String, reasoning: Option<String>) -> HistoryItem {
-    HistoryItem::Assistant(AssistantReply {
-        reasoning,
-        ..AssistantReply::new(text, vec![])
-    })
 }
 
 fn is_correction(item: Option<&HistoryItem>) -> bool {

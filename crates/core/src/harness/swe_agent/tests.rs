@@ -1,26 +1,8 @@
 use super::*;
-use crate::config::{ApprovalPolicy, SandboxMode};
 use crate::model::{AssistantReply, Parts as _};
 
 fn env() -> PromptEnv {
-    PromptEnv {
-        cwd: "/repo".into(),
-        roots: vec!["/repo".into()],
-        os: "linux".into(),
-        shell: "bash (/bin/bash)".into(),
-        agents_md: None,
-        sandbox: SandboxMode::WorkspaceWrite,
-        approval: ApprovalPolicy::OnRequest,
-        tree: String::new(),
-        skills: vec![],
-        plan_mode: false,
-        face: Default::default(),
-        web: Default::default(),
-        images: false,
-        model: String::new(),
-        provider: String::new(),
-        github_cli: false,
-    }
+    crate::harness::test_env()
 }
 
 fn user(t: &str) -> HistoryItem {

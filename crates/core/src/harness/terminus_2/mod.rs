@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use super::{Harness, HarnessInfo, PromptEnv, TextActions, TextReply};
 use crate::config::WireApi;
+use crate::harness::{rendered_assistant as assistant, rendered_user as user};
 use crate::model::{AssistantReply, HistoryItem, Parts as _, ToolCall, ToolSpec};
 use crate::tools::table::ToolTable;
 use terminal::{Args, Terminal};
@@ -144,21 +145,6 @@ fn awaiting_confirmation(history: &[HistoryItem]) -> bool {
         }
     }
     false
-}
-
-fn user(text: String, images: Vec<String>) -> HistoryItem {
-    HistoryItem::User {
-        text,
-        images,
-        synthetic: false,
-    }
-}
-
-fn assistant(text: String, reasoning: Option<String>) -> HistoryItem {
-    HistoryItem::Assistant(AssistantReply {
-        reasoning,
-        ..AssistantReply::new(text, vec![])
-    })
 }
 
 /// The history as the original's requests carry it: the protocol, task and first screen in
