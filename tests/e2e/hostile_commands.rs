@@ -658,3 +658,162 @@ fn the_lsp_read_only_session_runs_no_command_that_writes() {
     }
     client.shutdown();
 }
+
+/// A `gh` in a folder of its own that logs each call's arguments (one per line, then `--`)
+/// to `log`, and answers `issue view` like gh. Returns the PATH that finds it first.
+#[cfg(unix)]
+fn fake_gh(bin: &Path, log: &Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let script = format!(
+        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '{}'; done\necho -- >> '{}'\n\
+         case \"$1 $2\" in 'issue view') echo '{{\"number\":3,\"title\":\"add is wrong\",\"state\":\"OPEN\"}}';; esac\n",
+        log.display(),
+        log.display()
+    );
+    let gh = bin.join("gh");
+    std::fs::write(&gh, script).unwrap();
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+fn close_issue_call(id: &str) -> Reply {
+    Reply::tool_call(
+        id,
+        "github_close_issue",
+        json!({"number": 3, "acceptance_criteria": ["add adds"], "comment": "Fixed.",
+               "evidence": {"files_changed": ["calc.py"], "tests_run": ["pytest"], "final_status": "fixed"}}),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn deepseek_tui_github_writes_ask_in_acp_and_post_what_was_approved() {
+    let repo = TestRepo::new();
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("gh.log");
+    let path = fake_gh(bin.path(), &log);
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("g1", "github_issue_context", json!({"number": 3})),
+        Reply::tool_call(
+            "g2",
+            "github_comment",
+            json!({"target": "pr", "number": 4, "body": "Blocked on CI.", "evidence": {}, "dry_run": true}),
+        ),
+        Reply::tool_call(
+            "g3",
+            "github_comment",
+            json!({"target": "issue", "number": 3, "body": "It's fixed; see $(HEAD).",
+                   "evidence": {"tests_run": ["pytest"]}}),
+        ),
+        close_issue_call("g4"),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let home = repo.home.path().display().to_string();
+    let mut agent = acp::Agent::start(
+        &repo,
+        &mock,
+        &[
+            "-c",
+            "sandbox_mode=\"danger-full-access\"",
+            "-c",
+            "harness=\"deepseek-tui\"",
+        ],
+        &[("HOME", home.as_str()), ("PATH", path.as_str())],
+    );
+    agent.answer = "allow_once";
+    agent.initialize();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let session = agent.new_session(&cwd, json!([]));
+    agent.prompt(&session, "close issue 3");
+    // Reading runs without a question in full access; each write asks, even there.
+    let asked: Vec<String> = agent
+        .permissions
+        .iter()
+        .map(|p| {
+            p["toolCall"]["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(asked.len(), 2, "{asked:#?}");
+    assert!(tool_output(&mock, "g1").contains("add is wrong"));
+    let dry = tool_output(&mock, "g2");
+    assert!(dry.starts_with("Dry run: nothing was posted."), "{dry}");
+    let commented = tool_output(&mock, "g3");
+    assert!(
+        commented.starts_with("Commented on issue #3."),
+        "{commented}"
+    );
+    assert!(tool_output(&mock, "g4").starts_with("Closed issue #3."));
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let calls: Vec<&str> = calls.split("--\n").filter(|c| !c.is_empty()).collect();
+    assert_eq!(calls.len(), 3, "{calls:#?}");
+    assert!(calls[0].starts_with("issue\nview\n3\n"), "{}", calls[0]);
+    // The body reaches gh as one argument, the shell's `$(…)` unexpanded.
+    assert_eq!(
+        calls[1],
+        "issue\ncomment\n3\n--body\nIt's fixed; see $(HEAD).\n\n**Evidence**\n- tests run: pytest\n"
+    );
+    assert!(
+        calls[2].starts_with(
+            "issue\nclose\n3\n--comment\nFixed.\n\n**Acceptance criteria**\n- add adds\n"
+        ),
+        "{}",
+        calls[2]
+    );
+    agent.exit();
+}
+
+#[cfg(unix)]
+#[test]
+fn deepseek_tui_github_writes_are_refused_where_nobody_can_ask_and_on_a_dirty_tree() {
+    let repo = TestRepo::new();
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n");
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("gh.log");
+    let path = fake_gh(bin.path(), &log);
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "w1",
+            "github_comment",
+            json!({"target": "issue", "number": 3, "body": "Fixed.", "evidence": {}}),
+        ),
+        close_issue_call("w2"),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let mut args = mock_llm::e2e::exec_args(
+        &mock.url(),
+        &[
+            "--harness",
+            "deepseek-tui",
+            "--dangerously-bypass-approvals-and-sandbox",
+        ],
+    );
+    args.push("close issue 3".into());
+    let home = repo.home.path().display().to_string();
+    let out = repo.run_with_env(
+        &args,
+        "",
+        &[("HOME", home.as_str()), ("PATH", path.as_str())],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let refused = tool_output(&mock, "w1");
+    assert!(refused.contains("acts on GitHub in your name"), "{refused}");
+    let dirty = tool_output(&mock, "w2");
+    assert!(
+        dirty.contains("uncommitted changes (calc.py)") && dirty.contains("allow_dirty"),
+        "{dirty}"
+    );
+    assert!(!log.exists(), "gh ran: {:?}", std::fs::read_to_string(&log));
+}

@@ -7,6 +7,7 @@
 //! code: …)`, compacted long output, `Todo list updated (N items, P% complete)`).
 
 mod git;
+mod github;
 mod more;
 mod prompt;
 mod run;

@@ -3,7 +3,7 @@
 //! then `exec_shell_wait`, `exec_shell_interact`, `exec_shell_cancel` and their `exec_*`
 //! aliases), `fetch_url`, `web_search`, the `todo_*` names of the checklist, subagents
 //! (`tool_agent`, `agent_open`, `agent_eval`, `agent_close`), `request_user_input`,
-//! `diagnostics`, `project_map`, and GitHub context through `gh` where it is installed.
+//! `diagnostics` and `project_map`.
 
 use interpreter_protocol::ToolKind;
 use serde_json::{Value, json};
@@ -465,89 +465,6 @@ pub(super) fn project_map() -> Arc<dyn Tool> {
             })
         },
     )
-}
-
-/// `github_issue_context` and `github_pr_context`, through the GitHub CLI (asked about like
-/// any command: it reaches the network with the user's login).
-pub(super) fn github_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {
-    if !env.github_cli {
-        return Vec::new();
-    }
-    vec![
-        tool(
-            spec(
-                "github_issue_context",
-                "Read a GitHub issue of this repository (title, state, body, labels, and comments when asked) with the GitHub CLI.",
-                object(
-                    json!({"number": {"type": "integer"}, "include_comments": {"type": "boolean"}}),
-                    &["number"],
-                ),
-            ),
-            |a, _| describe_gh(a, "issue"),
-            |a, c| Box::pin(gh_view(c, a, "issue")),
-        ),
-        tool(
-            spec(
-                "github_pr_context",
-                "Read a GitHub pull request of this repository (title, state, body, files, and the diff when asked) with the GitHub CLI.",
-                object(
-                    json!({"number": {"type": "integer"}, "include_diff": {"type": "boolean"}}),
-                    &["number"],
-                ),
-            ),
-            |a, _| describe_gh(a, "pr"),
-            |a, c| Box::pin(gh_view(c, a, "pr")),
-        ),
-    ]
-}
-
-fn describe_gh(a: &Value, what: &str) -> CallDescription {
-    let n = a.get("number").and_then(Value::as_u64).unwrap_or(0);
-    let command = format!("gh {what} view {n}");
-    CallDescription {
-        kind: ToolKind::Fetch,
-        title: command.clone(),
-        locations: vec![],
-        command: Some(command),
-    }
-}
-
-async fn gh_view(ctx: &ToolContext, args: Value, what: &str) -> ToolResult {
-    let n = args
-        .get("number")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| ToolError::message("`number` is required"))?;
-    let (fields, extra) = match what {
-        "issue" => (
-            "number,title,state,author,labels,body,url",
-            (args.get("include_comments").and_then(Value::as_bool) == Some(true))
-                .then_some(",comments"),
-        ),
-        _ => (
-            "number,title,state,author,labels,body,url,baseRefName,headRefName,files",
-            None,
-        ),
-    };
-    let mut command = format!("gh {what} view {n} --json {fields}{}", extra.unwrap_or(""));
-    if what == "pr" && args.get("include_diff").and_then(Value::as_bool) == Some(true) {
-        command.push_str(&format!(" && gh pr diff {n}"));
-    }
-    let r = ctx
-        .authorize_and_run(
-            if what == "issue" {
-                "github_issue_context"
-            } else {
-                "github_pr_context"
-            },
-            ToolKind::Fetch,
-            &command,
-            ctx.workspace.cwd(),
-            Duration::from_secs(60),
-            "gh failed",
-        )
-        .await?;
-    let text = crate::tools::truncate::truncate_head(r.output.trim_end(), PAGE_CHARS, usize::MAX);
-    Ok(ToolOutcome::from_exec(r, text))
 }
 
 /// `diagnostics`: the editor's problems for every open file (where the face reports them).

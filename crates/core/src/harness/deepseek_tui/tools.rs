@@ -8,7 +8,7 @@ use interpreter_protocol::ToolKind;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
-use super::{WORDING, git, more, run};
+use super::{WORDING, git, github, more, run};
 use crate::harness::session_tools::{SkillTool, describe};
 use crate::model::ToolSpec;
 use crate::tools::table::{
@@ -114,7 +114,7 @@ pub(super) fn table(env: &crate::harness::PromptEnv) -> ToolTable {
         more::project_map(),
         more::revert_turn(),
     ]);
-    tools.extend(more::github_tools(env));
+    tools.extend(github::github_tools(env));
     if !env.skills.is_empty() {
         tools.push(Arc::new(SkillTool {
             spec: load_skill(),

@@ -56,6 +56,7 @@ fn judge_step(step: &Step, cwd: &Cwd, stdin: &Stdin, depth: usize) -> Option<Str
         "rm" => rm(args, cwd),
         "find" => find(args, cwd, stdin, depth),
         "git" => git(args, cwd, depth),
+        "gh" => gh(args),
         "dd" => dd(args, cwd),
         "chmod" | "chown" | "chgrp" => permissions(name, args, cwd),
         "kill" => kill(args),
@@ -478,6 +479,70 @@ fn git(args: &[Word], cwd: &Cwd, depth: usize) -> Option<String> {
         "clean" => clean(rest),
         _ => None,
     }
+}
+
+/// `gh` commands that act on GitHub in the user's name and cannot be taken back: closing,
+/// commenting, merging, reviewing, deleting, and `gh api` with a method other than GET.
+fn gh(args: &[Word]) -> Option<String> {
+    const WRITES: &[(&str, &[&str])] = &[
+        ("issue", &["close", "comment", "delete", "lock", "transfer"]),
+        ("pr", &["close", "comment", "merge", "review", "lock"]),
+        ("repo", &["delete", "archive", "rename"]),
+        ("release", &["delete"]),
+    ];
+    let mut words = Vec::new();
+    let (mut i, mut after_group) = (0, 0);
+    while let Some(a) = args.get(i) {
+        let Some(l) = a.literal() else {
+            return Some("gh with a subcommand only known when the command runs".into());
+        };
+        match l.as_str() {
+            "-R" | "--repo" => i += 2,
+            _ if l.starts_with('-') => i += 1,
+            _ => {
+                words.push(l);
+                i += 1;
+                if words.len() == 1 {
+                    after_group = i;
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    let group = words.first()?.as_str();
+    if group == "api" {
+        return gh_api(&args[after_group..]);
+    }
+    let action = words.get(1)?.as_str();
+    WRITES
+        .iter()
+        .any(|(g, actions)| *g == group && actions.contains(&action))
+        .then(|| format!("gh {group} {action} acts on GitHub in your name"))
+}
+
+/// `gh api`: a request with a method other than GET, or with fields (which make it a POST).
+fn gh_api(args: &[Word]) -> Option<String> {
+    let lits: Vec<Option<String>> = args.iter().map(Word::literal).collect();
+    let mut method: Option<String> = None;
+    let mut fields = false;
+    for (k, l) in lits.iter().enumerate() {
+        let Some(l) = l else { continue };
+        let next = || lits.get(k + 1).cloned().flatten();
+        match l.as_str() {
+            "-X" | "--method" => method = Some(next().unwrap_or_default()),
+            _ if l.starts_with("--method=") => method = Some(l["--method=".len()..].into()),
+            _ if l.starts_with("-X") && l.len() > 2 => method = Some(l[2..].into()),
+            "-f" | "-F" | "--field" | "--raw-field" | "--input" => fields = true,
+            _ if l.starts_with("--field=") || l.starts_with("--raw-field=") => fields = true,
+            _ => {}
+        }
+    }
+    let writes = match &method {
+        Some(m) => !m.eq_ignore_ascii_case("GET"),
+        None => fields,
+    };
+    writes.then(|| "gh api sends a request that changes GitHub in your name".into())
 }
 
 fn reset(args: &[Word]) -> Option<String> {

@@ -596,3 +596,28 @@ fn ordinary_reading_still_runs_unasked() {
         .collect();
     assert!(asks.is_empty(), "these ask: {asks:?}");
 }
+
+#[test]
+fn gh_commands_that_act_on_github_in_the_users_name() {
+    assert_all_dangerous([
+        ("gh issue close 3 --comment done", "gh issue close"),
+        ("gh -R o/r pr merge 4 --squash", "gh pr merge"),
+        ("gh pr comment 4 --body 'looks good'", "gh pr comment"),
+        ("command gh issue comment 1 -b hi", "gh issue comment"),
+        ("gh repo delete o/r --yes", "gh repo delete"),
+        ("gh api -X DELETE repos/o/r", "gh api"),
+        ("gh api --method=PATCH repos/o/r/issues/1", "gh api"),
+        ("gh api repos/o/r/issues/1/comments -f body=hi", "gh api"),
+        ("gh $cmd 1", "only known when the command runs"),
+    ]);
+    for c in [
+        "gh issue view 3 --json title",
+        "gh pr diff 4",
+        "gh pr list",
+        "gh api repos/o/r/issues",
+        "gh api -X GET search/issues -f q=bug",
+        "gh issue create --title x",
+    ] {
+        assert_eq!(danger(c), None, "{c}");
+    }
+}
