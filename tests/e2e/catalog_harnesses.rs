@@ -1566,3 +1566,144 @@ fn deepseek_tui_reverts_the_last_turns_files_through_the_checkpoints() {
         r[r.len() - 1]
     );
 }
+
+#[test]
+fn claude_code_works_in_a_worktree_and_leaves_it_keeping_or_removing() {
+    let repo = calc_repo();
+    mock_llm::e2e::git(repo.path(), &["add", "."]);
+    mock_llm::e2e::git(
+        repo.path(),
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
+    let top = std::fs::canonicalize(repo.path()).unwrap();
+    let wt = top.join(".claude/worktrees/fix-add");
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("x0", "ExitWorktree", json!({"action": "keep"})),
+        Reply::tool_call("e1", "EnterWorktree", json!({"name": "fix-add"})),
+        Reply::tool_call(
+            "w1",
+            "Write",
+            json!({"file_path": wt.join("notes.txt"), "content": "in the worktree\n"}),
+        ),
+        Reply::tool_call(
+            "b1",
+            "Bash",
+            json!({"command": "pwd && git branch --show-current", "description": "where"}),
+        ),
+        Reply::tool_call(
+            "w2",
+            "Write",
+            json!({"file_path": top.join("outside.txt"), "content": "no\n"}),
+        ),
+        Reply::tool_call("e2", "EnterWorktree", json!({"name": "second"})),
+        Reply::tool_call("x1", "ExitWorktree", json!({"action": "remove"})),
+        Reply::tool_call("x2", "ExitWorktree", json!({"action": "keep"})),
+        Reply::tool_call("b2", "Bash", json!({"command": "pwd", "description": "where"})),
+        Reply::tool_call(
+            "e3",
+            "EnterWorktree",
+            json!({"path": ".claude/worktrees/fix-add"}),
+        ),
+        Reply::tool_call("x3", "ExitWorktree", json!({"action": "remove"})),
+        Reply::tool_call("x4", "ExitWorktree", json!({"action": "keep"})),
+        Reply::tool_call("e4", "EnterWorktree", json!({"name": "fix-add"})),
+        Reply::tool_call("e5", "EnterWorktree", json!({"name": "second"})),
+        Reply::tool_call(
+            "w3",
+            "Write",
+            json!({"file_path": top.join(".claude/worktrees/second/draft.txt"), "content": "draft\n"}),
+        ),
+        Reply::tool_call(
+            "x5",
+            "ExitWorktree",
+            json!({"action": "remove", "discard_changes": true}),
+        ),
+        Reply::text("Done."),
+    ]))
+    .unwrap();
+    run(&repo, &mock, "mock-model", &["--harness", "claude-code"]);
+    let reqs = mock.model_requests();
+    let names = tool_names(&reqs[0].body);
+    assert!(
+        names.iter().any(|n| n == "EnterWorktree") && names.iter().any(|n| n == "ExitWorktree")
+    );
+    let r = results(&reqs.last().unwrap().body);
+    let wt_s = wt.display().to_string();
+    assert!(
+        r[0].starts_with("No active EnterWorktree session"),
+        "{}",
+        r[0]
+    );
+    assert_eq!(
+        r[1],
+        format!(
+            "Created worktree at {wt_s} on branch worktree-fix-add. The session is now working in the worktree. Use ExitWorktree to leave mid-session; when the session ends, the worktree stays on disk."
+        )
+    );
+    assert!(
+        r[3].contains(&wt_s) && r[3].contains("worktree-fix-add"),
+        "{}",
+        r[3]
+    );
+    // The folder from before is outside the session's workspace while it works in the worktree.
+    assert!(!top.join("outside.txt").exists(), "{}", r[4]);
+    assert!(r[5].contains("Already in a worktree session"), "{}", r[5]);
+    assert!(
+        r[6].contains("1 uncommitted file(s): notes.txt") && r[6].contains("discard_changes"),
+        "{}",
+        r[6]
+    );
+    assert!(
+        r[7].starts_with(&format!(
+            "Exited worktree. Your work is preserved at {wt_s} on branch worktree-fix-add."
+        )),
+        "{}",
+        r[7]
+    );
+    assert_eq!(
+        r[8].lines().next(),
+        Some(top.display().to_string().as_str()),
+        "{}",
+        r[8]
+    );
+    assert!(
+        r[9].starts_with(&format!(
+            "Switched to worktree at {wt_s} on branch worktree-fix-add."
+        )),
+        "{}",
+        r[9]
+    );
+    assert!(r[10].contains("entered by path"), "{}", r[10]);
+    assert!(r[12].contains("already exists"), "{}", r[12]);
+    // The prompt named the worktree while the session worked in it.
+    let system = |i: usize| reqs[i].body["messages"][0].to_string();
+    assert!(
+        system(2).contains(&wt_s),
+        "the worktree is not in the prompt"
+    );
+    assert!(!system(0).contains(&wt_s));
+    assert!(
+        !system(9).contains(&wt_s),
+        "the prompt still names the worktree"
+    );
+    assert!(
+        r[15].starts_with("Exited and removed worktree at"),
+        "{}",
+        r[15]
+    );
+    assert!(wt.join("notes.txt").exists(), "kept worktree lost its file");
+    assert!(!top.join(".claude/worktrees/second").exists());
+    let branches = mock_llm::e2e::git(&top, &["branch", "--list"]);
+    assert!(
+        branches.contains("worktree-fix-add") && !branches.contains("worktree-second"),
+        "{branches}"
+    );
+}

@@ -320,6 +320,38 @@ impl Session {
         Ok(())
     }
 
+    /// Works in a worktree from the next call on, or back in the folder from before: the
+    /// workspace (its boundary and what commands may write), the prompt's folder and project
+    /// files, and the tools move there. The prompt changes once per move.
+    pub(super) fn move_worktree(
+        &mut self,
+        m: crate::tools::worktree::WorktreeMove,
+    ) -> Result<(), String> {
+        use crate::tools::worktree::WorktreeMove;
+        let (cwd, next) = match m {
+            WorktreeMove::Enter(w) => (w.path.clone(), Some(Arc::new(*w))),
+            WorktreeMove::Exit => match &self.state.worktree {
+                Some(w) => (w.original.clone(), None),
+                None => return Err("No worktree session is active.".into()),
+            },
+        };
+        let workspace = self
+            .services
+            .workspace
+            .relocated(&cwd)
+            .map_err(|e| format!("Could not work in {}: {e}", cwd.display()))?;
+        let old = self.services.env.clone();
+        let mut env = prompt_env(&self.config, &workspace, &self.services.events);
+        env.face = old.face;
+        env.plan_mode = old.plan_mode;
+        self.services.workspace = Arc::new(workspace);
+        self.services.env = Arc::new(env);
+        self.state.system_prompt = self.state.harness.system_prompt(&self.services.env);
+        self.state.worktree = next;
+        self.refresh_tools();
+        Ok(())
+    }
+
     /// Adds tools from outside the harness (MCP); they follow the harness's own tools.
     pub(super) fn set_external_tools(&mut self, tools: Arc<dyn ExternalTools>) {
         self.services.external = Some(tools);
@@ -380,7 +412,10 @@ impl Session {
                 self.goal_status_from_model(status, &turn);
             }
             ModeChange::GoalEdit(edit) => self.goal_edit_from_model(*edit),
-            ModeChange::EnterPlan | ModeChange::StopTurn | ModeChange::RevertTurns(_) => {}
+            ModeChange::EnterPlan
+            | ModeChange::StopTurn
+            | ModeChange::RevertTurns(_)
+            | ModeChange::Worktree(_) => {}
         }
     }
 

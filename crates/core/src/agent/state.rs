@@ -40,6 +40,8 @@ pub(super) struct SessionState {
     pub(super) title_asked: bool,
     /// The title request, while it runs.
     pub(super) title_task: Option<TitleTask>,
+    /// The worktree the session works in (Claude Code's EnterWorktree), if any.
+    pub(super) worktree: Option<Arc<crate::tools::worktree::WorktreeSession>>,
 }
 
 /// A running title request (`title.rs`): the title and what it used, or nothing when it
@@ -73,6 +75,7 @@ impl SessionState {
             cache_key: String::new(),
             title_asked: false,
             title_task: None,
+            worktree: None,
         }
     }
 }

@@ -708,6 +708,12 @@ impl Session {
         if let Some(crate::tools::ModeChange::RevertTurns(n)) = outcome.mode_change {
             outcome = self.revert_turns(n).await;
         }
+        // Each session's folder is its own: a subagent's move is its own too.
+        if let Some(crate::tools::ModeChange::Worktree(m)) = outcome.mode_change.take()
+            && let Err(e) = self.move_worktree(m)
+        {
+            outcome = ToolOutcome::error(e);
+        }
         // A subagent's mode is its own; only the session the user drives changes.
         if let Some(change) = outcome.mode_change.clone()
             && self.parent_id.is_none()
@@ -757,6 +763,7 @@ impl Session {
             evidence: self.services.evidence.clone(),
             task_list: self.services.task_list.clone(),
             shell: self.services.shell.clone(),
+            worktree: self.state.worktree.clone(),
         }
     }
 

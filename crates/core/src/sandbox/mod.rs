@@ -40,26 +40,62 @@ pub(crate) use prepared::Prepared;
 pub(crate) fn confine_own_run(
     cmd: std::process::Command,
 ) -> std::io::Result<std::process::Command> {
+    confine_own(cmd, None).map(|(cmd, _)| cmd)
+}
+
+/// As [`confine_own_run`], but `cmd` may write under `writable` (network still off): for a
+/// git run by the agent that changes the repository (creating a worktree), after the user
+/// was asked. The returned guard holds the sandbox's resources: keep it until `cmd` started.
+pub(crate) fn confine_own_write(
+    cmd: std::process::Command,
+    writable: Vec<std::path::PathBuf>,
+) -> std::io::Result<(std::process::Command, Option<Prepared>)> {
+    confine_own(
+        cmd,
+        Some(Confinement {
+            writable,
+            network: false,
+            protected: Vec::new(),
+        }),
+    )
+}
+
+#[cfg_attr(
+    not(any(target_os = "linux", target_os = "macos")),
+    allow(unused_variables, clippy::unnecessary_wraps)
+)]
+fn confine_own(
+    cmd: std::process::Command,
+    writing: Option<Confinement>,
+) -> std::io::Result<(std::process::Command, Option<Prepared>)> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt;
         static READ_ONLY: std::sync::OnceLock<Option<Prepared>> = std::sync::OnceLock::new();
-        let prepared = READ_ONLY.get_or_init(|| {
-            prepared::detect()
-                .confines_files()
-                .then(|| Prepared::new(&Confinement::read_only()).ok())
-                .flatten()
-        });
+        let confines = prepared::detect().confines_files();
+        let (fresh, shared) = match &writing {
+            None => (
+                None,
+                READ_ONLY
+                    .get_or_init(|| {
+                        confines
+                            .then(|| Prepared::new(&Confinement::read_only()).ok())
+                            .flatten()
+                    })
+                    .as_ref(),
+            ),
+            Some(c) => (confines.then(|| Prepared::new(c)).transpose()?, None),
+        };
         let mut cmd = cmd;
         cmd.process_group(0);
-        if let Some(p) = prepared {
+        if let Some(p) = fresh.as_ref().or(shared) {
             let hook = p.enter_hook();
             // SAFETY: the hook makes only async-signal-safe system calls (landlock.rs).
             unsafe {
                 cmd.pre_exec(hook);
             }
         }
-        Ok(cmd)
+        Ok((cmd, fresh))
     }
     #[cfg(target_os = "macos")]
     {
@@ -67,9 +103,9 @@ pub(crate) fn confine_own_run(
         if !prepared::detect().confines_files() {
             let mut cmd = cmd;
             cmd.process_group(0);
-            return Ok(cmd);
+            return Ok((cmd, None));
         }
-        let prepared = Prepared::new(&Confinement::read_only())?;
+        let prepared = Prepared::new(&writing.unwrap_or_else(Confinement::read_only))?;
         let argv: Vec<std::ffi::OsString> = std::iter::once(cmd.get_program().to_os_string())
             .chain(cmd.get_args().map(|a| a.to_os_string()))
             .collect();
@@ -85,11 +121,11 @@ pub(crate) fn confine_own_run(
         if let Some(dir) = cmd.get_current_dir() {
             out.current_dir(dir);
         }
-        Ok(out)
+        Ok((out, Some(prepared)))
     }
     #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     {
-        Ok(cmd)
+        Ok((cmd, None))
     }
 }
 

@@ -23,6 +23,7 @@ pub(crate) mod table;
 pub(crate) mod task_list;
 pub mod truncate;
 pub mod web;
+pub(crate) mod worktree;
 
 use interpreter_protocol::{
     ApprovalDecision, ApprovalRequest, Event, FileChange, Plan, ToolKind, ToolStatus,
@@ -216,6 +217,8 @@ pub(crate) struct ToolContext {
     pub(crate) task_list: Arc<task_list::TaskList>,
     /// The session's long-lived shell (little-coder's ShellSession).
     pub(crate) shell: Arc<shell_session::ShellSession>,
+    /// The worktree the session works in (Claude Code's EnterWorktree), if any.
+    pub(crate) worktree: Option<Arc<worktree::WorktreeSession>>,
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.
@@ -234,6 +237,8 @@ pub(crate) enum ModeChange {
     /// Put back the files of the last N turns (deepseek-tui's `revert_turn`); the session
     /// writes the call's result from what it restored.
     RevertTurns(u32),
+    /// Work in a worktree, or leave it (Claude Code's EnterWorktree and ExitWorktree).
+    Worktree(worktree::WorktreeMove),
 }
 
 /// A self-contained task for a subagent.

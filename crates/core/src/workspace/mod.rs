@@ -84,6 +84,16 @@ impl Workspace {
         })
     }
 
+    /// The same workspace working in `cwd` instead (a worktree, or back from one): `cwd` is
+    /// the first root, the additional roots stay, and what was read and written so far moves
+    /// over (undo and the turn's diff still know it).
+    pub(crate) fn relocated(&self, cwd: &Path) -> io::Result<Workspace> {
+        let moved = Workspace::new(cwd, &self.roots[1..], self.backend.clone())?;
+        let state = std::mem::take(&mut *self.state.lock().unwrap_or_else(|e| e.into_inner()));
+        *moved.state.lock().unwrap_or_else(|e| e.into_inner()) = state;
+        Ok(moved)
+    }
+
     pub(crate) fn cwd(&self) -> &Path {
         &self.cwd
     }

@@ -13,6 +13,7 @@ pub(crate) use prompt::context_reminder;
 mod run;
 pub(crate) mod specs;
 mod tasks;
+mod worktree;
 
 use crate::harness::HarnessInfo;
 use futures::future::BoxFuture;
@@ -63,7 +64,7 @@ impl ClaudeCode {
 pub(super) const INFO: HarnessInfo = HarnessInfo {
     name: "claude-code",
     label: "Claude Code",
-    about: "Claude Code's tools (Bash, Read, Write, Edit, Glob, Grep, NotebookEdit, the Task* list, Agent, Skill, plan mode, cron and wakeups); GLM, DeepSeek and MiniMax models were trained on it",
+    about: "Claude Code's tools (Bash, Read, Write, Edit, Glob, Grep, NotebookEdit, the Task* list, Agent, Skill, plan mode, worktrees, cron and wakeups); GLM, DeepSeek and MiniMax models were trained on it",
     wires: WIRES,
 };
 
@@ -284,6 +285,7 @@ fn full_table(env: &PromptEnv) -> ToolTable {
     )]);
     tools.extend(super::cron_tools::cron_tools(WORDING));
     tools.push(super::cron_tools::schedule_wakeup(WORDING));
+    tools.extend(worktree::tools());
     // Claude Code sends its tools in name order.
     tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
     // The list is kept with the Task* tools; TodoWrite is not offered, but a model used to

@@ -120,10 +120,16 @@ fn drivers(dir: &Path) -> Vec<String> {
 /// Runs `cmd` (a git from [`command`], or another program the agent runs by itself on
 /// workspace content) confined, with `input` on stdin, until `timeout`; its output. Whatever
 /// it started is killed when it ends.
-pub(crate) fn output(
+pub(crate) fn output(cmd: Command, input: Option<&[u8]>, timeout: Duration) -> io::Result<Output> {
+    output_in(cmd, input, timeout, None)
+}
+
+/// [`output`], able to write under `writable` when that is given.
+fn output_in(
     mut cmd: Command,
     input: Option<&[u8]>,
     timeout: Duration,
+    writable: Option<Vec<std::path::PathBuf>>,
 ) -> io::Result<Output> {
     cmd.stdin(if input.is_some() {
         Stdio::piped()
@@ -133,7 +139,11 @@ pub(crate) fn output(
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     let program = cmd.get_program().to_string_lossy().into_owned();
-    let mut cmd = super::confine_own_run(cmd)?;
+    // The sandbox's resources live until the child started.
+    let (mut cmd, _guard) = match writable {
+        None => (super::confine_own_run(cmd)?, None),
+        Some(w) => super::confine_own_write(cmd, w)?,
+    };
     let mut child = cmd.spawn()?;
     let pid = child.id();
     let writer = match (input, child.stdin.take()) {
@@ -220,9 +230,29 @@ fn kill_group(_pid: u32) {}
 /// Runs `git <args>` in `dir` as [`output`] does; stdout, or an error naming the command
 /// and what git said.
 pub fn run(dir: &Path, args: &[&str], input: Option<&[u8]>) -> io::Result<Vec<u8>> {
+    run_in(dir, args, input, None)
+}
+
+/// [`run`] for a git that changes the repository (a worktree the agent makes or removes,
+/// once the user was asked): it may write under `writable` and nowhere else; the
+/// repository's programs stay off (hooks, filters, fsmonitor).
+pub(crate) fn run_writing(
+    dir: &Path,
+    args: &[&str],
+    writable: Vec<std::path::PathBuf>,
+) -> io::Result<Vec<u8>> {
+    run_in(dir, args, None, Some(writable))
+}
+
+fn run_in(
+    dir: &Path,
+    args: &[&str],
+    input: Option<&[u8]>,
+    writable: Option<Vec<std::path::PathBuf>>,
+) -> io::Result<Vec<u8>> {
     let mut cmd = command(dir);
     cmd.args(args);
-    let out = output(cmd, input, GIT_TIMEOUT)?;
+    let out = output_in(cmd, input, GIT_TIMEOUT, writable)?;
     if !out.status.success() {
         return Err(io::Error::other(format!(
             "git {} failed ({}): {}",
