@@ -918,7 +918,18 @@ fn opencode_uses_its_ten_tools_with_its_texts() {
             "todowrite",
             json!({"todos": [{"content": "Fix add", "status": "completed", "priority": "high"}]}),
         ),
-        Reply::tool_call("f1", "webfetch", json!({"url": format!("{web}/web/docs")})),
+        Reply::default()
+            .then_tool_call("f1", "webfetch", json!({"url": format!("{web}/web/docs")}))
+            .then_tool_call(
+                "f2",
+                "webfetch",
+                json!({"url": format!("{web}/web/docs"), "format": "text"}),
+            )
+            .then_tool_call(
+                "f3",
+                "webfetch",
+                json!({"url": format!("{web}/web/docs"), "format": "html"}),
+            ),
         Reply::tool_call("s1", "skill", json!({"name": "review"})),
         Reply::tool_call(
             "k1",
@@ -981,11 +992,19 @@ fn opencode_uses_its_ten_tools_with_its_texts() {
         r[6],
         "[\n  {\n    \"content\": \"Fix add\",\n    \"status\": \"completed\",\n    \"priority\": \"high\"\n  }\n]"
     );
-    assert!(r[7].contains("The answer is 42."), "{}", r[7]);
+    // The page in each of opencode's formats: Markdown, its text, its HTML.
+    assert!(r[7].contains("**docs**. The answer is 42."), "{}", r[7]);
     assert!(
-        r[8].starts_with("<skill_content name=\"review\">\n# Skill: review\n"),
+        r[8].contains("This page is about docs. The answer is 42."),
         "{}",
         r[8]
+    );
+    assert!(!r[8].contains('<') && !r[8].contains("**"), "{}", r[8]);
+    assert!(r[9].contains("<strong>docs</strong>"), "{}", r[9]);
+    assert!(
+        r[10].starts_with("<skill_content name=\"review\">\n# Skill: review\n"),
+        "{}",
+        r[10]
     );
     // One title request, beside the first turn, answered by the mock and not from the script.
     let titles = mock.title_requests();
@@ -1006,13 +1025,13 @@ fn opencode_uses_its_ten_tools_with_its_texts() {
         "Generate a title for this conversation:\n"
     );
     assert_eq!(msgs[2]["content"], "\"fix add\"");
-    assert!(r[9].starts_with("task_id: ses_"), "{}", r[9]);
+    assert!(r[11].starts_with("task_id: ses_"), "{}", r[11]);
     assert!(
-        r[9].ends_with(
+        r[11].ends_with(
             "(for resuming to continue this task if needed)\n\n<task_result>\n42\n</task_result>"
         ),
         "{}",
-        r[9]
+        r[11]
     );
 }
 

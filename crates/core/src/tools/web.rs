@@ -29,6 +29,8 @@ pub(crate) struct Page {
     pub(crate) title: Option<String>,
     /// Markdown for HTML, else the text as it came.
     pub(crate) text: String,
+    /// The HTML as it came, for an HTML page.
+    pub(crate) html: Option<String>,
     /// The body was longer than `max_bytes`: only the start was read.
     pub(crate) cut: bool,
 }
@@ -277,15 +279,16 @@ async fn read_page(
     let html = mime == "text/html"
         || mime == "application/xhtml+xml"
         || (mime.is_empty() && looks_like_html(&raw));
-    let (title, text) = match html {
-        true => (html_title(&raw), html_to_markdown(&raw)),
-        false => (None, raw),
+    let (title, text, html) = match html {
+        true => (html_title(&raw), html_to_markdown(&raw), Some(raw)),
+        false => (None, raw, None),
     };
     Ok(Page {
         url: url.to_string(),
         content_type: mime,
         title,
         text,
+        html,
         cut,
     })
 }
@@ -338,6 +341,82 @@ pub(crate) fn html_to_markdown(html: &str) -> String {
         out.push('\n');
     }
     out.trim().to_string()
+}
+
+/// The text a reader sees in `html`: no markup, no scripts or styles, a line per block,
+/// spaces collapsed.
+pub(crate) fn html_to_text(html: &str) -> String {
+    use html5ever::tendril::TendrilSink;
+    use markup5ever_rcdom::{Handle, NodeData, RcDom};
+    const SKIP: &[&str] = &[
+        "script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "head",
+    ];
+    const BLOCK: &[&str] = &[
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "blockquote",
+        "table",
+        "ul",
+        "ol",
+        "dt",
+        "dd",
+        "title",
+    ];
+    // Newlines in text are spaces, except in `<pre>`.
+    fn walk(node: &Handle, out: &mut String, pre: bool) {
+        match &node.data {
+            NodeData::Text { contents } if pre => out.push_str(&contents.borrow()),
+            NodeData::Text { contents } => out.push_str(&contents.borrow().replace('\n', " ")),
+            NodeData::Element { name, .. } => {
+                let tag = name.local.as_ref();
+                if SKIP.contains(&tag) {
+                    return;
+                }
+                let block = BLOCK.contains(&tag);
+                if block {
+                    out.push('\n');
+                }
+                for child in node.children.borrow().iter() {
+                    walk(child, out, pre || tag == "pre");
+                }
+                if block {
+                    out.push('\n');
+                }
+            }
+            _ => {
+                for child in node.children.borrow().iter() {
+                    walk(child, out, pre);
+                }
+            }
+        }
+    }
+    let dom = html5ever::parse_document(RcDom::default(), Default::default())
+        .from_utf8()
+        .read_from(&mut html.as_bytes());
+    let Ok(dom) = dom else {
+        return String::new();
+    };
+    let mut raw = String::new();
+    walk(&dom.document, &mut raw, false);
+    raw.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One search result.

@@ -213,3 +213,11 @@ async fn bodies_are_bounded_in_bytes_and_time_and_must_be_text() {
         "{err}"
     );
 }
+
+#[test]
+fn html_as_text_keeps_what_a_reader_sees() {
+    let html = "<html><head><title>T</title><style>p{}</style></head><body>\
+        <h1>Title  here</h1><p>One <b>bold</b>\n word.</p><script>var x = 1;</script>\
+        <ul><li>a</li><li>b &amp; c</li></ul><noscript>enable js</noscript></body></html>";
+    assert_eq!(html_to_text(html), "Title here\nOne bold word.\na\nb & c");
+}

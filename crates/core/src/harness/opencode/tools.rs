@@ -670,7 +670,13 @@ async fn webfetch(ctx: &ToolContext, args: Value) -> ToolResult {
             }
             other => ToolError::message(other.to_string()),
         })?;
-    Ok(ToolOutcome::ok(page.text))
+    // opencode's formats: Markdown (the default), the page's text, or its HTML as it came.
+    let text = match (str_arg(&args, "format"), page.html) {
+        (Some("html"), Some(html)) => html,
+        (Some("text"), Some(html)) => web::html_to_text(&html),
+        _ => page.text,
+    };
+    Ok(ToolOutcome::ok(text))
 }
 
 /// opencode's `skill`: the skill's body in `<skill_content>`, with its folder.
