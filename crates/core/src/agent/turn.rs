@@ -709,7 +709,7 @@ impl Session {
             outcome = self.revert_turns(n).await;
         }
         // Each session's folder is its own: a subagent's move is its own too.
-        if let Some(crate::tools::ModeChange::Worktree(m)) = outcome.mode_change.take()
+        if let Some(crate::tools::ModeChange::Worktree(m)) = outcome.mode_change.clone()
             && let Err(e) = self.move_worktree(m)
         {
             outcome = ToolOutcome::error(e);
