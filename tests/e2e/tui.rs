@@ -1576,3 +1576,52 @@ fn ctrl_v_pastes_the_clipboards_image_as_a_chip() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Issue 38: on first open of a project with config of its own, the terminal asks whether to
+/// trust it, saves the answer in config.toml, and loads the project's config once trusted.
+#[test]
+fn the_terminal_asks_to_trust_a_project_with_its_own_config_once() {
+    let repo = TestRepo::new();
+    repo.write(".codex/config.toml", "harness = \"pi\"\n");
+    let script = Script::from_json(&json!({ "replies": [text("hello")] }).to_string()).unwrap();
+    let mock = MockServer::start_blocking(script).expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {}", bin()));
+    let top = std::fs::canonicalize(repo.path()).unwrap();
+    let asked = t.wait_for("the trust question", Duration::from_secs(10), |s| {
+        s.contains("Do you trust")
+    });
+    assert!(asked.contains(".codex/config.toml"), "{asked}");
+    t.line("y");
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("hi");
+    wait_requests(&mock, 1);
+    assert_eq!(
+        tool_names(&mock.model_requests()[0].body),
+        ["read", "bash", "edit", "write"]
+    );
+    let user = std::fs::read_to_string(repo.home.path().join("config.toml")).unwrap();
+    assert!(
+        user.contains(&format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"",
+            top.display()
+        )),
+        "{user}"
+    );
+    // The answer holds: the next start asks nothing.
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+    t.wait_for("the shell", Duration::from_secs(10), |s| {
+        s.trim_end().ends_with('$')
+    });
+    t.line(&format!("clear; {}", bin()));
+    let screen = t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    assert!(!screen.contains("Do you trust"), "{screen}");
+}

@@ -49,6 +49,13 @@ fn load_config(state: &AcpState) -> Result<Config, Error> {
     Config::load(&state.overrides).map_err(|e| err(-32603, format!("invalid configuration: {e:#}")))
 }
 
+/// The configuration of a session in `cwd`: the user's, and its project's when trusted.
+fn session_config(state: &AcpState, cwd: &std::path::Path) -> Result<Config, Error> {
+    let mut o = state.overrides.clone();
+    o.project = Some(cwd.to_path_buf());
+    Config::load(&o).map_err(|e| err(-32603, format!("invalid configuration: {e:#}")))
+}
+
 pub(super) fn initialize(
     state: &AcpState,
     req: InitializeRequest,
@@ -174,7 +181,7 @@ async fn open_session(
             ),
         ));
     }
-    let config = load_config(state)?;
+    let config = session_config(state, &cwd)?;
     let caps = state.caps();
     // Client terminals (opt-in) replace the display terminal: the client shows its own.
     let client_terminals = config.acp_client_terminals && caps.terminal;

@@ -37,6 +37,8 @@ pub(crate) fn thread_config(server: &Server, p: &ThreadParams) -> Result<Config,
     if let Some(a) = &p.approval_policy {
         o.approval_policy = Some(approval_policy(a)?);
     }
+    // The thread's folder: its project's own config loads when trusted.
+    o.project = cwd_param(p).ok();
     let mut config = Config::load(&o)
         .map_err(|e| RpcError::invalid_params(format!("invalid configuration: {e:#}")))?;
     config.provider.external_token = Some(server.token.clone());

@@ -60,6 +60,8 @@ pub struct ExecOptions {
     pub color: String,
     /// No sandbox, no approvals.
     pub yolo: bool,
+    /// `--trust`: trust the folder's project (saved) before loading its config.
+    pub trust: bool,
     /// The task; stdin when absent or `-`.
     pub prompt: Option<String>,
     /// `exec resume`.

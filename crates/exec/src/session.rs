@@ -16,8 +16,21 @@ use crate::output::{EXIT_CONFIG, fail};
 use crate::prompt::{read_prompt, split_session_commands};
 use crate::{ExecOptions, Resume};
 
-pub(crate) fn load_config(args: &ExecOptions) -> Result<Config, String> {
+pub(crate) fn load_config(args: &ExecOptions, cwd: Option<&Path>) -> Result<Config, String> {
     let mut o: Overrides = args.overrides.clone();
+    if let Some(cwd) = cwd {
+        if args.trust {
+            let home = interpreter_core::config::home_dir();
+            let root = interpreter_core::config::project_root(cwd);
+            interpreter_core::config::set_project_trust(
+                &home,
+                &root,
+                interpreter_core::config::TrustLevel::Trusted,
+            )
+            .map_err(|e| format!("--trust: {e:#}"))?;
+        }
+        o.project = Some(cwd.to_path_buf());
+    }
     o.model = args.model.clone();
     o.provider = args.provider.clone();
     o.harness = args.harness.clone();
@@ -65,7 +78,8 @@ pub(crate) fn prepare(args: &ExecOptions) -> Result<Request, i32> {
             "Not inside a trusted directory and --skip-git-repo-check was not specified.",
         ));
     }
-    let config = load_config(args).map_err(|e| fail(EXIT_CONFIG, &e))?;
+    let config = load_config(args, Some(&cwd)).map_err(|e| fail(EXIT_CONFIG, &e))?;
+
     let (resume_id, positional) = resume_target(args, &config, &cwd)?;
     let raw_prompt = read_prompt(positional).map_err(|e| fail(1, &e))?;
     let (commands, prompt) = split_session_commands(&raw_prompt);

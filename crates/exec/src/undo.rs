@@ -14,7 +14,7 @@ use crate::{ExecOptions, Undo};
 /// `exec undo`: opens the stored session in its own folder, undoes, and prints what was put
 /// back (a JSON line with `--json`). Needs no key: no model is asked.
 pub(crate) async fn undo(args: &ExecOptions, target: &Undo) -> i32 {
-    let mut config = match load_config(args) {
+    let mut config = match load_config(args, None) {
         Ok(c) => c,
         Err(e) => return fail(EXIT_CONFIG, &e),
     };

@@ -253,6 +253,10 @@ pub(crate) struct ExecArgs {
     pub yolo: bool,
     #[arg(long, hide = true, global = true)]
     pub(crate) full_auto: bool,
+    /// Trust this folder's project (recorded in config.toml, as Codex's `exec --trust`): its
+    /// own config loads. Without it, an untrusted project's files are left out and named.
+    #[arg(long, global = true)]
+    pub trust: bool,
     /// The task. Read from stdin when absent (or `-`).
     pub prompt: Option<String>,
     #[command(subcommand)]
@@ -281,6 +285,7 @@ impl ExecArgs {
             goal_budget: self.goal_budget,
             color: self.color,
             yolo: self.yolo,
+            trust: self.trust,
             prompt: self.prompt,
             resume: match &self.resume {
                 Some(ExecSub::Resume {

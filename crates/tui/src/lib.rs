@@ -164,6 +164,44 @@ fn color_enabled(flag: &str) -> bool {
     }
 }
 
+/// On first open of a project with its own config: asks whether to trust it, on the terminal
+/// before the screen is taken, and saves the answer in config.toml (as Codex does). True
+/// when it is now trusted.
+fn ask_trust(
+    project: &interpreter_core::config::ProjectTrust,
+    home: &std::path::Path,
+) -> Result<bool, String> {
+    use interpreter_core::config::TrustLevel;
+    use std::io::{BufRead, Write};
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
+        "{} has configuration of its own:",
+        project.root.display()
+    );
+    for f in &project.files {
+        let _ = writeln!(err, "  {}", f.display());
+    }
+    let _ = write!(
+        err,
+        "A trusted project's own config loads with every session here (its model, sandbox and MCP servers).\nDo you trust {}? [y/N] ",
+        project.root.display()
+    );
+    let _ = err.flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| format!("reading the answer: {e}"))?;
+    let level = match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => TrustLevel::Trusted,
+        _ => TrustLevel::Untrusted,
+    };
+    interpreter_core::config::set_project_trust(home, &project.root, level)
+        .map_err(|e| format!("saving the answer: {e:#}"))?;
+    Ok(level == TrustLevel::Trusted)
+}
+
 /// What every session of this run is opened with.
 struct Opener {
     config: Config,
@@ -174,13 +212,20 @@ struct Opener {
 
 impl Opener {
     fn new(args: &TuiOptions) -> Result<Opener, String> {
-        let mut config = Config::load(&args.overrides).map_err(|e| format!("{e:#}"))?;
         let cwd = match &args.cd {
             Some(d) => d.clone(),
             None => std::env::current_dir()
                 .map_err(|e| format!("reading the current directory: {e}"))?,
         };
         let cwd = std::fs::canonicalize(&cwd).map_err(|e| format!("{}: {e}", cwd.display()))?;
+        let mut overrides = args.overrides.clone();
+        overrides.project = Some(cwd.clone());
+        let mut config = Config::load(&overrides).map_err(|e| format!("{e:#}"))?;
+        if let Some(project) = config.project.clone().filter(|p| p.needs_answer())
+            && ask_trust(&project, &config.home)?
+        {
+            config = Config::load(&overrides).map_err(|e| format!("{e:#}"))?;
+        }
         // The modes as in ACP: `auto` also asks before sandboxed commands.
         let mode = PermissionMode::for_sandbox(config.sandbox_mode);
         let base_approval = config.approval_policy;

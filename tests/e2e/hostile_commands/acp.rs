@@ -165,6 +165,12 @@ impl Agent {
         format!("agent stderr:\n{}", self.stderr.lock().unwrap())
     }
 
+    /// Every `session/update` params seen so far (the trust tests read them).
+    #[allow(dead_code)]
+    pub fn updates(&self) -> &[Value] {
+        &self.updates
+    }
+
     pub fn initialize(&mut self) -> Value {
         self.request(
             "initialize",

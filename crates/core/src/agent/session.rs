@@ -757,7 +757,19 @@ fn open_log(
 }
 
 /// The session's sandbox and approval policy, its warnings said.
+/// What the configuration left out (a broken or untrusted project file), in every face.
+fn say_config_warnings(config: &Config, events: &EventSink) {
+    let note = config.project.as_ref().and_then(|p| p.ignored_note());
+    for message in config.warnings.iter().chain(&note) {
+        events.send(Event::Warning {
+            message: message.clone(),
+        });
+    }
+}
+
+/// The session's policy; what the user must hear about it and the configuration is said.
 fn session_policy(config: &Config, events: &EventSink, ask_commands: bool) -> Arc<Policy> {
+    say_config_warnings(config, events);
     let policy = Arc::new(
         Policy::new(config.sandbox_mode, config.approval_policy)
             .with_workspace_write(config.network_access, config.writable_roots.clone())

@@ -64,6 +64,30 @@ pub fn set_harness(home: &Path, profile: Option<&str>, harness: Option<&str>) ->
     })
 }
 
+/// Records the user's answer for a project, as Codex does: `[projects."<root>"] trust_level`.
+pub fn set_project_trust(home: &Path, root: &Path, level: super::TrustLevel) -> Result<()> {
+    edit_config(&home.join("config.toml"), |doc| {
+        let projects = doc
+            .entry("projects")
+            .or_insert_with(implicit_table)
+            .as_table_mut()
+            .context("projects is not a table")?;
+        let key = root.to_string_lossy();
+        let entry = projects
+            .entry(key.as_ref())
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+        // Codex writes explicit tables; an inline one becomes one.
+        if let Some(inline) = entry.as_inline_table().cloned() {
+            *entry = toml_edit::Item::Table(inline.into_table());
+        }
+        let table = entry
+            .as_table_like_mut()
+            .with_context(|| format!("projects.\"{key}\" is not a table"))?;
+        table.insert("trust_level", toml_edit::value(level.as_str()));
+        Ok(())
+    })
+}
+
 /// A JSON value as the TOML value of a `-c key=value` override.
 pub fn toml_literal(v: &serde_json::Value) -> String {
     use serde_json::Value;

@@ -11,8 +11,10 @@ use crate::secrets::ConfiguredKeys;
 
 mod edit;
 pub mod mcp;
+mod trust;
 pub mod web;
-pub use edit::{remove_api_key, set_api_key, set_harness, toml_literal};
+pub use edit::{remove_api_key, set_api_key, set_harness, set_project_trust, toml_literal};
+pub use trust::{ProjectTrust, TrustLevel, project_root};
 
 /// Environment variables that override config keys (after the file and profile, before `-c`).
 const ENV_OVERRIDES: &[(&str, &str)] = &[
@@ -157,6 +159,10 @@ pub struct Config {
     pub web: std::sync::Arc<web::WebConfig>,
     /// The enabled `[mcp_servers]`; front ends merge their own in (`config::mcp::merge`).
     pub mcp_servers: Vec<mcp::McpServerConfig>,
+    /// The session folder's project and whether its own config loaded (`Overrides::project`).
+    pub project: Option<ProjectTrust>,
+    /// What the user should hear about the configuration (a project file left out, and why).
+    pub warnings: Vec<String>,
 }
 
 /// What the command line contributes on top of the files.
@@ -179,6 +185,9 @@ pub struct Overrides {
     /// The approval policy unless a `-c approval_policy` sets one: exec's `never`, as
     /// Codex's exec has it.
     pub default_approval_policy: Option<ApprovalPolicy>,
+    /// The session's folder: its project's own config loads when the user trusted the project
+    /// (`config::trust`). None: the user's config only.
+    pub project: Option<PathBuf>,
 }
 
 impl Config {
@@ -230,6 +239,7 @@ impl Config {
             set_dotted(&mut cli_table, &key, value)
                 .with_context(|| format!("applying --config {raw}"))?;
         }
+        let (project, warnings) = project_layers(&mut table, &cli_table, overrides);
 
         // Profile: the CLI flag, then `-c profile=…`, then the file's `profile` key.
         let profile = overrides
@@ -292,7 +302,10 @@ impl Config {
         let raw: ConfigToml = toml::Value::Table(table)
             .try_into()
             .map_err(|e| anyhow::anyhow!("invalid configuration after overrides: {e}"))?;
-        Self::resolve(home, raw)
+        let mut config = Self::resolve(home, raw)?;
+        config.project = project;
+        config.warnings = warnings;
+        Ok(config)
     }
 
     fn resolve(home: PathBuf, raw: ConfigToml) -> Result<Config> {
@@ -357,6 +370,8 @@ impl Config {
             parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
+            project: None,
+            warnings: Vec::new(),
             web: std::sync::Arc::new(
                 web::WebConfig::from_toml(
                     &raw.web,
@@ -442,6 +457,33 @@ fn provider_config(
         request_timeout_ms: user.request_timeout_ms.unwrap_or(30 * 60_000),
         retry_base_delay_ms: user.retry_base_delay_ms.unwrap_or(500),
     })
+}
+
+/// Merges the trusted project's config files over the user's `table` (under the profile, the
+/// environment and the command line, as Codex layers them). A broken file is left out with a
+/// warning naming it; the others load. Trust is read from the user's file and `-c`.
+fn project_layers(
+    table: &mut toml::Table,
+    cli: &toml::Table,
+    overrides: &Overrides,
+) -> (Option<ProjectTrust>, Vec<String>) {
+    let Some(cwd) = &overrides.project else {
+        return (None, Vec::new());
+    };
+    let mut trust = trust::project_trust(table, cwd);
+    if trust.level.is_none() {
+        trust.level = trust::recorded(cli, &trust.root);
+    }
+    let mut warnings = Vec::new();
+    if trust.trusted() {
+        for file in &trust.files {
+            match trust::project_layer(file) {
+                Ok(layer) => merge(table, layer),
+                Err(e) => warnings.push(format!("{e}; that file is left out")),
+            }
+        }
+    }
+    (Some(trust), warnings)
 }
 
 /// A provider of the user's own without a `model`: the default model, as Codex does, said once
@@ -657,6 +699,63 @@ mod tests {
             config: config.iter().map(|s| s.to_string()).collect(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_trusted_projects_config_loads_under_the_command_line_and_a_broken_file_is_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(top.join(".git")).unwrap();
+        for (f, text) in [
+            (
+                ".codex/config.toml",
+                "harness = \"pi\"\nmodel = \"codex-project\"\n",
+            ),
+            (".openinterpreter/config.toml", "model = \"ours-project\"\n"),
+            ("sub/.codex/config.toml", "harness = 3\n"),
+        ] {
+            std::fs::create_dir_all(top.join(f).parent().unwrap()).unwrap();
+            std::fs::write(top.join(f), text).unwrap();
+        }
+        let sub = top.join("sub");
+        let at = |project: &Path, cli: &[&str]| Overrides {
+            project: Some(project.to_path_buf()),
+            ..ov(cli)
+        };
+        let trusted = format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            top.display()
+        );
+        // Untrusted: the user's config only, and the files named.
+        let c = load(Some("model = \"user\"\n"), &[], at(&sub, &[])).unwrap();
+        assert_eq!(c.model, "user");
+        assert_eq!(c.project.as_ref().unwrap().files.len(), 3);
+        assert!(c.project.unwrap().ignored_note().is_some());
+        // Trusted: ours over Codex's at one level; the broken file is left out and named.
+        let c = load(
+            Some(&format!("model = \"user\"\n{trusted}")),
+            &[],
+            at(&sub, &[]),
+        )
+        .unwrap();
+        assert_eq!(
+            (c.model.as_str(), c.harness.as_deref()),
+            ("ours-project", Some("pi"))
+        );
+        assert_eq!(c.warnings.len(), 1);
+        assert!(
+            c.warnings[0].contains("sub/.codex/config.toml"),
+            "{:?}",
+            c.warnings
+        );
+        // The command line wins over the project.
+        let c = load(Some(&trusted), &[], at(&top, &["model=\"cli\""])).unwrap();
+        assert_eq!(c.model, "cli");
+        // Marked untrusted: nothing loads, and nobody asks again.
+        let untrusted = trusted.replace("\"trusted\"", "\"untrusted\"");
+        let c = load(Some(&untrusted), &[], at(&top, &[])).unwrap();
+        assert_eq!(c.model, "kimi-k3");
+        assert!(!c.project.unwrap().needs_answer());
     }
 
     #[test]

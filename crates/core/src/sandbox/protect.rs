@@ -1,5 +1,6 @@
 //! What the agent trusts inside the folders a command may write: each writable root's `.git`
-//! (its config, hooks and objects; a worktree's or submodule's git folder too) and the agent's
+//! (its config, hooks and objects; a worktree's or submodule's git folder too), its
+//! `.codex` and `.openinterpreter` (a trusted project's own config), and the agent's
 //! own home (`config.toml`, MCP definitions, skills, sessions). A confined command may read
 //! them, never write them: Linux bind-mounts them read-only in a mount namespace of the
 //! command's own (`mountns.rs`), or, where namespaces are refused, grants Landlock rights to
@@ -20,6 +21,10 @@ pub(crate) fn protect_home(home: &Path) {
     }
 }
 
+/// Folders of a project that the agent loads and acts on once the project is trusted (its
+/// config, hooks, rules: `config::trust`), besides git's own.
+const PROJECT_TRUSTED: &[&str] = &[".git", ".codex", ".openinterpreter"];
+
 /// What an agent home holds that a session loads and acts on.
 const HOME_TRUSTED: &[&str] = &[
     "config.toml",
@@ -33,10 +38,14 @@ const HOME_TRUSTED: &[&str] = &[
     "AGENTS.md",
 ];
 
-/// Whether the agent's own write to `path` touches what commands may not: a `.git` folder's
-/// content, or what an agent home holds that sessions load.
+/// Whether the agent's own write to `path` touches what commands may not: a `.git`,
+/// `.codex` or `.openinterpreter` folder's content, or what an agent home holds that
+/// sessions load.
 pub(crate) fn is_protected(path: &Path) -> bool {
-    if path.components().any(|c| c.as_os_str() == ".git") {
+    if path
+        .components()
+        .any(|c| PROJECT_TRUSTED.iter().any(|t| c.as_os_str() == *t))
+    {
         return true;
     }
     let homes = HOMES.lock().unwrap_or_else(|e| e.into_inner());
@@ -84,6 +93,11 @@ pub(crate) fn protected_under(writable: &[PathBuf]) -> Vec<PathBuf> {
             }
         }
         add(dot_git);
+        // A trusted project's own config: a command must not write what a later session
+        // loads as the user's choice.
+        for dir in &PROJECT_TRUSTED[1..] {
+            add(root.join(dir));
+        }
     }
     // A home that holds a writable folder (a workspace inside it) is the user's choice of
     // workspace: not made read-only around it.
@@ -174,5 +188,23 @@ mod tests {
         assert!(protected.contains(&root.join("main/.git")), "{protected:?}");
         assert!(protected.contains(&root.join("wt/.git")), "{protected:?}");
         assert_eq!(protected.len(), 2, "{protected:?}");
+    }
+
+    #[test]
+    fn a_projects_own_config_folders_are_protected_like_git() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        for d in [".codex", ".openinterpreter", "src/.codex"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        let mut protected = protected_under(std::slice::from_ref(&root));
+        protected.sort();
+        assert_eq!(
+            protected,
+            vec![root.join(".codex"), root.join(".openinterpreter")]
+        );
+        assert!(is_protected(&root.join(".codex/config.toml")));
+        assert!(is_protected(&root.join("sub/.openinterpreter/hooks.json")));
+        assert!(!is_protected(&root.join("src/main.rs")));
     }
 }
