@@ -161,3 +161,69 @@ fn acp_sessions_load_a_trusted_projects_config_and_warn_about_an_untrusted_one()
     assert_eq!(tool_names(&mock.model_requests()[1].body), PI_TOOLS);
     agent.exit();
 }
+
+#[test]
+fn acp_asks_at_the_first_prompt_and_a_trusted_project_loads_in_that_same_session() {
+    let repo = project();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::text("a"),
+        Reply::text("b"),
+        Reply::text("c"),
+    ]))
+    .unwrap();
+    let home = repo.home.path().display().to_string();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let mut agent = acp::Agent::start(&repo, &mock, &[], &[("HOME", home.as_str())]);
+    agent.answer = "trust";
+    agent.initialize();
+    let id = agent.new_session(&cwd, json!([]));
+    agent.prompt(&id, "hi");
+    assert_eq!(agent.permissions.len(), 1, "{:#?}", agent.permissions);
+    let asked = &agent.permissions[0];
+    assert_eq!(asked["toolCall"]["toolCallId"], "trust-project");
+    assert!(
+        asked["toolCall"]["content"]
+            .to_string()
+            .contains(".codex/config.toml")
+    );
+    let options: Vec<&str> = asked["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(options, ["allow_always", "reject_always"]);
+    // The same session, opened again with the project's config, ran the prompt.
+    assert_eq!(tool_names(&mock.model_requests()[0].body), PI_TOOLS);
+    let user = std::fs::read_to_string(repo.home.path().join("config.toml")).unwrap();
+    assert!(user.contains("trust_level = \"trusted\""), "{user}");
+    // Once answered, it is not asked again, in this session or the next.
+    agent.prompt(&id, "again");
+    let next = agent.new_session(&cwd, json!([]));
+    agent.prompt(&next, "hi");
+    assert_eq!(agent.permissions.len(), 1);
+    assert_eq!(tool_names(&mock.model_requests()[2].body), PI_TOOLS);
+    agent.exit();
+}
+
+#[test]
+fn acp_a_project_the_user_does_not_trust_is_saved_and_never_asked_about_again() {
+    let repo = project();
+    let mock =
+        MockServer::start_blocking(Script::new([Reply::text("a"), Reply::text("b")])).unwrap();
+    let home = repo.home.path().display().to_string();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let mut agent = acp::Agent::start(&repo, &mock, &[], &[("HOME", home.as_str())]);
+    agent.answer = "distrust";
+    agent.initialize();
+    let id = agent.new_session(&cwd, json!([]));
+    agent.prompt(&id, "hi");
+    assert_ne!(tool_names(&mock.model_requests()[0].body), PI_TOOLS);
+    let user = std::fs::read_to_string(repo.home.path().join("config.toml")).unwrap();
+    assert!(user.contains("trust_level = \"untrusted\""), "{user}");
+    let next = agent.new_session(&cwd, json!([]));
+    agent.prompt(&next, "hi");
+    assert_eq!(agent.permissions.len(), 1);
+    assert_ne!(tool_names(&mock.model_requests()[1].body), PI_TOOLS);
+    agent.exit();
+}

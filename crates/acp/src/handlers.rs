@@ -150,21 +150,23 @@ fn auth_error(missing: &MissingKey) -> Error {
 }
 
 /// What `session/new`, `load` and `resume` have in common.
-struct OpenRequest {
-    id: String,
-    cwd: PathBuf,
-    extra_roots: Vec<PathBuf>,
-    mcp_servers: Vec<McpServer>,
-    resume: bool,
+#[derive(Clone)]
+pub(super) struct OpenRequest {
+    pub(super) id: String,
+    pub(super) cwd: PathBuf,
+    pub(super) extra_roots: Vec<PathBuf>,
+    pub(super) mcp_servers: Vec<McpServer>,
+    pub(super) resume: bool,
 }
 
 /// Opens an agent session wired to this client and registers it. Runs in a spawned task:
 /// session set-up reads the disk.
-async fn open_session(
+pub(super) async fn open_session(
     state: &AcpState,
     cx: &ConnectionTo<Client>,
     req: OpenRequest,
 ) -> Result<Arc<AcpSession>, Error> {
+    let again = req.clone();
     let OpenRequest {
         id,
         cwd,
@@ -182,6 +184,7 @@ async fn open_session(
         ));
     }
     let config = session_config(state, &cwd)?;
+    let pending_trust = pending_trust(&config, again);
     let caps = state.caps();
     // Client terminals (opt-in) replace the display terminal: the client shows its own.
     let client_terminals = config.acp_client_terminals && caps.terminal;
@@ -260,6 +263,7 @@ async fn open_session(
         translator,
         commands: commands::available(&skills),
         running: Mutex::new(None),
+        pending_trust: Mutex::new(pending_trust),
     });
     state.insert(s.clone());
     Ok(s)
@@ -267,7 +271,7 @@ async fn open_session(
 
 /// The same session loaded again here: the earlier copy goes first, so the new one can
 /// become the log's writer.
-async fn close_earlier_copy(state: &AcpState, id: &str) {
+pub(super) async fn close_earlier_copy(state: &AcpState, id: &str) {
     if let Some(old) = state.remove(id) {
         old.cancel_turn();
         let _ = old.handle.submit(Op::Shutdown).done().await;
@@ -353,8 +357,75 @@ fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Ve
     (configs, warnings)
 }
 
+// The trust question (trust.rs asks it): what a new session must ask, and the session a
+// prompt runs in once answered.
+/// What a session opened by `open` must ask at its first prompt: a new session's unanswered
+/// project (a load keeps its history, and does not ask).
+fn pending_trust(
+    config: &interpreter_core::config::Config,
+    open: OpenRequest,
+) -> Option<crate::trust::PendingTrust<OpenRequest>> {
+    config
+        .project
+        .clone()
+        .filter(|p| p.needs_answer() && !open.resume)
+        .map(|project| crate::trust::PendingTrust {
+            project,
+            reopen: open,
+        })
+}
+
+/// Asks about the session's project if it must, and gives the session the prompt runs in.
+async fn settle_trust(
+    state: &AcpState,
+    cx: &ConnectionTo<Client>,
+    s: Arc<AcpSession>,
+) -> Result<Arc<AcpSession>, Error> {
+    let pending = s.pending_trust.lock().ok().and_then(|mut p| p.take());
+    let Some(pending) = pending else {
+        return Ok(s);
+    };
+    let Some(level) = crate::trust::ask(cx, &s.id, &pending.project).await else {
+        crate::trust::settled(
+            &s,
+            agent_client_protocol::v1::schema::ToolCallStatus::Failed,
+            "Not answered: asked again next session",
+        );
+        return Ok(s);
+    };
+    let home = interpreter_core::config::home_dir();
+    if let Err(e) = interpreter_core::config::set_project_trust(&home, &pending.project.root, level)
+    {
+        s.translator
+            .warning(&format!("The answer could not be saved: {e:#}"));
+        return Ok(s);
+    }
+    if level == interpreter_core::config::TrustLevel::Untrusted {
+        crate::trust::settled(
+            &s,
+            agent_client_protocol::v1::schema::ToolCallStatus::Completed,
+            "Not trusted: its own config stays off",
+        );
+        return Ok(s);
+    }
+    close_earlier_copy(state, &s.id).await;
+    let again = open_session(state, cx, pending.reopen).await?;
+    again
+        .translator
+        .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+            again.settings().config_options(),
+        )));
+    announce_commands(&again);
+    crate::trust::settled(
+        &again,
+        agent_client_protocol::v1::schema::ToolCallStatus::Completed,
+        "Trusted: its own config loaded",
+    );
+    Ok(again)
+}
+
 /// After the session/new, load or resume response: the commands, then any warnings held back.
-fn announce_commands(s: &AcpSession) {
+pub(super) fn announce_commands(s: &AcpSession) {
     s.translator.send(SessionUpdate::AvailableCommandsUpdate(
         AvailableCommandsUpdate::new(s.commands.clone()),
     ));
@@ -696,7 +767,14 @@ pub(super) fn prompt(
         Ok(i) => i,
         Err(e) => return responder.respond_with_error(err(-32602, e)),
     };
-    cx.spawn(async move { ok(run_prompt(s, input, responder).await) })
+    let state = state.clone();
+    cx.clone().spawn(async move {
+        let s = match settle_trust(&state, &cx, s).await {
+            Ok(s) => s,
+            Err(e) => return ok(responder.respond_with_error(e)),
+        };
+        ok(run_prompt(s, input, responder).await)
+    })
 }
 
 /// ACP content blocks → the agent's input. Resources become `<context>` blocks.

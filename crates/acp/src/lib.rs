@@ -18,6 +18,7 @@ mod replay;
 mod settings;
 mod subagents;
 pub mod transport;
+mod trust;
 mod updates;
 
 use agent_client_protocol::v1::schema::{ClientCapabilities, SessionId};
@@ -50,6 +51,8 @@ pub(crate) struct AcpSession {
     commands: Vec<agent_client_protocol::v1::schema::AvailableCommand>,
     /// The end of the turn a `session/prompt` is running, for prompts that join it.
     running: Mutex<Option<RunningTurn>>,
+    /// A project the user has not answered for: asked at the first prompt (`trust.rs`).
+    pending_trust: Mutex<Option<trust::PendingTrust<handlers::OpenRequest>>>,
 }
 
 /// The end of a running turn, awaitable by every prompt that joined it.
