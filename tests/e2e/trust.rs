@@ -1,4 +1,5 @@
-//! Issue 38, trusted projects, through the real binary and the mock model: a project's own
+//! Issue 38 through the real binary and the mock model. Codex's `notify` program runs with
+//! each completed turn's JSON, confined and without keys. Trusted projects: a project's own
 //! config (`.codex/config.toml`, `.openinterpreter/config.toml`) loads only once the user
 //! trusted the project; exec takes `--trust` and otherwise names what it left out; ACP
 //! sessions load a trusted project's config and warn about an untrusted one; the answer is
@@ -226,4 +227,66 @@ fn acp_a_project_the_user_does_not_trust_is_saved_and_never_asked_about_again() 
     assert_eq!(agent.permissions.len(), 1);
     assert_ne!(tool_names(&mock.model_requests()[1].body), PI_TOOLS);
     agent.exit();
+}
+
+#[cfg(unix)]
+#[test]
+fn notify_runs_the_program_with_codexs_turn_json_and_without_the_key() {
+    let repo = TestRepo::new();
+    let out_dir = tempfile::tempdir().unwrap();
+    let file = out_dir.path().join("notified.json");
+    let mock = MockServer::start_blocking(Script::new([Reply::text("Fixed it.")])).unwrap();
+    // The payload is the last argument; the environment is written beside it.
+    let script = format!(
+        "printf '%s' \"$1\" > '{f}'; env > '{f}.env'",
+        f = file.display()
+    );
+    let notify = format!(
+        "notify=[\"sh\", \"-c\", {}, \"notify\"]",
+        toml::Value::from(script)
+    );
+    let mut args = exec_args(
+        &mock.url(),
+        &[
+            "-c",
+            &notify,
+            "-c",
+            "model_providers.mock.env_key=\"MOCK_PROVIDER_KEY\"",
+        ],
+    );
+    args.push("fix add".into());
+    let home = repo.home.path().display().to_string();
+    let out = repo.run_with_env(
+        &args,
+        "",
+        &[
+            ("HOME", home.as_str()),
+            ("MOCK_PROVIDER_KEY", "sk-notify-secret-123456"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // It runs in the background: wait for it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !file.with_extension("json.env").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let sent: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(sent["type"], "agent-turn-complete");
+    assert_eq!(sent["client"], "interpreter-exec");
+    assert_eq!(sent["input-messages"], json!(["fix add"]));
+    assert_eq!(sent["last-assistant-message"], "Fixed it.");
+    assert_eq!(
+        sent["cwd"],
+        std::fs::canonicalize(repo.path())
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    assert!(sent["thread-id"].as_str().is_some_and(|t| !t.is_empty()));
+    let env = std::fs::read_to_string(file.with_extension("json.env")).unwrap();
+    assert!(!env.contains("sk-notify-secret"), "the key reached notify");
 }

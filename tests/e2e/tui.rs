@@ -1625,3 +1625,49 @@ fn the_terminal_asks_to_trust_a_project_with_its_own_config_once() {
     });
     assert!(!screen.contains("Do you trust"), "{screen}");
 }
+
+/// Issue 38: a turn that completes while the terminal is not focused sends a desktop
+/// notification (OSC 9) in a terminal that shows one.
+#[test]
+fn a_turn_that_ends_while_the_terminal_is_unfocused_sends_a_notification() {
+    let repo = TestRepo::new();
+    let script = Script::from_json(&json!({ "replies": [text("hello")] }).to_string()).unwrap();
+    let mock = MockServer::start_blocking(script).expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    let raw = repo.home.path().join("pane.raw");
+    t.tmux(&[
+        "pipe-pane",
+        "-t",
+        "t",
+        "-o",
+        &format!("cat >> '{}'", raw.display()),
+    ]);
+    // A terminal that shows OSC 9 (tmux names itself in TERM_PROGRAM: set it after).
+    t.line(&format!("export TERM_PROGRAM=WezTerm; clear; {}", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    // The terminal reports that it lost the focus (CSI O, as with focus events on).
+    t.tmux(&["send-keys", "-t", "t", "-H", "1b", "5b", "4f"]);
+    t.line("hi");
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("hello")
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let bytes = loop {
+        let bytes = std::fs::read(&raw).unwrap_or_default();
+        if bytes.windows(5).any(|w| w == b"\x1b]9;i") || std::time::Instant::now() > deadline {
+            break bytes;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains("\x1b]9;interpreter: Turn complete\x07"),
+        "no notification in the pane's output: {:?}",
+        &text[text.len().saturating_sub(600)..]
+    );
+}

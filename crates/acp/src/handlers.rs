@@ -318,6 +318,7 @@ fn face_abilities(caps: &agent_client_protocol::v1::schema::ClientCapabilities) 
         questions: caps.elicitation.as_ref().is_some_and(|e| e.form.is_some()),
         diagnostics: meta_flag(super::diagnostics::CAPABILITY),
         schedules: true,
+        client: "interpreter-acp",
     }
 }
 

@@ -48,6 +48,7 @@ pub(crate) async fn open(
             questions: true,
             diagnostics: false,
             schedules: true,
+            client: "interpreter-app-server",
         },
         ..SessionOptions::new(open.config, open.cwd, sink)
     };

@@ -163,6 +163,10 @@ pub(crate) async fn open(args: &ExecOptions, req: &Request) -> Result<Run, i32> 
     let opts = SessionOptions {
         extra_roots: args.add_dir.clone(),
         persist: !args.ephemeral,
+        face: interpreter_core::agent::FaceAbilities {
+            client: "interpreter-exec",
+            ..Default::default()
+        },
         output_schema: req.output_schema.clone(),
         ..SessionOptions::new(req.config.clone(), req.cwd.clone(), events)
     };

@@ -64,7 +64,7 @@ impl<B: Backend> Tui<B> {
                 Wake::Terminal(Some(e)) => self.on_terminal(e)?,
                 Wake::Terminal(None) | Wake::Quit => Flow::Quit,
                 Wake::Events(Some(e)) => {
-                    self.app.on_event(e);
+                    self.on_event(e);
                     Flow::Continue
                 }
                 Wake::Events(None) => {
@@ -94,6 +94,7 @@ impl<B: Backend> Tui<B> {
             }
             self.app.tick();
             self.redraw()?;
+            self.send_alerts();
             last_draw = Instant::now();
         }
         Ok(self.close().await)
@@ -135,11 +136,34 @@ impl<B: Backend> Tui<B> {
         let Some(rx) = self.events.as_mut() else {
             return;
         };
+        let mut taken = Vec::new();
         for _ in 0..EVENT_BATCH {
             match rx.try_recv() {
-                Ok(e) => self.app.on_event(e),
+                Ok(e) => taken.push(e),
                 Err(_) => break,
             }
+        }
+        for e in taken {
+            self.on_event(e);
+        }
+    }
+
+    /// A session event: to the app, and noted for an alert when the user looks elsewhere.
+    fn on_event(&mut self, e: interpreter_protocol::Event) {
+        if !self.focused
+            && let Some(alert) =
+                super::terminal::alert_for(&e, self.opener.config.terminal_notifications)
+        {
+            self.alerts.push(alert);
+        }
+        self.app.on_event(e);
+    }
+
+    /// Tells an unfocused user what happened: a desktop notification (OSC 9) where the
+    /// terminal shows one, else the bell.
+    fn send_alerts(&mut self) {
+        for alert in std::mem::take(&mut self.alerts) {
+            super::terminal::notify(&alert);
         }
     }
 
@@ -148,6 +172,8 @@ impl<B: Backend> Tui<B> {
             TermEvent::Key(k) => self.app.on_key(k),
             TermEvent::Paste(p) => self.app.on_paste(&p),
             TermEvent::Resize(w, h) => self.screen.resized(w, h).map_err(|e| e.to_string())?,
+            TermEvent::FocusGained => self.focused = true,
+            TermEvent::FocusLost => self.focused = false,
             _ => {}
         }
         Ok(Flow::Continue)

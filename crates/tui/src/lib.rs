@@ -263,6 +263,7 @@ impl Opener {
                 questions: true,
                 diagnostics: false,
                 schedules: true,
+                client: "interpreter-tui",
             },
             ..SessionOptions::new(self.config.clone(), self.cwd.clone(), events)
         };
@@ -297,6 +298,10 @@ struct Tui<B: Backend> {
     frame_times: Option<Vec<Duration>>,
     /// Frames that panicked (caught, the session went on).
     draw_failures: event_loop::DrawFailures,
+    /// The terminal has the user's focus (as its focus reports say; assumed at start).
+    focused: bool,
+    /// What to tell the user about while the terminal is not focused.
+    alerts: Vec<String>,
 }
 
 impl<B: Backend> Tui<B> {
@@ -310,6 +315,8 @@ impl<B: Backend> Tui<B> {
             files: None,
             frame_times: std::env::var_os("INTERPRETER_TUI_FRAME_STATS").map(|_| Vec::new()),
             draw_failures: event_loop::DrawFailures::default(),
+            focused: true,
+            alerts: Vec::new(),
         }
     }
 }

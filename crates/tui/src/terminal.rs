@@ -6,8 +6,8 @@
 //! stays as it is and the message is handed back instead of printed over the screen.
 
 use ratatui::crossterm::event::{
-    self, DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
-    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    self, DisableBracketedPaste, DisableFocusChange, EnableBracketedPaste, EnableFocusChange,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use ratatui::crossterm::{cursor, execute, terminal};
 use std::cell::{Cell, RefCell};
@@ -62,7 +62,7 @@ pub(crate) fn enter() -> std::io::Result<(Guard, u16)> {
     ACTIVE.store(true, Ordering::SeqCst);
     let guard = Guard(());
     let mut out = std::io::stdout();
-    execute!(out, EnableBracketedPaste)?;
+    execute!(out, EnableBracketedPaste, EnableFocusChange)?;
     if matches!(terminal::supports_keyboard_enhancement(), Ok(true)) {
         execute!(
             out,
@@ -83,7 +83,7 @@ pub(crate) fn restore() {
     if ENHANCED.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, PopKeyboardEnhancementFlags);
     }
-    let _ = execute!(out, DisableBracketedPaste, cursor::Show);
+    let _ = execute!(out, DisableBracketedPaste, DisableFocusChange, cursor::Show);
     let _ = terminal::disable_raw_mode();
     let _ = out.flush();
 }
@@ -138,4 +138,93 @@ pub(crate) fn spawn_input() -> tokio::sync::mpsc::UnboundedReceiver<event::Event
         tracing::error!("could not start the terminal input thread: {e}");
     }
     rx
+}
+
+/// What to tell an unfocused user about `e`, if anything (`[tui] notifications`).
+pub(crate) fn alert_for(
+    e: &interpreter_protocol::Event,
+    on: interpreter_core::config::TerminalNotifications,
+) -> Option<String> {
+    use interpreter_protocol::{Event, TurnEndReason};
+    match e {
+        Event::TurnEnded(t) if on.turn_complete && t.reason == TurnEndReason::Completed => {
+            Some("Turn complete".into())
+        }
+        Event::ApprovalRequested(r) if on.approval => {
+            Some(format!("Approval requested: {}", r.title))
+        }
+        Event::QuestionAsked(_) if on.approval => Some("A question is waiting".into()),
+        _ => None,
+    }
+}
+
+/// What tells the user: OSC 9 (a desktop notification) where the terminal is known to show
+/// one, else BEL, which every terminal (and tmux) passes on.
+pub(crate) fn alert_sequence(message: &str, osc9: bool) -> String {
+    if !osc9 {
+        return "\x07".into();
+    }
+    // The text cannot end the sequence early or carry controls of its own.
+    let text: String = message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(200)
+        .collect();
+    format!("\x1b]9;interpreter: {text}\x07")
+}
+
+/// Terminals that show OSC 9 as a notification.
+fn shows_osc9() -> bool {
+    let program = std::env::var("TERM_PROGRAM").unwrap_or_default();
+    let term = std::env::var("TERM").unwrap_or_default();
+    matches!(program.as_str(), "iTerm.app" | "WezTerm" | "ghostty")
+        || term.contains("kitty")
+        || term.contains("ghostty")
+}
+
+/// Writes the alert for `message` to the terminal.
+pub(crate) fn notify(message: &str) {
+    let mut out = std::io::stdout();
+    let _ = out.write_all(alert_sequence(message, shows_osc9()).as_bytes());
+    let _ = out.flush();
+}
+
+#[cfg(test)]
+mod alert_tests {
+    use super::*;
+    use interpreter_core::config::TerminalNotifications;
+    use interpreter_protocol::{Event, TurnEndReason, TurnEnded};
+
+    #[test]
+    fn a_completed_turn_and_a_waiting_approval_alert_as_configured() {
+        let ended = |reason| {
+            Event::TurnEnded(TurnEnded {
+                turn_id: "t".into(),
+                reason,
+            })
+        };
+        let all = TerminalNotifications {
+            turn_complete: true,
+            approval: true,
+        };
+        assert_eq!(
+            alert_for(&ended(TurnEndReason::Completed), all).as_deref(),
+            Some("Turn complete")
+        );
+        assert_eq!(alert_for(&ended(TurnEndReason::Cancelled), all), None);
+        let off = TerminalNotifications {
+            turn_complete: false,
+            approval: true,
+        };
+        assert_eq!(alert_for(&ended(TurnEndReason::Completed), off), None);
+    }
+
+    #[test]
+    fn osc9_carries_no_control_of_the_message_and_bel_is_the_fallback() {
+        assert_eq!(
+            alert_sequence("done\x1b]0;x\x07", true),
+            "\x1b]9;interpreter: done ]0;x \x07"
+        );
+        assert_eq!(alert_sequence("done", false), "\x07");
+    }
 }

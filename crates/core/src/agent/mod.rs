@@ -10,6 +10,7 @@ mod compact;
 mod diagnostics;
 mod goal;
 mod handle;
+mod notify;
 mod services;
 mod session;
 mod state;

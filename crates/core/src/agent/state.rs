@@ -42,6 +42,8 @@ pub(super) struct SessionState {
     pub(super) title_task: Option<TitleTask>,
     /// The worktree the session works in (Claude Code's EnterWorktree), if any.
     pub(super) worktree: Option<Arc<crate::tools::worktree::WorktreeSession>>,
+    /// `notify` programs still running (`notify.rs`); shutdown gives them a moment.
+    pub(super) notifying: Vec<tokio::task::JoinHandle<()>>,
 }
 
 /// A running title request (`title.rs`): the title and what it used, or nothing when it
@@ -76,6 +78,7 @@ impl SessionState {
             title_asked: false,
             title_task: None,
             worktree: None,
+            notifying: Vec::new(),
         }
     }
 }

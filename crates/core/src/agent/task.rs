@@ -72,9 +72,7 @@ async fn run(
             Op::UserInput { items } | Op::Steer { items } => TurnKind::User(items),
             Op::Compact => TurnKind::Compact,
             Op::Shutdown => {
-                // The log (and its writer lock) goes first: whoever waited for this may
-                // reopen the session at once.
-                s.state.log = None;
+                s.close().await;
                 let _ = done.send(OpResult::Done);
                 break;
             }

@@ -113,6 +113,9 @@ impl Session {
                 }
                 let ended = self.end_checkpoint().await;
                 self.mark_turn(&turn_id, history_start, ended);
+                if reason == TurnEndReason::Completed {
+                    self.notify_turn_complete(&turn_id, history_start);
+                }
                 reason
             }
             TurnKind::Compact => match self.compact(&cancel).await {

@@ -70,6 +70,36 @@ pub(crate) struct ConfigToml {
     /// MCP servers every session connects, as in Codex (see `config::mcp`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, mcp::McpServerToml>,
+    /// Codex's `notify`: a program (and its arguments) run with each completed turn's JSON.
+    #[serde(default)]
+    pub(crate) notify: Vec<String>,
+    /// Codex's `[tui]` table (`notifications`).
+    #[serde(default)]
+    pub(crate) tui: TuiToml,
+}
+
+/// Codex's `[tui]` table.
+#[derive(Debug, Default, Clone, Deserialize)]
+pub(crate) struct TuiToml {
+    /// `true`, `false`, or the events to notify of (`agent-turn-complete`,
+    /// `approval-requested`).
+    pub(crate) notifications: Option<TuiNotifications>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum TuiNotifications {
+    All(bool),
+    Some(Vec<String>),
+}
+
+/// When the terminal tells an unfocused user that something happened (`[tui] notifications`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TerminalNotifications {
+    /// A turn completed.
+    pub turn_complete: bool,
+    /// An approval or a question waits.
+    pub approval: bool,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -161,6 +191,11 @@ pub struct Config {
     pub mcp_servers: Vec<mcp::McpServerConfig>,
     /// The session folder's project and whether its own config loaded (`Overrides::project`).
     pub project: Option<ProjectTrust>,
+    /// Codex's `notify`: run with each completed turn's JSON as the last argument.
+    pub notify: Vec<String>,
+    /// What the terminal tells an unfocused user about (`[tui] notifications`; both by
+    /// default).
+    pub terminal_notifications: TerminalNotifications,
     /// What the user should hear about the configuration (a project file left out, and why).
     pub warnings: Vec<String>,
 }
@@ -372,6 +407,21 @@ impl Config {
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
             project: None,
             warnings: Vec::new(),
+            notify: raw.notify.clone(),
+            terminal_notifications: match &raw.tui.notifications {
+                None => TerminalNotifications {
+                    turn_complete: true,
+                    approval: true,
+                },
+                Some(TuiNotifications::All(on)) => TerminalNotifications {
+                    turn_complete: *on,
+                    approval: *on,
+                },
+                Some(TuiNotifications::Some(events)) => TerminalNotifications {
+                    turn_complete: events.iter().any(|e| e == "agent-turn-complete"),
+                    approval: events.iter().any(|e| e == "approval-requested"),
+                },
+            },
             web: std::sync::Arc::new(
                 web::WebConfig::from_toml(
                     &raw.web,

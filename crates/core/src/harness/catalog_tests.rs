@@ -26,6 +26,7 @@ fn everything_on() -> PromptEnv {
             questions: true,
             diagnostics: true,
             schedules: true,
+            client: "",
         },
         web: WebTools {
             fetch: true,

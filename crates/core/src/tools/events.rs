@@ -13,6 +13,8 @@ pub struct FaceAbilities {
     pub diagnostics: bool,
     /// It keeps the session open between turns, so scheduled prompts can run (`CronCreate`).
     pub schedules: bool,
+    /// The face's name, as Codex's `notify` payload gives its `client` ("" for `interpreter`).
+    pub client: &'static str,
 }
 
 /// Where a session's events go. Sending never blocks and never fails the session: a front
