@@ -29,7 +29,7 @@ function fakeView() {
       return { dispose() {} };
     },
   };
-  return { view: { webview, onDidDispose() {}, show() {} }, posted, send: (m) => Promise.all(handlers.map((h) => h(m))) };
+  return { view: { webview, visible: true, onDidDispose() {}, show() {} }, posted, send: (m) => Promise.all(handlers.map((h) => h(m))) };
 }
 
 /** A temp folder with a `work` folder in it, and the agent's home there, for one test. */
@@ -441,4 +441,36 @@ test("a background task is a card of its own, in progress with its output, then 
   assert.ok(statuses.indexOf("in_progress") < statuses.lastIndexOf("completed"));
   const shown = JSON.stringify(task.map((u) => u.content ?? []));
   assert.ok(shown.includes("finished"), shown);
+});
+
+test("a turn that ends while the panel is hidden, or an approval that waits, shows a notification", { timeout: 60_000 }, async (t) => {
+  const { dir, work } = scratch(t, "interp-notify-");
+  const baseUrl = await mock(t, { replies: [textReply("Seen."), toolReply("call_n", "shell", { command: "touch n.txt" }), textReply("Done."), textReply("Quiet.")] }, dir);
+  const page = await openChat(baseUrl, work);
+  await waitUntil(() => page.posted.some((m) => m.type === "status" && m.status.state === "ready"), "the agent's initialize");
+  const ends = () => page.posted.filter((m) => m.type === "turn" && !m.running && m.stopReason).length;
+  const notices = () => stub.state.messages.filter((m) => m.kind === "info" && m.text.startsWith("interpreter: "));
+  const before = notices().length;
+  // Hidden panel: the end of the turn is told.
+  page.view.visible = false;
+  await page.send({ type: "send", text: "hello", attachments: [] });
+  await waitUntil(() => ends() === 1, "the end of the turn", 20_000);
+  await waitUntil(() => notices().length === before + 1, "the notification");
+  assert.equal(notices().at(-1).text, "interpreter: Turn complete");
+  assert.deepEqual(notices().at(-1).actions, ["Show"]);
+  // Shown, but VS Code not focused: the approval that waits is told, then the end.
+  page.view.visible = true;
+  stub.state.windowFocused = false;
+  t.after(() => delete stub.state.windowFocused);
+  await page.send({ type: "send", text: "make n", attachments: [] });
+  const perm = await waitUntil(() => page.posted.find((m) => m.type === "permission"), "the permission request");
+  assert.ok(notices().some((m) => m.text.startsWith("interpreter: waiting for your approval: ")), JSON.stringify(notices()));
+  await page.send({ type: "permission", id: perm.id, optionId: "allow_once" });
+  await waitUntil(() => ends() === 2, "the end of the second turn", 20_000);
+  // Looking at it: nothing is shown.
+  stub.state.windowFocused = true;
+  const seen = notices().length;
+  await page.send({ type: "send", text: "again", attachments: [] });
+  await waitUntil(() => ends() === 3, "the end of the third turn", 20_000);
+  assert.equal(notices().length, seen);
 });

@@ -255,6 +255,9 @@ const vscode = {
     get activeTextEditor() {
       return state.activeTextEditor;
     },
+    get state() {
+      return { focused: state.windowFocused !== false };
+    },
     createOutputChannel: outputChannel,
     async showTextDocument(doc, options) {
       state.shown.push({ path: doc.uri.fsPath, options });

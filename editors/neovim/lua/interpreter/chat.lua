@@ -52,6 +52,7 @@ function M.state()
   return state
 end
 
+local notify_if_away
 local function notify(msg, level)
   vim.notify("interpreter: " .. msg, level or vim.log.levels.INFO)
 end
@@ -178,6 +179,29 @@ local function on_update(params)
   end
 end
 
+-- Neovim has the focus (FocusLost/FocusGained; terminals that do not report focus leave it
+-- true).
+local focused = true
+vim.api.nvim_create_autocmd({ "FocusLost", "FocusGained" }, {
+  group = vim.api.nvim_create_augroup("interpreter_chat_focus", { clear = true }),
+  callback = function(ev)
+    focused = ev.event == "FocusGained"
+  end,
+})
+
+--- Tells a user who looks elsewhere (Neovim unfocused, or the chat in no window) with
+--- vim.notify, unless `chat.notify` is false.
+notify_if_away = function(what)
+  if config.options.chat.notify == false then
+    return
+  end
+  local shown = state and state.buf and vim.fn.bufwinid(state.buf) ~= -1
+  if focused and shown then
+    return
+  end
+  notify(what)
+end
+
 --- session/request_permission → vim.ui.select. Returns the chosen option, or `cancelled`
 --- when the picker is dismissed or the turn is cancelled.
 local function on_permission(params, reply)
@@ -185,6 +209,7 @@ local function on_permission(params, reply)
   local call = params.toolCall or {}
   local known = call.toolCallId and state.tools[call.toolCallId]
   local title = call.title or (known and known.title) or call.toolCallId or "a tool call"
+  notify_if_away("waiting for your approval: " .. render.one_line(title))
   local key = {}
   local done = false
   local function finish(result, label)
@@ -467,6 +492,9 @@ send_now = function(item)
       local reason = type(result) == "table" and result.stopReason or "?"
       state.last_stop = reason
       add({ "", ("-- turn ended: %s"):format(reason), "" })
+      if reason == "end_turn" then
+        notify_if_away("turn complete")
+      end
       local meta = type(result) == "table" and result._meta
       if type(meta) == "table" and type(meta[ext.ACP_UNDONE]) == "table" then
         on_undone(meta[ext.ACP_UNDONE])

@@ -13,6 +13,7 @@ local M = {}
 ---@field diagnostics boolean    Offer `_interpreter/diagnostics` (vim.diagnostic of edited files).
 ---@field diagnostics_wait_ms integer  How long an answer waits for servers after an agent write.
 ---@field show_thoughts boolean  Show the model's reasoning chunks.
+---@field notify boolean         vim.notify a turn's end or a waiting approval while away.
 ---@field mode string|nil        ACP session mode to switch to after session/new.
 ---@field trace string|nil       A file that gets every ACP frame (for troubleshooting).
 ---@field keymaps interpreter.ChatKeymaps
@@ -53,6 +54,9 @@ M.defaults = {
     diagnostics = true,
     diagnostics_wait_ms = 2000,
     show_thoughts = false,
+    -- vim.notify when a turn ends or an approval waits while Neovim is unfocused or the chat
+    -- is in no window.
+    notify = true,
     mode = nil,
     trace = nil,
     keymaps = { prompt = "<CR>", cancel = "<C-c>", close = "q" },
@@ -102,6 +106,7 @@ function M.set(opts)
   check("chat", o.chat, { "table" })
   check("chat.fs", o.chat.fs, { "boolean" })
   check("chat.diagnostics", o.chat.diagnostics, { "boolean" })
+  check("chat.notify", o.chat.notify, { "boolean" })
   check("chat.diagnostics_wait_ms", o.chat.diagnostics_wait_ms, { "number" })
   check("chat.mode", o.chat.mode, { "string" }, true)
   check("chat.trace", o.chat.trace, { "string" }, true)

@@ -80,6 +80,8 @@ export class ChatController implements vscode.Disposable {
   private early: SessionNotification[] = [];
   /** Measured: panel opened → the agent's `initialize` answer (ms). */
   initializeAfterOpenMs?: number;
+  /** Whether the panel is on screen (the view provider sets it). */
+  visible: () => boolean = () => false;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly deps: ChatDeps) {
@@ -298,6 +300,7 @@ export class ChatController implements vscode.Disposable {
       const res = await this.agent.prompt(sid, this.blocks(text, attachments));
       await this.answered(sid, id, count, text, attachments, res);
       if (this.inFlight === 1) this.post({ type: "turn", running: false, stopReason: res.stopReason });
+      if (this.inFlight === 1 && res.stopReason === "end_turn") this.notifyIfAway("Turn complete");
       return true;
     } catch (e) {
       if (this.inFlight === 1) this.post({ type: "turn", running: false });
@@ -340,7 +343,21 @@ export class ChatController implements vscode.Disposable {
     if (sid) await this.agent.cancel(sid);
   }
 
+  /**
+   * Tells a user who looks elsewhere (the panel hidden, or VS Code not focused) that the chat
+   * needs them: a notification with a button to the panel (`interpreter.notifications`).
+   */
+  private notifyIfAway(text: string): void {
+    const focused = vscode.window.state?.focused ?? true;
+    if (this.visible() && focused) return;
+    if (!vscode.workspace.getConfiguration("interpreter").get<boolean>("notifications", true)) return;
+    void Promise.resolve(vscode.window.showInformationMessage(`interpreter: ${text}`, "Show")).then((choice) => {
+      if (choice === "Show") void vscode.commands.executeCommand("interpreter.chat.focus");
+    });
+  }
+
   private askPermission(req: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
+    this.notifyIfAway(`waiting for your approval: ${req.toolCall.title ?? "a tool call"}`);
     const id = randomUUID();
     this.post({ type: "permission", id, request: req });
     return new Promise((resolve) => {

@@ -59,11 +59,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       webview.asWebviewUri(vscode.Uri.joinPath(dist, "webview.css")).toString(),
     );
     this.chat.attach(webview);
+    this.chat.visible = () => view.visible;
     const sub = webview.onDidReceiveMessage((m: WebviewMessage) => void this.chat.handle(m));
     view.onDidDispose(() => {
       sub.dispose();
       this.chat.detach(webview);
-      if (this.view === view) this.view = undefined;
+      if (this.view === view) {
+        this.view = undefined;
+        this.chat.visible = () => false;
+      }
     });
   }
 
