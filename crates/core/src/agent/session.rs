@@ -687,6 +687,7 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
         &config.home,
         workspace.cwd(),
         config.project_doc_max_bytes,
+        &config.project_doc_fallback_filenames,
     );
     let skills = crate::skills::discover(&mut reads, workspace.cwd(), dirs::home_dir().as_deref());
     for w in &skills.warnings {

@@ -55,6 +55,9 @@ pub(crate) struct ConfigToml {
     /// Seconds an approval or a question waits for the user before it gives up.
     pub(crate) approval_timeout_secs: Option<u64>,
     pub(crate) project_doc_max_bytes: Option<usize>,
+    /// Codex's names to read in a folder without AGENTS.md (after CLAUDE.md).
+    #[serde(default)]
+    pub(crate) project_doc_fallback_filenames: Vec<String>,
     pub(crate) tool_output_token_limit: Option<usize>,
     /// Run the calls of one response that only read at the same time (default true).
     pub(crate) parallel_tool_calls: Option<bool>,
@@ -179,6 +182,7 @@ pub struct Config {
     /// How long an approval or a question waits for the user (then it is given up).
     pub(crate) approval_timeout: std::time::Duration,
     pub(crate) project_doc_max_bytes: usize,
+    pub(crate) project_doc_fallback_filenames: Vec<String>,
     pub(crate) tool_output_token_limit: usize,
     /// Calls of one response that only read run at the same time (`parallel_tool_calls`).
     pub(crate) parallel_tool_calls: bool,
@@ -401,6 +405,7 @@ impl Config {
                 raw.approval_timeout_secs.unwrap_or(600).max(1),
             ),
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
+            project_doc_fallback_filenames: raw.project_doc_fallback_filenames.clone(),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
             parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
