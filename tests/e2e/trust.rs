@@ -290,3 +290,28 @@ fn notify_runs_the_program_with_codexs_turn_json_and_without_the_key() {
     let env = std::fs::read_to_string(file.with_extension("json.env")).unwrap();
     assert!(!env.contains("sk-notify-secret"), "the key reached notify");
 }
+
+#[test]
+fn claude_md_with_an_import_reaches_the_prompt_and_an_import_outside_does_not() {
+    let repo = TestRepo::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "OUTSIDE-SECRET").unwrap();
+    repo.write(
+        "CLAUDE.md",
+        &format!(
+            "Use tabs. Also @docs/rules.md and @{}\n",
+            outside.path().join("secret.md").display()
+        ),
+    );
+    repo.write("docs/rules.md", "Never push on Fridays.");
+    let mock = MockServer::start_blocking(Script::new([Reply::text("ok")])).unwrap();
+    let out = exec(&repo, &mock, &[]);
+    let body = mock.model_requests()[0].body.to_string();
+    assert!(
+        body.contains("Use tabs.") && body.contains("Never push on Fridays."),
+        "{body}"
+    );
+    assert!(!body.contains("OUTSIDE-SECRET"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("secret.md"), "{stderr}");
+}

@@ -32,7 +32,10 @@ fn first_existing(
     scope: Scope<'_>,
     fallbacks: &[String],
 ) -> Option<String> {
-    let names = NAMES.iter().copied().chain(fallbacks.iter().map(String::as_str));
+    let names = NAMES
+        .iter()
+        .copied()
+        .chain(fallbacks.iter().map(String::as_str));
     names.into_iter().find_map(|n| {
         // A fallback name is a file name, never a path.
         if n.is_empty() || n.contains(['/', '\\']) || n == ".." {
@@ -86,7 +89,8 @@ fn import_paths(text: &str) -> Vec<String> {
                 continue;
             };
             let p = p.trim_end_matches([',', ';', ':', ')', '!', '?']);
-            if !p.is_empty() && (p.contains('/') || p.contains('.')) && !out.iter().any(|o| o == p) {
+            if !p.is_empty() && (p.contains('/') || p.contains('.')) && !out.iter().any(|o| o == p)
+            {
                 out.push(p.to_string());
             }
         }
@@ -282,7 +286,14 @@ mod tests {
         std::fs::write(r.join("a/b/CLAUDE.md"), "NOT TAKEN: AGENTS.md comes first").unwrap();
         let cwd = r.join("a/b");
         let mut reads = StartupReads::new(std::slice::from_ref(&r));
-        let got = load(&mut reads, home.path(), &cwd, 32 * 1024, &["TEAM.md".into()]).unwrap();
+        let got = load(
+            &mut reads,
+            home.path(),
+            &cwd,
+            32 * 1024,
+            &["TEAM.md".into()],
+        )
+        .unwrap();
         assert_eq!(
             got,
             "Root. See @docs/style.md and @alice.\n`@docs/not.md` and\n```\n@docs/fenced.md\n```\n\nStyle: tabs. More in @deeper.md\n\nDeeper.\n\nTeam rules.\n\nLeaf."
