@@ -1,8 +1,9 @@
 //! Skills: folders holding a `SKILL.md` with YAML front matter (`name` ≤ 64 characters,
-//! `description` ≤ 1024). Found in `.agents/skills` from the repo root down to the cwd,
-//! `~/.agents/skills`, and the bundled `skills/` folder (embedded in the binary). A skill
-//! closer to the cwd overrides one of the same name further away; repo skills override user
-//! skills, which override bundled ones.
+//! `description` ≤ 1024). Found in `.agents/skills` and Claude Code's `.claude/skills` from the
+//! repo root down to the cwd, `~/.agents/skills` and `~/.claude/skills`, and the bundled
+//! `skills/` folder (embedded in the binary). A skill closer to the cwd overrides one of the
+//! same name further away; repo skills override user skills, which override bundled ones; in
+//! one folder `.agents/skills` overrides `.claude/skills`.
 //!
 //! Repo skills are read through [`StartupReads`]: a skill folder or SKILL.md that links
 //! outside the workspace is skipped with a warning. `~/.agents/skills` is the user's own.
@@ -13,6 +14,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::workspace::startup::{Scope as ReadScope, StartupReads};
+
+/// Where skills live in a folder, lowest precedence first: Claude Code's, then ours (Codex's).
+const PLACES: [&str; 2] = [".claude/skills", ".agents/skills"];
 
 /// A SKILL.md longer than this is skipped.
 const MAX_SKILL_BYTES: usize = 256 * 1024;
@@ -119,14 +123,16 @@ pub(crate) fn discover(
         by_name.insert(s.name.clone(), s);
     }
     if let Some(home) = user_home {
-        scan(
-            reads,
-            &home.join(".agents/skills"),
-            ReadScope::User,
-            Scope::User,
-            &mut by_name,
-            &mut warnings,
-        );
+        for place in PLACES {
+            scan(
+                reads,
+                &home.join(place),
+                ReadScope::User,
+                Scope::User,
+                &mut by_name,
+                &mut warnings,
+            );
+        }
     }
     let root = crate::workspace::agents_md::git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
     let mut chain: Vec<&Path> = cwd
@@ -135,14 +141,16 @@ pub(crate) fn discover(
         .collect();
     chain.reverse();
     for dir in chain {
-        scan(
-            reads,
-            &dir.join(".agents/skills"),
-            ReadScope::Project { folder: dir },
-            Scope::Repo,
-            &mut by_name,
-            &mut warnings,
-        );
+        for place in PLACES {
+            scan(
+                reads,
+                &dir.join(place),
+                ReadScope::Project { folder: dir },
+                Scope::Repo,
+                &mut by_name,
+                &mut warnings,
+            );
+        }
     }
     Discovered {
         skills: by_name.into_values().collect(),
@@ -220,6 +228,31 @@ mod tests {
             assert!(names.contains(&n), "{names:?}");
         }
         assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn claude_codes_skill_folders_are_read_and_ours_win_in_one_folder() {
+        let repo = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let r = std::fs::canonicalize(repo.path()).unwrap();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        let skill = |dir: &Path, name: &str, description: &str| {
+            std::fs::create_dir_all(dir.join(name)).unwrap();
+            std::fs::write(
+                dir.join(name).join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: {description}\n---\nBody.\n"),
+            )
+            .unwrap();
+        };
+        skill(&r.join(".claude/skills"), "pdf", "Claude's pdf");
+        skill(&r.join(".claude/skills"), "lint", "Claude's lint");
+        skill(&r.join(".agents/skills"), "lint", "Our lint");
+        skill(&home.path().join(".claude/skills"), "mine", "My own");
+        let mut reads = StartupReads::new(std::slice::from_ref(&r));
+        let d = discover(&mut reads, &r, Some(home.path()));
+        assert_eq!(d.get("pdf").unwrap().description, "Claude's pdf");
+        assert_eq!(d.get("lint").unwrap().description, "Our lint");
+        assert_eq!(d.get("mine").unwrap().scope, Scope::User);
     }
 
     #[test]
