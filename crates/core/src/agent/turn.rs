@@ -757,6 +757,7 @@ impl Session {
             evidence: self.services.evidence.clone(),
             task_list: self.services.task_list.clone(),
             shell: self.services.shell.clone(),
+            browser: self.services.browser.clone(),
         }
     }
 
