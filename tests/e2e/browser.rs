@@ -1,11 +1,12 @@
 //! little-coder's Browser tools end to end: `interpreter exec` drives a real headless Chromium
 //! on the mock's pages (`/web/links`, `/web/echo`): navigate, extract in chunks, scroll, click
 //! by role, go back, fill and submit a form, read the history; `[web]` rules refuse a denied
-//! domain both as a navigation and as the link a click follows, and an image from it. The
-//! browser and its profile folder are gone when the session ends.
+//! domain as a navigation, as the link a click follows, and as an image and a WebSocket of a
+//! page. The browser and its profile folder are gone when the session ends; a browser that
+//! dies is reported and replaced; one that cannot start, or is not there, is a clear error.
 //!
-//! Skipped (saying why) where no Chromium is found, unless `INTERPRETER_REQUIRE_BROWSER=1`
-//! (scripts/test.sh sets it once it has installed one).
+//! The tests that need Chromium are skipped (saying why) where none is found, unless
+//! `INTERPRETER_REQUIRE_BROWSER=1` (scripts/test.sh sets it once it has installed one).
 
 use std::path::{Path, PathBuf};
 
@@ -286,6 +287,162 @@ fn a_denied_domain_is_refused_as_a_navigation_a_link_and_an_image() {
     assert!(
         !asked.iter().any(|p| p.starts_with("/web/forbidden")),
         "a refused request reached the server: {asked:?}"
+    );
+    nothing_left(tmp.path());
+}
+
+/// The pid of the session's browser (its main process: the one with the DevTools port), found
+/// by the profile folder under `tmp` in its arguments.
+#[cfg(target_os = "linux")]
+fn browser_pid(tmp: &Path) -> Option<i32> {
+    let needle = tmp.display().to_string();
+    std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(Result::ok)
+        .find_map(|e| {
+            let pid: i32 = e.file_name().to_string_lossy().parse().ok()?;
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            (cmd.contains(&needle)
+                && cmd.contains("--remote-debugging-port")
+                && !cmd.contains("--type="))
+            .then_some(pid)
+        })
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_browser_that_dies_is_reported_and_the_next_call_starts_a_fresh_one() {
+    if browser_or_skip("a_browser_that_dies_is_reported_and_the_next_call_starts_a_fresh_one")
+        .is_none()
+    {
+        return;
+    }
+    let repo = TestRepo::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("placeholder")])).unwrap();
+    let base = format!("http://{}", mock.addr());
+    let links = json!({"url": format!("{base}/web/links")});
+    mock.set_script(Script::new([
+        Reply::tool_call("n1", "BrowserNavigate", links.clone()),
+        // Time for the test to kill the browser before the next call.
+        Reply::tool_call("x1", "BrowserExtract", json!({})).with_delay(3000),
+        Reply::tool_call("n2", "BrowserNavigate", links),
+        Reply::text("done"),
+    ]));
+    let mut args = vec!["exec".to_string(), "--json".to_string()];
+    args.extend(TestRepo::mock_config(&mock.url(), "chat"));
+    args.extend(["-c".into(), "harness=\"little-coder\"".into()]);
+    args.extend(["-c".into(), "web.allow_private=true".into()]);
+    args.push("browse the webpage".into());
+    let mut child = repo
+        .command(&args)
+        .env("HOME", repo.home.path())
+        .env("TMPDIR", tmp.path())
+        .spawn()
+        .unwrap();
+    // No more input than the prompt.
+    drop(child.stdin.take());
+    // Once the navigation's result went back, the browser dies.
+    let start = std::time::Instant::now();
+    while mock.model_requests().len() < 2 {
+        assert!(start.elapsed().as_secs() < 60, "the navigation never ended");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = browser_pid(tmp.path()).expect("the browser runs");
+    // SAFETY: kill has no memory effects; the pid is the browser this test's session started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    let out = mock_llm::e2e::wait_with_timeout(child, std::time::Duration::from_secs(120));
+    succeeded(&out);
+    let r = results(&mock);
+    assert_eq!(r.len(), 3, "{r:#?}");
+    assert!(
+        r[0].starts_with(&format!("Navigated to {base}/web/links")),
+        "{}",
+        r[0]
+    );
+    assert!(
+        r[1].starts_with("The browser stopped since the last call (it may have crashed)"),
+        "{}",
+        r[1]
+    );
+    assert!(
+        r[1].ends_with(
+            "The next Browser call starts a fresh one: open the page again with BrowserNavigate."
+        ),
+        "{}",
+        r[1]
+    );
+    assert!(
+        r[2].starts_with(&format!("Navigated to {base}/web/links")),
+        "{}",
+        r[2]
+    );
+    nothing_left(tmp.path());
+}
+
+#[test]
+fn without_a_browser_the_tools_are_not_offered_and_a_call_says_what_to_install() {
+    let repo = TestRepo::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("placeholder")])).unwrap();
+    let base = format!("http://{}", mock.addr());
+    mock.set_script(Script::new([
+        // A resumed session may call a tool this one does not list.
+        Reply::tool_call(
+            "n1",
+            "BrowserNavigate",
+            json!({"url": format!("{base}/web/links")}),
+        ),
+        Reply::text("done"),
+    ]));
+    exec(
+        &repo,
+        &mock,
+        tmp.path(),
+        &["-c", "web.browser=\"/nonexistent/chromium\""],
+    );
+    let tools = mock.model_requests()[0].body["tools"].to_string();
+    assert!(!tools.contains("Browser"), "{tools}");
+    let r = results(&mock);
+    assert!(
+        r[0].starts_with(
+            "[web] browser (or INTERPRETER_BROWSER) names `/nonexistent/chromium`, which is not an executable file. Install Chromium (Debian and Ubuntu: `apt-get install chromium`"
+        ),
+        "{}",
+        r[0]
+    );
+    assert!(!mock.requests().iter().any(|q| q.path == "/web/links"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_browser_that_cannot_start_is_a_clear_error_and_leaves_nothing() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let repo = TestRepo::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = repo.home.path().join("broken-chromium");
+    std::fs::write(&fake, "#!/bin/sh\necho 'cannot open display' >&2\nexit 3\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("placeholder")])).unwrap();
+    let base = format!("http://{}", mock.addr());
+    mock.set_script(Script::new([
+        Reply::tool_call(
+            "n1",
+            "BrowserNavigate",
+            json!({"url": format!("{base}/web/links")}),
+        ),
+        Reply::text("done"),
+    ]));
+    let browser = format!("web.browser=\"{}\"", fake.display());
+    exec(&repo, &mock, tmp.path(), &["-c", &browser]);
+    let r = results(&mock);
+    assert_eq!(
+        r[0],
+        format!(
+            "The browser could not start: {} exited (exit status: 3) before opening its DevTools port. It said: cannot open display.",
+            fake.display()
+        )
     );
     nothing_left(tmp.path());
 }

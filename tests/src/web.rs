@@ -2,8 +2,8 @@
 //! network: `GET /web/<name>` is an HTML page about `<name>` (`/web/slow/<ms>/<name>` after
 //! a delay), `GET /search?q=…` answers in SearXNG's JSON with two results on `/web/`, and
 //! `POST …/coding/v1/search` the same in Kimi Code's search service's JSON. For the browser:
-//! `/web/links` is a long page with links (one on `localhost`), an image on `localhost` and a
-//! form that submits to `/web/echo?q=…`, which says what was searched for.
+//! `/web/links` is a long page with links (one on `localhost`), an image and a WebSocket on
+//! `localhost` and a form that submits to `/web/echo?q=…`, which says what was searched for.
 
 use axum::body::Body;
 use axum::http::{Response, StatusCode, header};
@@ -64,8 +64,8 @@ pub(crate) async fn answer(
 }
 
 /// `/web/links`: links to `/web/next` and to `/web/forbidden` on `localhost` (the same mock
-/// under another name, for domain rules), an image from there too, a search form, and 80
-/// paragraphs, so the text takes several chunks and the page scrolls.
+/// under another name, for domain rules), an image and a WebSocket from there too, a search
+/// form, and 80 paragraphs, so the text takes several chunks and the page scrolls.
 fn links_page(host: Option<&str>) -> String {
     let port = host
         .and_then(|h| h.rsplit_once(':'))
@@ -80,7 +80,9 @@ fn links_page(host: Option<&str>) -> String {
          <p><a href=\"/web/next\">Next page</a> | <a href=\"{other}/web/forbidden\">Forbidden page</a></p>\
          <img alt=\"\" width=\"1\" height=\"1\" src=\"{other}/web/forbidden-image\">\
          <form action=\"/web/echo\" method=\"get\"><label>Query <input id=\"q\" name=\"q\" value=\"old\"></label> \
-         <button type=\"submit\">Search</button></form>{paragraphs}</body></html>"
+         <button type=\"submit\">Search</button></form>{paragraphs}\
+         <script>try {{ new WebSocket(\"ws://localhost:{port}/web/forbidden-socket\"); }} catch (e) {{}}</script>\
+         </body></html>"
     )
 }
 

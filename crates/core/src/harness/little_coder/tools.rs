@@ -30,10 +30,14 @@ const SHELL_EDGE_LINES: usize = 100;
 const SHELL_MAX_BYTES: usize = 30 * 1024;
 
 /// The tools; the Browser tools only with `browser` (a Chromium-family browser was found).
+/// Without one they still answer calls, unlisted (a resumed session may make them), with an
+/// error that says what to install.
 pub(super) fn table(browser: bool) -> ToolTable {
     let mut tools = vec![pi::read(), pi::bash(), pi::edit(), write()];
-    if browser {
-        tools.extend(super::browser::tools());
+    let mut hidden = Vec::new();
+    match browser {
+        true => tools.extend(super::browser::tools()),
+        false => hidden.extend(super::browser::tools()),
     }
     tools.extend([
         evidence_add(),
@@ -46,7 +50,7 @@ pub(super) fn table(browser: bool) -> ToolTable {
         shell_session_cwd(),
         shell_session_reset(),
     ]);
-    ToolTable::new(tools)
+    ToolTable::new(tools).with_hidden(hidden)
 }
 
 fn tool(
@@ -447,6 +451,8 @@ mod tests {
         let mut without = with.clone();
         without.drain(4..11);
         assert_eq!(names(false), without);
+        // Unlisted, they still answer a call (with what to install).
+        assert!(table(false).get("BrowserNavigate").is_some());
         assert_eq!(
             without,
             [

@@ -45,20 +45,30 @@ impl Refusals {
     }
 }
 
-/// Why `url` may not be loaded, if it may not: webfetch's rules. `data:` and `blob:` never
-/// reach the network.
-pub(crate) async fn refusal(cfg: &WebConfig, url: &str) -> Option<String> {
+/// What webfetch's rules say of a URL.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Check {
+    Allowed,
+    /// The rules refuse it (scheme, domain, a private address): why.
+    Refused(String),
+    /// Its host does not resolve: why.
+    Unreachable(String),
+}
+
+/// What webfetch's rules say of loading `url`. `data:` and `blob:` never reach the network.
+pub(crate) async fn check(cfg: &WebConfig, url: &str) -> Check {
     if url.starts_with("data:") || url.starts_with("blob:") {
-        return None;
+        return Check::Allowed;
     }
     let checked = match web::check_url(url) {
         Ok(u) => u,
-        Err(e) => return Some(e.to_string()),
+        Err(e) => return Check::Refused(e.to_string()),
     };
     match tokio::time::timeout(cfg.timeout, web::resolve_checked(cfg, &checked)).await {
-        Ok(Ok(_)) => None,
-        Ok(Err(e)) => Some(e.to_string()),
-        Err(_) => Some(format!(
+        Ok(Ok(_)) => Check::Allowed,
+        Ok(Err(e @ web::FetchError::Refused(_))) => Check::Refused(e.to_string()),
+        Ok(Err(e)) => Check::Unreachable(e.to_string()),
+        Err(_) => Check::Unreachable(format!(
             "{} did not resolve within {} s",
             checked.host_str().unwrap_or_default(),
             cfg.timeout.as_secs()
@@ -90,21 +100,24 @@ pub(crate) async fn start(
             let (browser, cfg, refusals) = (browser.clone(), cfg.clone(), refusals.clone());
             tokio::spawn(async move {
                 let id = event.request_id.clone();
-                let answer = match refusal(&cfg, &event.request.url).await {
-                    None => browser
-                        .execute(ContinueRequestParams::new(id))
-                        .await
-                        .map(drop),
-                    Some(why) => {
+                let fail = |reason| FailRequestParams::new(id.clone(), reason);
+                let answer = match check(&cfg, &event.request.url).await {
+                    Check::Allowed => {
+                        let go = ContinueRequestParams::new(id.clone());
+                        browser.execute(go).await.map(drop)
+                    }
+                    Check::Refused(why) => {
                         refusals.push(Blocked {
                             url: event.request.url.clone(),
                             why,
                             document: event.resource_type == ResourceType::Document,
                         });
-                        browser
-                            .execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
-                            .await
-                            .map(drop)
+                        let reason = ErrorReason::BlockedByClient;
+                        browser.execute(fail(reason)).await.map(drop)
+                    }
+                    Check::Unreachable(_) => {
+                        let reason = ErrorReason::NameNotResolved;
+                        browser.execute(fail(reason)).await.map(drop)
                     }
                 };
                 if let Err(e) = answer {

@@ -1,8 +1,9 @@
 //! Starting the session's browser: a headless Chromium in a process tree of its own (as an
 //! MCP stdio server is: nothing it starts outlives the guard or the agent), with the key
 //! variables out of its environment as for commands, a fresh profile in a temporary folder,
-//! every request under `[web]` (`guard.rs`), and one page the tools drive over the DevTools
-//! protocol. Dropping a [`Running`] kills the tree, then removes the folder.
+//! every request under `[web]` (`guard.rs`) and every connection through our proxy
+//! (`proxy.rs`), and one page the tools drive over the DevTools protocol. Dropping a
+//! [`Running`] kills the tree, then removes the folder.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -15,6 +16,7 @@ use chromiumoxide::{Browser, Page};
 use futures::StreamExt as _;
 
 use super::guard::{self, Refusals};
+use super::proxy::{self, Proxy};
 use crate::tools::web::WebConfig;
 
 /// The viewport pages are laid out in.
@@ -34,6 +36,7 @@ pub(crate) struct Running {
     pub(crate) refusals: Arc<Refusals>,
     handler: tokio::task::JoinHandle<()>,
     guard: tokio::task::JoinHandle<()>,
+    _proxy: Proxy,
     tree: Option<crate::tools::exec::ServerTree>,
     keeper: Option<tokio::process::Child>,
     dir: Option<tempfile::TempDir>,
@@ -75,8 +78,12 @@ pub(crate) async fn start(exe: &Path, cfg: &Arc<WebConfig>) -> Result<Running, S
     let log = std::fs::File::create(&log_path)
         .and_then(|f| std::fs::create_dir(&profile).map(|()| f))
         .map_err(|e| format!("could not prepare {}: {e}", dir.path().display()))?;
+    let refusals = Arc::new(Refusals::default());
+    let proxy = proxy::start(cfg.clone())
+        .await
+        .map_err(|e| format!("could not open the browser's proxy: {e}"))?;
     let mut cmd = tokio::process::Command::new(exe);
-    cmd.args(arguments(&profile))
+    cmd.args(arguments(&profile, proxy.addr.port()))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::from(log))
@@ -98,8 +105,16 @@ pub(crate) async fn start(exe: &Path, cfg: &Arc<WebConfig>) -> Result<Running, S
         keeper: Some(keeper),
         dir: Some(dir),
     };
-    let url = match tokio::time::timeout(cfg.timeout, debugger_url(&profile)).await {
-        Ok(url) => url,
+    let waited = tokio::time::timeout(cfg.timeout, debugger_url(&profile, &mut partial.keeper));
+    let url = match waited.await {
+        Ok(Ok(url)) => url,
+        Ok(Err(status)) => {
+            return Err(format!(
+                "{} exited ({status}) before opening its DevTools port{}",
+                exe.display(),
+                stderr_note(&log_path)
+            ));
+        }
         Err(_) => {
             return Err(format!(
                 "{} did not open its DevTools port within {} s{}",
@@ -109,8 +124,8 @@ pub(crate) async fn start(exe: &Path, cfg: &Arc<WebConfig>) -> Result<Running, S
             ));
         }
     };
-    let connected = tokio::time::timeout(cfg.timeout, connect(&url, cfg)).await;
-    let (browser, handler, page, refusals, guard) = match connected {
+    let connected = tokio::time::timeout(cfg.timeout, connect(&url, cfg, &refusals)).await;
+    let (browser, handler, page, guard) = match connected {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => return Err(format!("{e}{}", stderr_note(&log_path))),
         Err(_) => {
@@ -127,6 +142,7 @@ pub(crate) async fn start(exe: &Path, cfg: &Arc<WebConfig>) -> Result<Running, S
         refusals,
         handler,
         guard,
+        _proxy: proxy,
         tree: partial.tree.take(),
         keeper: partial.keeper.take(),
         dir: partial.dir.take(),
@@ -152,11 +168,14 @@ type Connected = (
     Arc<Browser>,
     tokio::task::JoinHandle<()>,
     Page,
-    Arc<Refusals>,
     tokio::task::JoinHandle<()>,
 );
 
-async fn connect(url: &str, cfg: &Arc<WebConfig>) -> Result<Connected, String> {
+async fn connect(
+    url: &str,
+    cfg: &Arc<WebConfig>,
+    refusals: &Arc<Refusals>,
+) -> Result<Connected, String> {
     let config = HandlerConfig {
         // Certificates are checked as webfetch checks them.
         ignore_https_errors: false,
@@ -182,7 +201,6 @@ async fn connect(url: &str, cfg: &Arc<WebConfig>) -> Result<Connected, String> {
         }
     });
     let browser = Arc::new(browser);
-    let refusals = Arc::new(Refusals::default());
     let guard = match guard::start(browser.clone(), cfg.clone(), refusals.clone()).await {
         Ok(g) => g,
         Err(e) => {
@@ -199,12 +217,12 @@ async fn connect(url: &str, cfg: &Arc<WebConfig>) -> Result<Connected, String> {
             return Err(format!("could not open a page: {e}"));
         }
     };
-    Ok((browser, handler, page, refusals, guard))
+    Ok((browser, handler, page, guard))
 }
 
 /// The browser's flags: headless, a private profile, no background traffic of its own, and
-/// no path to the network that request interception does not see (UDP for WebRTC).
-fn arguments(profile: &Path) -> Vec<String> {
+/// no way out but our proxy (loopback too; no QUIC, no UDP for WebRTC).
+fn arguments(profile: &Path, proxy_port: u16) -> Vec<String> {
     let mut args = vec![
         "--headless".to_string(),
         format!("--user-data-dir={}", profile.display()),
@@ -213,7 +231,9 @@ fn arguments(profile: &Path) -> Vec<String> {
         format!("--window-size={WIDTH},{HEIGHT}"),
         "--no-first-run".into(),
         "--no-default-browser-check".into(),
-        "--no-proxy-server".into(),
+        format!("--proxy-server=socks5://127.0.0.1:{proxy_port}"),
+        "--proxy-bypass-list=<-loopback>".into(),
+        "--disable-quic".into(),
         "--disable-background-networking".into(),
         "--disable-component-update".into(),
         "--disable-default-apps".into(),
@@ -250,17 +270,24 @@ fn linux_root() -> bool {
 }
 
 /// The browser's DevTools address, from the `DevToolsActivePort` file it writes in its
-/// profile once it listens (port, then path).
-async fn debugger_url(profile: &Path) -> String {
+/// profile once it listens (port, then path); how it ended if it exits first (its keeper
+/// exits with it).
+async fn debugger_url(
+    profile: &Path,
+    keeper: &mut Option<tokio::process::Child>,
+) -> Result<String, String> {
     let file = profile.join("DevToolsActivePort");
     loop {
+        if let Some(Ok(Some(status))) = keeper.as_mut().map(tokio::process::Child::try_wait) {
+            return Err(status.to_string());
+        }
         if let Ok(text) = tokio::fs::read_to_string(&file).await {
             let mut lines = text.lines();
             if let (Some(port), Some(path)) = (lines.next(), lines.next())
                 && port.trim().parse::<u16>().is_ok()
                 && path.starts_with('/')
             {
-                return format!("ws://127.0.0.1:{}{}", port.trim(), path.trim());
+                return Ok(format!("ws://127.0.0.1:{}{}", port.trim(), path.trim()));
             }
         }
         tokio::time::sleep(POLL).await;

@@ -1,7 +1,7 @@
 //! A real browser for the model (little-coder's Browser tools): one headless Chromium per
 //! session, started on the first call and stopped with the session, driven over the DevTools
-//! protocol with `chromiumoxide`. Every request it makes obeys `[web]` (`guard.rs`); every
-//! call is asked about as a fetch of the page's host, waits at most `[web] timeout_secs` for
+//! protocol with `chromiumoxide`. Every request it makes obeys `[web]` (`guard.rs`), and so
+//! does every connection (`proxy.rs`); every call is asked about as a fetch of the page's host, waits at most `[web] timeout_secs` for
 //! each DevTools answer, and ends on cancellation. A browser that crashed or stopped
 //! answering is dropped, and the next call starts a fresh one.
 //!
@@ -13,6 +13,7 @@ mod find;
 mod guard;
 mod launch;
 mod page;
+mod proxy;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,7 +67,9 @@ impl Browser {
         let mut state = self.state.lock().await;
         authorize(ctx, tool, url, &format!("Browse {url}")).await?;
         // A refused address never starts a browser.
-        if let Some(why) = guard::refusal(&ctx.web, url).await {
+        if let guard::Check::Refused(why) | guard::Check::Unreachable(why) =
+            guard::check(&ctx.web, url).await
+        {
             return Err(ToolError::message(format!(
                 "Navigating to {url} failed: {why}."
             )));
