@@ -1,9 +1,10 @@
 //! A real browser for the model (little-coder's Browser tools): one headless Chromium per
 //! session, started on the first call and stopped with the session, driven over the DevTools
 //! protocol with `chromiumoxide`. Every request it makes obeys `[web]` (`guard.rs`), and so
-//! does every connection (`proxy.rs`); every call is asked about as a fetch of the page's host, waits at most `[web] timeout_secs` for
-//! each DevTools answer, and ends on cancellation. A browser that crashed or stopped
-//! answering is dropped, and the next call starts a fresh one.
+//! does every connection (`proxy.rs`). A call that can reach the network is asked about as a
+//! fetch of the page's host; every call waits at most `[web] timeout_secs` for each DevTools
+//! answer and ends on cancellation. A browser that crashed or stopped answering is dropped,
+//! and the next call starts a fresh one.
 //!
 //! Calls hold the session's browser for their whole run, taken first thing: the calls of one
 //! response run together (they are fetches), and the lock's queue keeps them in call order.
