@@ -45,16 +45,22 @@ finish() {
 trap finish EXIT
 
 # The terminal UI's end-to-end test (tests/e2e/tui.rs) runs the binary inside tmux; PDF pages
-# are rendered with poppler's pdftoppm (tests/e2e/images.rs).
+# are rendered with poppler's pdftoppm (tests/e2e/images.rs); little-coder's Browser tools
+# drive a headless Chromium (tests/e2e/browser.rs).
 missing=""
 command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 command -v pdftoppm >/dev/null 2>&1 || missing="$missing poppler-utils"
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 if [ -n "$missing" ]; then
-  stage "installing$missing (Debian packages) for the terminal UI and PDF tests"
+  stage "installing$missing (Debian packages) for the terminal UI, PDF and browser tests"
   sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
   # shellcheck disable=SC2086
   $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+# With Chromium here the browser test must run: it fails instead of skipping.
+if command -v chromium >/dev/null 2>&1; then
+  export INTERPRETER_REQUIRE_BROWSER=1
 fi
 
 stage "cargo build (binaries the e2e tests drive)"

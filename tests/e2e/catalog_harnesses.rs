@@ -1081,6 +1081,9 @@ fn little_coder_keeps_a_shell_and_evidence_and_refuses_to_overwrite() {
         &[
             "--harness",
             "little-coder",
+            // No browser, whatever this machine has: the Browser tools are not offered.
+            "-c",
+            "web.browser=\"/nonexistent/chromium\"",
             "-s",
             "workspace-write",
             "-c",

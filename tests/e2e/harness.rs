@@ -60,6 +60,10 @@ fn golden_repo() -> TestRepo {
 }
 
 fn debug_prompt(repo: &TestRepo, harness: &str, wire: &str, model: &str) -> String {
+    // The goldens show the tools that need a browser whether this machine has one or not:
+    // `[web] browser` names a file, so one counts as found (none is started).
+    let browser = repo.home.path().join("chromium");
+    std::fs::write(&browser, "").unwrap();
     let args: Vec<String> = [
         "debug",
         "prompt",
@@ -73,6 +77,8 @@ fn debug_prompt(repo: &TestRepo, harness: &str, wire: &str, model: &str) -> Stri
         ),
         "-c",
         &format!("model=\"{model}\""),
+        "-c",
+        &format!("web.browser={}", toml_string(&browser.display().to_string())),
     ]
     .iter()
     .map(|s| s.to_string())
@@ -84,6 +90,11 @@ fn debug_prompt(repo: &TestRepo, harness: &str, wire: &str, model: &str) -> Stri
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// `s` as a TOML basic string.
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// Replaces what differs between machines and runs: the folder, the session id, the date,

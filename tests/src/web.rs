@@ -1,7 +1,9 @@
 //! The web the mock serves, so fetch and search tools have something to reach without the
 //! network: `GET /web/<name>` is an HTML page about `<name>` (`/web/slow/<ms>/<name>` after
 //! a delay), `GET /search?q=…` answers in SearXNG's JSON with two results on `/web/`, and
-//! `POST …/coding/v1/search` the same in Kimi Code's search service's JSON.
+//! `POST …/coding/v1/search` the same in Kimi Code's search service's JSON. For the browser:
+//! `/web/links` is a long page with links (one on `localhost`), an image and a WebSocket on
+//! `localhost` and a form that submits to `/web/echo?q=…`, which says what was searched for.
 
 use axum::body::Body;
 use axum::http::{Response, StatusCode, header};
@@ -20,6 +22,22 @@ pub(crate) async fn answer(
     {
         tokio::time::sleep(std::time::Duration::from_millis(ms.min(60_000))).await;
         return Box::pin(answer(&format!("/web/{name}"), query, host)).await;
+    }
+    if path == "/web/links" {
+        return Some(reply("text/html; charset=utf-8", links_page(host)));
+    }
+    if path == "/web/echo" {
+        let q = query
+            .unwrap_or("")
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("q="))
+            .map(|q| percent_decode(&q.replace('+', " ")))
+            .unwrap_or_default();
+        let html = format!(
+            "<!doctype html><html><head><title>Echo</title></head><body><p>You searched for: {}</p></body></html>",
+            html_escape(&q)
+        );
+        return Some(reply("text/html; charset=utf-8", html));
     }
     if let Some(name) = path.strip_prefix("/web/") {
         let name = html_escape(name);
@@ -43,6 +61,29 @@ pub(crate) async fn answer(
         return Some(reply("application/json", body.to_string()));
     }
     None
+}
+
+/// `/web/links`: links to `/web/next` and to `/web/forbidden` on `localhost` (the same mock
+/// under another name, for domain rules), an image and a WebSocket from there too, a search
+/// form, and 80 paragraphs, so the text takes several chunks and the page scrolls.
+fn links_page(host: Option<&str>) -> String {
+    let port = host
+        .and_then(|h| h.rsplit_once(':'))
+        .map_or("80", |(_, p)| p);
+    let other = format!("http://localhost:{port}");
+    let paragraphs: String = (1..=80)
+        .map(|i| format!("<p>Paragraph {i} of the links page, about nothing in particular.</p>"))
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>Links page</title></head><body>\
+         <h1>Links page</h1>\
+         <p><a href=\"/web/next\">Next page</a> | <a href=\"{other}/web/forbidden\">Forbidden page</a></p>\
+         <img alt=\"\" width=\"1\" height=\"1\" src=\"{other}/web/forbidden-image\">\
+         <form action=\"/web/echo\" method=\"get\"><label>Query <input id=\"q\" name=\"q\" value=\"old\"></label> \
+         <button type=\"submit\">Search</button></form>{paragraphs}\
+         <script>try {{ new WebSocket(\"ws://localhost:{port}/web/forbidden-socket\"); }} catch (e) {{}}</script>\
+         </body></html>"
+    )
 }
 
 /// Two results on the mock's `/web/` about `q`, in SearXNG's fields.

@@ -38,6 +38,8 @@ pub(super) struct SessionServices {
     pub(super) task_list: Arc<crate::tools::task_list::TaskList>,
     /// The session's long-lived shell; a subagent shares it.
     pub(super) shell: Arc<crate::tools::shell_session::ShellSession>,
+    /// The session's browser, stopped when the last holder goes; a subagent shares it.
+    pub(super) browser: Arc<crate::tools::browser::Browser>,
     /// Subagents that ended, which a later call may continue.
     pub(super) finished_subagents: Arc<super::state::FinishedSubagents>,
     /// The MCP servers' tools, once connected.

@@ -204,11 +204,6 @@ impl Session {
         state.output_schema = output_schema;
         state.cache_key = harness.prompt_cache_key(&id);
         let (tasks, schedule) = session_jobs(&config, &id, persist, face, &events);
-        let asks = Arc::new(super::Asks::new(
-            events.clone(),
-            face,
-            config.approval_timeout,
-        ));
         let services = SessionServices {
             client,
             workspace,
@@ -218,7 +213,11 @@ impl Session {
                 events: events.clone(),
             }),
             approvals,
-            asks,
+            asks: Arc::new(super::Asks::new(
+                events.clone(),
+                face,
+                config.approval_timeout,
+            )),
             runner: runner.unwrap_or_else(|| {
                 Arc::new(LocalRunner {
                     max_processes: config.max_processes,
@@ -228,6 +227,7 @@ impl Session {
             evidence: Arc::new(crate::tools::evidence::Evidence::new(tasks.dir())),
             task_list: Arc::new(crate::tools::task_list::TaskList::new(tasks.dir())),
             shell: Arc::default(),
+            browser: Arc::default(),
             finished_subagents: Arc::default(),
             tasks,
             events,
@@ -713,6 +713,8 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
                 == Some(crate::config::web::SearchBackend::MoonshotBuiltin),
         },
         images: crate::model::catalog::model_info(&config.model).images,
+        browser: config.web.enabled
+            && crate::tools::browser::find_executable(config.web.browser.as_deref()).is_ok(),
         model: config.model.clone(),
         provider: config.provider.id.clone(),
         ..env

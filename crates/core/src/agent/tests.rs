@@ -396,6 +396,7 @@ fn mcp_tool_names_are_unique_and_reachable_in_every_harness() {
         model: String::new(),
         provider: String::new(),
         github_cli: false,
+        browser: false,
     };
     let ws = Workspace::new(&std::env::temp_dir(), &[], Arc::new(DiskBackend)).unwrap();
     for name in crate::harness::names() {

@@ -767,6 +767,7 @@ impl Session {
             task_list: self.services.task_list.clone(),
             shell: self.services.shell.clone(),
             worktree: self.state.worktree.clone(),
+            browser: self.services.browser.clone(),
         }
     }
 

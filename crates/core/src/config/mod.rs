@@ -21,6 +21,7 @@ const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("OPENINTERPRETER_PROVIDER", "model_provider"),
     ("OPENINTERPRETER_MODEL", "model"),
     ("OPENINTERPRETER_HARNESS", "harness"),
+    ("INTERPRETER_BROWSER", "web.browser"),
 ];
 
 /// The home folder: `OPENINTERPRETER_HOME`, else `CODEX_HOME` (the Codex SDK isolates runs with

@@ -28,6 +28,9 @@ pub(crate) struct WebToml {
     /// The search endpoint: SearXNG's (`GET <url>?q=<query>&format=json`, answering
     /// `{"results": [{"title", "url", "content"}]}`), or Kimi Code's search service.
     pub(crate) search_url: Option<String>,
+    /// The Chromium (or Chrome, Edge) executable little-coder's Browser tools drive; by
+    /// default one is looked for on PATH and in the usual install folders.
+    pub(crate) browser: Option<String>,
 }
 
 /// Where a web search goes.
@@ -86,6 +89,8 @@ pub struct WebConfig {
     pub(crate) max_bytes: u64,
     /// The search backend, if any: without one no search tool is offered.
     pub search: Option<SearchBackend>,
+    /// The browser executable `[web] browser` (or `INTERPRETER_BROWSER`) names, if any.
+    pub(crate) browser: Option<std::path::PathBuf>,
 }
 
 impl Default for WebConfig {
@@ -98,6 +103,7 @@ impl Default for WebConfig {
             timeout: Duration::from_secs(30),
             max_bytes: 5 * 1024 * 1024,
             search: None,
+            browser: None,
         }
     }
 }
@@ -131,6 +137,12 @@ impl WebConfig {
                 .map_or(d.timeout, |s| Duration::from_secs(s.max(1))),
             max_bytes: t.max_bytes.unwrap_or(d.max_bytes).max(1024),
             search,
+            browser: t
+                .browser
+                .as_deref()
+                .map(str::trim)
+                .filter(|b| !b.is_empty())
+                .map(std::path::PathBuf::from),
         })
     }
 

@@ -37,6 +37,7 @@ fn everything_on() -> PromptEnv {
         model: "m".into(),
         provider: "p".into(),
         github_cli: true,
+        browser: true,
         ..super::test_env()
     }
 }

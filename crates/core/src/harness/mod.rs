@@ -65,6 +65,9 @@ pub(crate) struct PromptEnv {
     pub provider: String,
     /// The GitHub CLI (`gh`) is on the PATH (deepseek-tui's GitHub tools need it).
     pub github_cli: bool,
+    /// The web tools are on and a Chromium-family browser was found (little-coder's Browser
+    /// tools need one).
+    pub browser: bool,
 }
 
 /// Which web tools a session offers.
@@ -104,6 +107,7 @@ impl PromptEnv {
             model: String::new(),
             provider: String::new(),
             github_cli: on_path(if cfg!(windows) { "gh.exe" } else { "gh" }),
+            browser: false,
         }
     }
 }
@@ -271,6 +275,7 @@ pub(crate) fn test_env() -> PromptEnv {
         model: String::new(),
         provider: String::new(),
         github_cli: false,
+        browser: true,
     }
 }
 

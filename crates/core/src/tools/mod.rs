@@ -4,6 +4,7 @@
 
 pub mod apply_patch;
 pub(crate) mod background;
+pub(crate) mod browser;
 pub(crate) mod diagnostics;
 pub(crate) mod edit;
 pub(crate) mod evidence;
@@ -219,6 +220,8 @@ pub(crate) struct ToolContext {
     pub(crate) shell: Arc<shell_session::ShellSession>,
     /// The worktree the session works in (Claude Code's EnterWorktree), if any.
     pub(crate) worktree: Option<Arc<worktree::WorktreeSession>>,
+    /// The session's headless browser (little-coder's Browser tools), started on first use.
+    pub(crate) browser: Arc<browser::Browser>,
 }
 
 /// A change to the session a tool asks for; the session applies it after the call.

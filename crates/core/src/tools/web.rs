@@ -123,7 +123,7 @@ fn plain(e: &reqwest::Error) -> String {
 }
 
 /// The URL if it is one we fetch: http or https, a host, no credentials.
-fn check_url(raw: &str) -> Result<reqwest::Url, FetchError> {
+pub(crate) fn check_url(raw: &str) -> Result<reqwest::Url, FetchError> {
     let url = reqwest::Url::parse(raw.trim())
         .map_err(|e| FetchError::Refused(format!("`{raw}` is not a valid URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -145,7 +145,7 @@ fn check_url(raw: &str) -> Result<reqwest::Url, FetchError> {
 
 /// The addresses `url`'s host resolves to, each one allowed; an error naming the first that
 /// is not.
-async fn resolve_checked(
+pub(crate) async fn resolve_checked(
     cfg: &WebConfig,
     url: &reqwest::Url,
 ) -> Result<Vec<SocketAddr>, FetchError> {

@@ -1,10 +1,12 @@
 //! The little-coder harness: pi's message shape and tools (read, bash, edit) with a write
 //! that refuses existing files, a shell that persists across calls (`ShellSession`,
 //! `ShellSessionCwd`, `ShellSessionReset`), evidence notes kept in the session
-//! (`EvidenceAdd`, `EvidenceGet`, `EvidenceList`), `glob`, `webfetch` and `websearch`, on the
-//! original's prompt with tool guidance picked from what the user asked. Chat only, as the
-//! seed. The Browser tools are left out (see `tools.rs`).
+//! (`EvidenceAdd`, `EvidenceGet`, `EvidenceList`), `glob`, `webfetch` and `websearch`, and
+//! the seven Browser tools on a headless Chromium (`browser.rs`, offered when one was found),
+//! on the original's prompt with tool guidance picked from what the user asked. Chat only, as
+//! the seed.
 
+mod browser;
 mod prompt;
 mod tools;
 
@@ -31,15 +33,15 @@ impl Harness for LittleCoder {
 
     fn system_prompt(&self, env: &PromptEnv) -> String {
         let today = chrono::Local::now().format("%Y-%m-%d").to_string();
-        prompt::system(&env.cwd, &today)
+        prompt::system(&env.cwd, &today, env.browser)
     }
 
     fn initial_context(&self, _env: &PromptEnv) -> Vec<HistoryItem> {
         Vec::new()
     }
 
-    fn tools(&self, _env: &PromptEnv) -> ToolTable {
-        tools::table()
+    fn tools(&self, env: &PromptEnv) -> ToolTable {
+        tools::table(env.browser)
     }
 
     fn task_guidance(&self, asked: &str) -> Option<&'static str> {

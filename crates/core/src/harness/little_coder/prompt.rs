@@ -1,8 +1,8 @@
 //! little-coder's system prompt, in our own words with the original's structure: who it is,
 //! autonomy, runtime invariants, the tools, complex tasks, ambiguity, workspace discovery,
 //! per-turn guidance, guidelines, then the date and the working directory. The original
-//! names tools it does not send (Grep, Edit with `old_string`, Browser*); ours names the
-//! tools this harness has, in the shapes they take.
+//! names tools it does not send (Grep, Edit with `old_string`); ours names the tools this
+//! harness has, in the shapes they take (the Browser tools only when they are offered).
 
 pub(super) const SYSTEM: &str = "\
 # little-coder
@@ -43,7 +43,7 @@ are there for tasks that need facts from outside the workspace.
 
 - **webfetch**: a URL's text, HTML stripped
 - **websearch**: the top results for a query
-- **EvidenceAdd** / **EvidenceGet** / **EvidenceList**: keep the facts you will cite, with \
+{browser}- **EvidenceAdd** / **EvidenceGet** / **EvidenceList**: keep the facts you will cite, with \
 their sources
 
 # Approaching complex tasks
@@ -144,8 +144,17 @@ pub(super) fn guidance(asked: &str) -> Option<&'static str> {
     })
 }
 
+/// The Browser tools' line of the tool list.
+const BROWSER_TOOLS: &str = "\
+- **BrowserNavigate** / **BrowserClick** / **BrowserType** / **BrowserScroll** / \
+**BrowserBack**: a real headless browser, for pages that need JavaScript, clicks or forms; \
+**BrowserExtract** reads the page 2 KB at a time (pass the last `next=` as `cursor`), \
+**BrowserHistory** lists the pages visited
+";
+
 /// The prompt with the date and the working directory, as the original ends it.
-pub(super) fn system(cwd: &std::path::Path, today: &str) -> String {
+pub(super) fn system(cwd: &std::path::Path, today: &str, browser: bool) -> String {
     let cwd = cwd.display().to_string().replace('\\', "/");
-    format!("{SYSTEM}\n\nCurrent date: {today}\nCurrent working directory: {cwd}")
+    let system = SYSTEM.replace("{browser}", if browser { BROWSER_TOOLS } else { "" });
+    format!("{system}\n\nCurrent date: {today}\nCurrent working directory: {cwd}")
 }

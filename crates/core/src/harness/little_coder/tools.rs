@@ -1,8 +1,7 @@
 //! little-coder's tools in the original's order: pi's read, bash and edit; a write that
-//! refuses existing files (the original's runtime invariant); the evidence notes; glob;
-//! the web; and the persistent shell. The original's seven Browser tools are left out: no
-//! well-kept Rust crate drives a browser without one installed beside us, and a tool that
-//! fails on every machine without Chromium would only cost the model a turn.
+//! refuses existing files (the original's runtime invariant); the seven Browser tools
+//! (`browser.rs`), when a browser was found; the evidence notes; glob; the web; and the
+//! persistent shell.
 
 use interpreter_protocol::ToolKind;
 use serde_json::{Value, json};
@@ -30,12 +29,17 @@ const SHELL_MAX_TIMEOUT: u64 = 600;
 const SHELL_EDGE_LINES: usize = 100;
 const SHELL_MAX_BYTES: usize = 30 * 1024;
 
-pub(super) fn table() -> ToolTable {
-    ToolTable::new(vec![
-        pi::read(),
-        pi::bash(),
-        pi::edit(),
-        write(),
+/// The tools; the Browser tools only with `browser` (a Chromium-family browser was found).
+/// Without one they still answer calls, unlisted (a resumed session may make them), with an
+/// error that says what to install.
+pub(super) fn table(browser: bool) -> ToolTable {
+    let mut tools = vec![pi::read(), pi::bash(), pi::edit(), write()];
+    let mut hidden = Vec::new();
+    match browser {
+        true => tools.extend(super::browser::tools()),
+        false => hidden.extend(super::browser::tools()),
+    }
+    tools.extend([
         evidence_add(),
         evidence_get(),
         evidence_list(),
@@ -45,7 +49,8 @@ pub(super) fn table() -> ToolTable {
         shell_session(),
         shell_session_cwd(),
         shell_session_reset(),
-    ])
+    ]);
+    ToolTable::new(tools).with_hidden(hidden)
 }
 
 fn tool(
@@ -424,14 +429,32 @@ mod tests {
     }
 
     #[test]
-    fn the_tools_are_the_originals_without_the_browser() {
-        let names: Vec<String> = table()
-            .spec_slice()
-            .iter()
-            .map(|s| s.name.clone())
-            .collect();
+    fn the_tools_are_the_originals_with_the_browser_when_one_was_found() {
+        let names = |browser: bool| -> Vec<String> {
+            table(browser)
+                .spec_slice()
+                .iter()
+                .map(|s| s.name.clone())
+                .collect()
+        };
+        let browser = [
+            "BrowserNavigate",
+            "BrowserClick",
+            "BrowserType",
+            "BrowserScroll",
+            "BrowserExtract",
+            "BrowserBack",
+            "BrowserHistory",
+        ];
+        let with = names(true);
+        assert_eq!(with[4..11], browser);
+        let mut without = with.clone();
+        without.drain(4..11);
+        assert_eq!(names(false), without);
+        // Unlisted, they still answer a call (with what to install).
+        assert!(table(false).get("BrowserNavigate").is_some());
         assert_eq!(
-            names,
+            without,
             [
                 "read",
                 "bash",
