@@ -760,7 +760,7 @@ mod tests {
     #[test]
     fn a_trusted_projects_config_loads_under_the_command_line_and_a_broken_file_is_left_out() {
         let dir = tempfile::tempdir().unwrap();
-        let top = std::fs::canonicalize(dir.path()).unwrap();
+        let top = project_root(dir.path());
         std::fs::create_dir_all(top.join(".git")).unwrap();
         for (f, text) in [
             (
@@ -778,8 +778,9 @@ mod tests {
             project: Some(project.to_path_buf()),
             ..ov(cli)
         };
+        // A literal key: Windows paths hold backslashes.
         let trusted = format!(
-            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            "[projects.'{}']\ntrust_level = \"trusted\"\n",
             top.display()
         );
         // Untrusted: the user's config only, and the files named.
@@ -800,7 +801,13 @@ mod tests {
         );
         assert_eq!(c.warnings.len(), 1);
         assert!(
-            c.warnings[0].contains("sub/.codex/config.toml"),
+            c.warnings[0].contains(
+                &top.join("sub")
+                    .join(".codex")
+                    .join("config.toml")
+                    .display()
+                    .to_string()
+            ),
             "{:?}",
             c.warnings
         );

@@ -72,11 +72,27 @@ impl ProjectTrust {
 /// The project `cwd` is in: the top of its git repository (the nearest folder holding a
 /// `.git` folder or file), else `cwd` itself. Real paths.
 pub fn project_root(cwd: &Path) -> PathBuf {
-    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let cwd = real(cwd);
     cwd.ancestors()
         .find(|a| a.join(".git").exists())
         .unwrap_or(&cwd)
         .to_path_buf()
+}
+
+/// `path`'s real path as the user writes it: on Windows without the `\\?\` prefix that
+/// `canonicalize` adds, as Codex keys its projects.
+fn real(path: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if cfg!(windows) {
+        let s = real.to_string_lossy();
+        if let Some(share) = s.strip_prefix(r"\\?\UNC\") {
+            return PathBuf::from(format!(r"\\{share}"));
+        }
+        if let Some(rest) = s.strip_prefix(r"\\?\") {
+            return PathBuf::from(rest);
+        }
+    }
+    real
 }
 
 /// The answer recorded for `root` in the user's config table: the exact folder only.
@@ -102,7 +118,7 @@ pub(crate) fn recorded(user: &toml::Table, root: &Path) -> Option<TrustLevel> {
 /// The project's config files that exist, from its top down to `cwd` (a closer one wins);
 /// in each folder Codex's `.codex/config.toml`, then our `.openinterpreter/config.toml`.
 pub(crate) fn config_files(root: &Path, cwd: &Path) -> Vec<PathBuf> {
-    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let cwd = real(cwd);
     let mut folders: Vec<&Path> = cwd
         .ancestors()
         .take_while(|a| a.starts_with(root))
@@ -163,7 +179,7 @@ mod tests {
     #[test]
     fn config_files_run_from_the_top_down_and_the_project_is_the_repository() {
         let dir = tempfile::tempdir().unwrap();
-        let top = std::fs::canonicalize(dir.path()).unwrap();
+        let top = real(dir.path());
         std::fs::create_dir_all(top.join(".git")).unwrap();
         let sub = top.join("crates/x");
         for f in [
