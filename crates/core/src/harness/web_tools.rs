@@ -162,21 +162,8 @@ pub(crate) async fn fetch_page(
     url: &str,
     cfg: &web::WebConfig,
 ) -> Result<Result<Page, FetchError>, ToolError> {
-    let host = reqwest::Url::parse(url.trim())
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
-    ctx.authorize(
-        Intent::Fetch {
-            target: url.to_string(),
-            host,
-        },
-        tool,
-        ToolKind::Fetch,
-        &format!("Fetch {url}"),
-        vec![],
-    )
-    .await?;
+    ctx.authorize_fetch(tool, url, &format!("Fetch {url}"))
+        .await?;
     tokio::select! {
         f = web::fetch(cfg, url) => Ok(f),
         _ = ctx.cancel.cancelled() => Err(ToolError::message("The fetch was cancelled.")),

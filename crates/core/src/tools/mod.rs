@@ -574,6 +574,28 @@ impl ToolContext {
 
     /// A shell tool's whole run: asks the policy about `command` as tool `tool`, then runs it
     /// in `cwd` with its output streamed. `failed` starts the error when it cannot start.
+    /// Asks the policy about reaching `url` (a fetch of its host; "always" is per host).
+    pub(crate) async fn authorize_fetch(
+        &self,
+        tool: &str,
+        url: &str,
+        title: &str,
+    ) -> Result<(), ToolOutcome> {
+        let host = reqwest::Url::parse(url.trim())
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
+        let target = url.to_string();
+        self.authorize(
+            Intent::Fetch { target, host },
+            tool,
+            ToolKind::Fetch,
+            title,
+            vec![],
+        )
+        .await
+    }
+
     pub(crate) async fn authorize_and_run(
         &self,
         tool: &str,

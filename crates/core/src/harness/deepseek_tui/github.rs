@@ -11,22 +11,13 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::WORDING;
+use super::more::tool;
 use crate::model::ToolSpec;
-use crate::tools::table::{FnTool, Tool, ToolError, ToolResult, closed_object, object, spec};
+use crate::tools::table::{Tool, ToolError, ToolResult, closed_object, object, spec};
 use crate::tools::{CallDescription, ToolContext, ToolOutcome};
-use crate::workspace::Workspace;
 
 const GH_TIMEOUT: Duration = Duration::from_secs(60);
 const PAGE_CHARS: usize = 50_000;
-
-fn tool(
-    spec: ToolSpec,
-    describe: fn(&Value, &Workspace) -> CallDescription,
-    run: crate::tools::table::RunFn,
-) -> Arc<dyn Tool> {
-    FnTool::plain(WORDING, spec, describe, run)
-}
 
 /// The GitHub tools in the original's order, when `gh` is on the PATH.
 pub(super) fn github_tools(env: &crate::harness::PromptEnv) -> Vec<Arc<dyn Tool>> {

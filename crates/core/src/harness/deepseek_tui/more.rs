@@ -28,7 +28,7 @@ const INTERACT_DEFAULT_MS: u64 = 1_000;
 const BACKGROUND_TIMEOUT: Duration = Duration::from_secs(86_400);
 const PAGE_CHARS: usize = 50_000;
 
-fn tool(
+pub(super) fn tool(
     spec: ToolSpec,
     describe: fn(&Value, &Workspace) -> CallDescription,
     run: crate::tools::table::RunFn,

@@ -19,13 +19,10 @@ mod proxy;
 use std::sync::Arc;
 use std::time::Duration;
 
-use interpreter_protocol::ToolKind;
-
 pub(crate) use chunks::{Target, parse_cursor, parse_scroll};
 pub(crate) use find::find_executable;
 use page::Fault;
 
-use crate::sandbox::Intent;
 use crate::tools::ToolContext;
 use crate::tools::table::ToolError;
 
@@ -66,7 +63,8 @@ impl Browser {
         url: &str,
     ) -> Result<String, ToolError> {
         let mut state = self.state.lock().await;
-        authorize(ctx, tool, url, &format!("Browse {url}")).await?;
+        ctx.authorize_fetch(tool, url, &format!("Browse {url}"))
+            .await?;
         // A refused address never starts a browser.
         if let guard::Check::Refused(why) | guard::Check::Unreachable(why) =
             guard::check(&ctx.web, url).await
@@ -296,7 +294,9 @@ impl State {
                 "No page is open in the browser: open one with BrowserNavigate first.",
             ));
         };
-        authorize(ctx, tool, &url, &format!("{title} on {url}")).await
+        ctx.authorize_fetch(tool, &url, &format!("{title} on {url}"))
+            .await
+            .map_err(ToolError::from)
     }
 
     /// The page, once a running browser shows one; an error when it stopped.
@@ -484,26 +484,6 @@ impl Arrival {
         }
         out
     }
-}
-
-/// Asks the policy about a browser call on `url`, as a fetch of its host.
-async fn authorize(ctx: &ToolContext, tool: &str, url: &str, title: &str) -> Result<(), ToolError> {
-    let host = reqwest::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
-    ctx.authorize(
-        Intent::Fetch {
-            target: url.to_string(),
-            host,
-        },
-        tool,
-        ToolKind::Fetch,
-        title,
-        vec![],
-    )
-    .await?;
-    Ok(())
 }
 
 /// `body`, unless the call is cancelled first.
