@@ -249,6 +249,22 @@ impl Translator {
         self.show_warning(message);
     }
 
+    /// A hook's run that has something to say: its start as a thought, its end as a warning.
+    fn hook(&self, run: &interpreter_protocol::HookRun) {
+        match run.status {
+            interpreter_protocol::HookRunStatus::Running => {
+                if let Some(l) = interpreter_face::hooks::started_line(run) {
+                    self.waiting(&l);
+                }
+            }
+            _ => {
+                if let Some(l) = interpreter_face::hooks::completed_line(run) {
+                    self.warning(&l);
+                }
+            }
+        }
+    }
+
     fn show_warning(&self, message: &str) {
         if self.notices {
             self.send(SessionUpdate::Notice(Notice::new(
@@ -403,6 +419,7 @@ impl Translator {
                 }
             }
             Event::Warning { message } => self.warning(&message),
+            Event::HookStarted { run, .. } | Event::HookCompleted { run, .. } => self.hook(&run),
             Event::Undone(report) => {
                 self.agent_text(&interpreter_face::slash::undo_text(&report), None)
             }

@@ -47,6 +47,16 @@ impl ThreadShared {
                 "thread/name/updated",
                 json!({"threadId": self.id, "threadName": title}),
             ),
+            Event::HookStarted { turn_id, run } => self.out.notify(
+                "hook/started",
+                json!({"threadId": self.id, "turnId": turn_id,
+                       "run": super::wire::hook_run_json(&run)}),
+            ),
+            Event::HookCompleted { turn_id, run } => self.out.notify(
+                "hook/completed",
+                json!({"threadId": self.id, "turnId": turn_id,
+                       "run": super::wire::hook_run_json(&run)}),
+            ),
             Event::Warning { message } | Event::Error { message } => self
                 .out
                 .notify("warning", json!({"threadId": self.id, "message": message})),

@@ -349,3 +349,31 @@ pub(crate) struct TurnSteerParams {
     pub expected_turn_id: String,
     pub input: Vec<Value>,
 }
+
+/// A hook run in the protocol's `HookRunSummary` shape (`eventName` in camelCase).
+pub(crate) fn hook_run_json(run: &interpreter_protocol::HookRun) -> Value {
+    let mut event = run.event_name.clone();
+    if let Some(first) = event.get_mut(..1) {
+        first.make_ascii_lowercase();
+    }
+    let scope = match run.event_name.as_str() {
+        "SessionStart" | "SubagentStart" => "thread",
+        _ => "turn",
+    };
+    json!({
+        "id": run.id,
+        "eventName": event,
+        "handlerType": "command",
+        "executionMode": "sync",
+        "scope": scope,
+        "sourcePath": run.source_path,
+        "source": run.source,
+        "displayOrder": 0,
+        "status": run.status,
+        "statusMessage": run.status_message,
+        "startedAt": run.started_at,
+        "completedAt": run.completed_at,
+        "durationMs": run.duration_ms,
+        "entries": run.entries,
+    })
+}

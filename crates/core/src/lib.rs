@@ -9,6 +9,7 @@ pub mod agent;
 mod checkpoint;
 pub mod config;
 pub mod harness;
+pub mod hooks;
 pub mod mcp;
 pub mod model;
 pub mod platform;

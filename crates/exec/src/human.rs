@@ -92,6 +92,17 @@ impl<W: Write> HumanWriter<W> {
                 let w = self.style("33", &format!("warning: {}", clean(message)));
                 self.line(&w);
             }
+            Event::HookStarted { run, .. } => {
+                if let Some(l) = interpreter_face::hooks::started_line(run) {
+                    self.line(&clean(&l));
+                }
+            }
+            Event::HookCompleted { run, .. } => {
+                if let Some(l) = interpreter_face::hooks::completed_line(run) {
+                    let l = self.style("33", &format!("hook: {}", clean(&l)));
+                    self.line(&l);
+                }
+            }
             Event::SessionConfigured(c) => self.settings = Some(c.settings.clone()),
             Event::SettingsChanged(new) => self.settings_changed(new),
             Event::ModelWaiting {

@@ -3,8 +3,8 @@
 //! `item_1`, …) in the order they start.
 
 use interpreter_protocol::{
-    Event, FileChangeKind, PlanStatus, TokenUsage, ToolCallBegin, ToolKind, ToolStatus,
-    TurnEndReason,
+    Event, FileChangeKind, HookRunStatus, PlanStatus, TokenUsage, ToolCallBegin, ToolKind,
+    ToolStatus, TurnEndReason,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -168,6 +168,13 @@ impl<W: Write> JsonlWriter<W> {
                 }
             }
             Event::Warning { message } => self.error(message),
+            // A hook that blocked, failed or stopped the turn is a non-fatal error item, as
+            // a warning is; one that ran quietly or added context is not shown.
+            Event::HookCompleted { run, .. } if run.status != HookRunStatus::Completed => {
+                if let Some(l) = interpreter_face::hooks::completed_line(run) {
+                    self.error(&l);
+                }
+            }
             _ => {}
         }
     }

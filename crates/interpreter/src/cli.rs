@@ -123,6 +123,13 @@ pub(crate) enum Command {
         #[arg(long)]
         with_api_key: bool,
     },
+    /// List the hooks that apply here, and trust a project's (Codex's `/hooks`).
+    Hooks {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(subcommand)]
+        what: Option<crate::hooks::HooksCommand>,
+    },
     /// Inspect what the agent would send.
     Debug {
         #[command(subcommand)]
@@ -331,7 +338,9 @@ impl Command {
     fn join_common(&mut self, top: &TuiArgs) {
         let common = match self {
             Command::Exec(a) => &mut a.common,
-            Command::Acp { common } | Command::Login { common, .. } => common,
+            Command::Acp { common }
+            | Command::Login { common, .. }
+            | Command::Hooks { common, .. } => common,
             Command::AppServer(a) => &mut a.common,
             Command::Lsp(a) => &mut a.common,
             Command::Debug {
@@ -475,6 +484,7 @@ pub(crate) fn main() -> i32 {
                 provider,
                 with_api_key,
             } => crate::login::run(common.overrides(), provider, with_api_key),
+            Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
             Command::Debug {
                 what:
                     DebugCommand::Prompt {

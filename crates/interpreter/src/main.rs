@@ -1,6 +1,7 @@
 //! `interpreter`: the command line. It parses arguments and hands them to a face crate.
 
 mod cli;
+mod hooks;
 mod login;
 
 fn main() {

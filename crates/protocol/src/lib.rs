@@ -356,6 +356,20 @@ pub enum Event {
     PlanUpdated(Plan),
     /// Token use after a model response.
     TokenCount(TokenCount),
+    /// A hook started (`PreToolUse`, `Stop`, …); Codex's `hook/started`.
+    HookStarted {
+        /// The turn it runs in; none for a hook that runs between turns.
+        turn_id: Option<String>,
+        /// The run, with status `running`.
+        run: HookRun,
+    },
+    /// A hook ended; Codex's `hook/completed`. Its entries say what it reported.
+    HookCompleted {
+        /// The turn it ran in; none for a hook that ran between turns.
+        turn_id: Option<String>,
+        /// The run, with its final status.
+        run: HookRun,
+    },
     /// A non-fatal problem the user should see (a retry, a skipped file, a config warning).
     Warning {
         /// What happened, for a person.
@@ -887,4 +901,82 @@ pub enum ApprovalDecision {
     Reject,
     /// The turn was cancelled while asking.
     Cancelled,
+}
+
+/// One run of one hook handler, in the shape of Codex's `HookRunSummary`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookRun {
+    /// Unique per run: the handler's key and, for a tool call, the call id.
+    pub id: String,
+    /// The event, as hooks files name it (`PreToolUse`).
+    pub event_name: String,
+    /// Whose file defined it.
+    pub source: HookSource,
+    /// The file that defined it.
+    pub source_path: PathBuf,
+    /// The command line it runs.
+    pub command: String,
+    /// Where it is.
+    pub status: HookRunStatus,
+    /// The handler's `statusMessage`, shown while it runs.
+    pub status_message: Option<String>,
+    /// Unix time in milliseconds when it started.
+    pub started_at: i64,
+    /// Unix time in milliseconds when it ended.
+    pub completed_at: Option<i64>,
+    /// How long it ran.
+    pub duration_ms: Option<i64>,
+    /// What it reported.
+    pub entries: Vec<HookOutputEntry>,
+}
+
+/// Whose file a hook came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookSource {
+    /// The user's own config (runs as written).
+    User,
+    /// A trusted project's (runs once its definition was approved).
+    Project,
+}
+
+/// Where a hook run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookRunStatus {
+    /// Still running.
+    Running,
+    /// Ended and let things go on.
+    Completed,
+    /// Could not run, timed out, exited non-zero (not 2) or printed bad JSON.
+    Failed,
+    /// Blocked what it ran for (exit 2, or a `deny`/`block` decision).
+    Blocked,
+    /// Asked the turn to stop (`continue: false`).
+    Stopped,
+}
+
+/// The kind of one thing a hook reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookOutputKind {
+    /// A `systemMessage` for the user.
+    Warning,
+    /// Why it stopped the turn.
+    Stop,
+    /// Why it blocked, sent to the model.
+    Feedback,
+    /// Context added for the model.
+    Context,
+    /// What went wrong running it.
+    Error,
+}
+
+/// One thing a hook reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookOutputEntry {
+    /// What it is.
+    pub kind: HookOutputKind,
+    /// Its text.
+    pub text: String,
 }

@@ -2,7 +2,9 @@
 //! no I/O: it turns events into transcript cells and keys into [`Action`]s, which the event
 //! loop (`mod.rs`) carries out.
 
-use interpreter_protocol::{ApprovalPolicy, Event, Op, TranscriptItem, TurnEndReason};
+use interpreter_protocol::{
+    ApprovalPolicy, Event, HookRunStatus, Op, TranscriptItem, TurnEndReason,
+};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -213,6 +215,22 @@ impl App {
         self.info(line);
     }
 
+    /// A hook's run, when it has something to say: a warning when it blocked, failed or
+    /// stopped the turn.
+    fn hook(&mut self, run: &interpreter_protocol::HookRun) {
+        let line = match run.status {
+            HookRunStatus::Running => interpreter_face::hooks::started_line(run),
+            _ => interpreter_face::hooks::completed_line(run),
+        };
+        let Some(line) = line else { return };
+        match run.status {
+            HookRunStatus::Blocked | HookRunStatus::Failed | HookRunStatus::Stopped => {
+                self.push(Cell::Warning(line));
+            }
+            _ => self.info(line),
+        }
+    }
+
     /// Takes in one event of the session.
     pub(crate) fn on_event(&mut self, e: Event) {
         if let Some(v) = self.view.as_mut() {
@@ -265,6 +283,7 @@ impl App {
                 self.push(Cell::Plan(plan));
             }
             Event::Warning { message } => self.push(Cell::Warning(message)),
+            Event::HookStarted { run, .. } | Event::HookCompleted { run, .. } => self.hook(&run),
             Event::GoalUpdated { goal, .. } => self.goal_updated(&goal),
             Event::GoalCleared => self.push(Cell::Info(vec!["Goal cleared.".into()])),
             Event::BackgroundTask(t) => self.background_task(&t),

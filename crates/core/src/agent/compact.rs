@@ -1,6 +1,7 @@
 //! Compaction: replace a long history by a handoff summary plus the user's own messages
 //! (verbatim, newest first within a budget), so the session can go on in a smaller context.
 
+use crate::hooks::HookEvent;
 use interpreter_protocol::Event;
 use tokio_util::sync::CancellationToken;
 
@@ -28,16 +29,28 @@ Be complete but terse. Do not call tools.";
 impl Session {
     /// Summarizes the history with the model and replaces it. The user's messages survive
     /// verbatim (the newest ones, within a budget).
-    pub(super) async fn compact(&mut self, cancel: &CancellationToken) -> Result<(), String> {
+    /// `trigger` is `manual` (the user asked) or `auto`, as hooks' matchers read it.
+    pub(super) async fn compact(
+        &mut self,
+        trigger: &str,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        self.compact_hooks(HookEvent::PreCompact, trigger, cancel)
+            .await;
         let compaction_id = uuid::Uuid::now_v7().to_string();
         self.services.events.send(Event::ContextCompacting {
             compaction_id: compaction_id.clone(),
         });
         let result = self.compact_inner(cancel, &compaction_id).await;
-        if let Err(e) = &result {
-            self.services
+        match &result {
+            Err(e) => self
+                .services
                 .events
-                .send(Event::Warning { message: e.clone() });
+                .send(Event::Warning { message: e.clone() }),
+            Ok(()) => {
+                self.compact_hooks(HookEvent::PostCompact, trigger, cancel)
+                    .await;
+            }
         }
         result
     }
@@ -79,7 +92,7 @@ impl Session {
         {
             return;
         }
-        let _ = self.compact(cancel).await;
+        let _ = self.compact("auto", cancel).await;
     }
 
     async fn compact_inner(

@@ -10,6 +10,7 @@ mod compact;
 mod diagnostics;
 mod goal;
 mod handle;
+mod hooks;
 mod notify;
 mod services;
 mod session;

@@ -42,6 +42,8 @@ pub(super) struct SessionServices {
     pub(super) browser: Arc<crate::tools::browser::Browser>,
     /// Subagents that ended, which a later call may continue.
     pub(super) finished_subagents: Arc<super::state::FinishedSubagents>,
+    /// The session's hooks; a subagent's run as its own session.
+    pub(super) hooks: Arc<crate::hooks::HookRunner>,
     /// The MCP servers' tools, once connected.
     pub(super) external: Option<Arc<dyn ExternalTools>>,
 }

@@ -9,7 +9,7 @@ use interpreter_protocol::{
 use std::sync::Arc;
 
 use super::active_turn::ActiveTurn;
-use super::approvals::{Approvals, EventApprover};
+use super::approvals::Approvals;
 use super::handle::OpResult;
 use super::services::SessionServices;
 use super::state::SessionState;
@@ -204,14 +204,13 @@ impl Session {
         state.output_schema = output_schema;
         state.cache_key = harness.prompt_cache_key(&id);
         let (tasks, schedule) = session_jobs(&config, &id, persist, face, &events);
+        let hooks = session_hooks(&config, &id, &state, &events);
         let services = SessionServices {
             client,
             workspace,
             policy,
-            approver: Arc::new(EventApprover {
-                approvals: approvals.clone(),
-                events: events.clone(),
-            }),
+            approver: super::approvals::approver(&approvals, &events, &hooks),
+            hooks,
             approvals,
             asks: Arc::new(super::Asks::new(
                 events.clone(),
@@ -782,4 +781,25 @@ fn session_policy(config: &Config, events: &EventSink, ask_commands: bool) -> Ar
         events.send(Event::Warning { message });
     }
     policy
+}
+
+/// The session's hooks, with what running them needs.
+fn session_hooks(
+    config: &Config,
+    id: &str,
+    state: &SessionState,
+    events: &EventSink,
+) -> Arc<crate::hooks::HookRunner> {
+    let (hooks, warnings) = crate::hooks::load_for(config);
+    for message in warnings {
+        events.send(Event::Warning { message });
+    }
+    Arc::new(crate::hooks::HookRunner::new(
+        Arc::new(hooks),
+        id.to_string(),
+        state.log.as_ref().map(|l| l.path().to_path_buf()),
+        config.model.clone(),
+        config.max_processes,
+        events.clone(),
+    ))
 }

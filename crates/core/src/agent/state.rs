@@ -44,6 +44,8 @@ pub(super) struct SessionState {
     pub(super) worktree: Option<Arc<crate::tools::worktree::WorktreeSession>>,
     /// `notify` programs still running (`notify.rs`); shutdown gives them a moment.
     pub(super) notifying: Vec<tokio::task::JoinHandle<()>>,
+    /// `SessionStart` (or `SubagentStart`) hooks ran in this process.
+    pub(super) hooks_started: bool,
 }
 
 /// A running title request (`title.rs`): the title and what it used, or nothing when it
@@ -79,6 +81,7 @@ impl SessionState {
             title_task: None,
             worktree: None,
             notifying: Vec::new(),
+            hooks_started: false,
         }
     }
 }

@@ -80,6 +80,7 @@ impl SubagentRunner {
             .as_ref()
             .map_or_else(|| uuid::Uuid::now_v7().to_string(), |r| r.id.clone());
         let me = id.clone();
+        let me_id = id.clone();
         // The user sees the subagent's tool calls, marked as its own, not its chatter.
         let events = EventSink::from_fn(move |e| match e {
             Event::ToolCallBegin(mut b) => {
@@ -133,6 +134,7 @@ impl SubagentRunner {
             config,
             parent_id: Some(self.parent_id.clone()),
             services: SessionServices {
+                hooks: Arc::new(self.services.hooks.for_session(me_id, events.clone())),
                 policy,
                 events,
                 env,
@@ -178,6 +180,8 @@ impl Subagents for SubagentRunner {
                     prompt: task.prompt.clone(),
                 },
             ));
+            child.place_hooks(None);
+            child.start_hooks(Some(&kind), cancel).await;
             let ran = AssertUnwindSafe(child.turn_loop(cancel))
                 .catch_unwind()
                 .await;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::active_turn::RunningTurn;
+use super::hooks::prompt_text;
 use super::session::Session;
 use super::subagent::SubagentRunner;
 use crate::harness::{TextActions, TextReply};
@@ -96,6 +97,21 @@ impl Session {
         ));
         let reason = match kind {
             TurnKind::User(_) | TurnKind::Goal(_) => {
+                self.place_hooks(Some(turn_id.clone()));
+                self.start_hooks(None, &cancel).await;
+                let blocked = match &kind {
+                    TurnKind::User(items) => {
+                        self.prompt_hooks(&prompt_text(items), &cancel).await.err()
+                    }
+                    _ => None,
+                };
+                if let Some(why) = blocked {
+                    self.services.events.send(Event::Warning {
+                        message: format!("A UserPromptSubmit hook blocked the prompt: {why}"),
+                    });
+                    self.active.running = None;
+                    return self.finish_turn(turn_id, TurnEndReason::Completed);
+                }
                 let history_start = self.state.history.len();
                 self.begin_checkpoint();
                 match kind {
@@ -118,7 +134,7 @@ impl Session {
                 }
                 reason
             }
-            TurnKind::Compact => match self.compact(&cancel).await {
+            TurnKind::Compact => match self.compact("manual", &cancel).await {
                 Ok(_) => TurnEndReason::Completed,
                 Err(_) if cancel.is_cancelled() => TurnEndReason::Cancelled,
                 Err(message) => TurnEndReason::Failed { message },
@@ -311,6 +327,7 @@ impl Session {
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnEndReason {
         let mut corrections = 0;
+        let mut stop_continues = 0;
         for n in 0..self.config.max_turn_requests {
             if cancel.is_cancelled() {
                 return TurnEndReason::Cancelled;
@@ -337,6 +354,19 @@ impl Session {
                 Next::Run(calls) => calls,
                 // Input steered in while the model answered gets its own request in this turn.
                 Next::End(TurnEndReason::Completed) if self.steer_pending() => continue,
+                Next::End(TurnEndReason::Completed) => {
+                    // A Stop hook that blocks the end sends the model back with its reason.
+                    let Some(why) = self.stop_hooks(stop_continues, cancel).await else {
+                        return TurnEndReason::Completed;
+                    };
+                    stop_continues += 1;
+                    self.push_history(HistoryItem::User {
+                        text: format!("Stop hook feedback: {why}"),
+                        images: vec![],
+                        synthetic: true,
+                    });
+                    continue;
+                }
                 Next::End(reason) => return reason,
                 Next::Again { limit } => {
                     corrections += 1;
@@ -600,10 +630,10 @@ impl Session {
                 Slot::Cancelled => {
                     ToolOutcome::error("The user cancelled the turn before this tool call ran.")
                 }
-                Slot::Done(outcome) => self.end_call(&call, outcome, None, cancel).await,
+                Slot::Done(outcome) => self.end_call(&call, outcome, None, false, cancel).await,
                 Slot::Ran(subagents) => {
                     let outcome = ran.next().expect("one outcome per run");
-                    self.end_call(&call, outcome, subagents, cancel).await
+                    self.end_call(&call, outcome, subagents, true, cancel).await
                 }
             };
             self.push_history(HistoryItem::ToolResult {
@@ -639,8 +669,14 @@ impl Session {
         checked: Result<(), String>,
         cancel: &CancellationToken,
     ) -> Started {
-        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let mut args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let d = self.describe_call(&call.name, &args);
+        let starts_subagent = self
+            .state
+            .tools
+            .get(&call.name)
+            .is_some_and(|t| t.starts_subagent());
+        let view = super::hooks::call_view(&call.name, &args, &d, starts_subagent);
         let (kind, locations) = (d.kind, d.locations.clone());
         self.services
             .events
@@ -671,18 +707,33 @@ impl Session {
             }
             (Ok(()), Some(tool)) => tool,
         };
+        let context = match self.pre_tool_hooks(&view, &call.id, cancel).await {
+            Err(why) => return Started::Done(ToolOutcome::declined(why)),
+            Ok((updated, context)) => {
+                if let Some(updated) = updated {
+                    args = updated;
+                }
+                context
+            }
+        };
         self.diagnostics_before(kind, &locations, cancel).await;
         let ctx = self.tool_context(cancel.child_token(), call.id.clone(), subagents.clone());
         let name = call.name.clone();
         let run = async move {
             // A tool that panics fails its call; the session goes on.
-            AssertUnwindSafe(tool.run(args, &ctx))
+            let mut outcome = AssertUnwindSafe(tool.run(args, &ctx))
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|_| {
                     tracing::error!(tool = %name, "tool panicked");
                     ToolOutcome::error(format!("The tool `{name}` failed with an internal error."))
-                })
+                });
+            for c in context {
+                outcome
+                    .model_output
+                    .push_str(&format!("\n\nPreToolUse hook additional context: {c}"));
+            }
+            outcome
         };
         Started::Run {
             run: Box::pin(run),
@@ -697,6 +748,7 @@ impl Session {
         call: &ToolCall,
         mut outcome: ToolOutcome,
         subagents: Option<Arc<SubagentRunner>>,
+        ran: bool,
         cancel: &CancellationToken,
     ) -> ToolOutcome {
         if let Some(runner) = subagents {
@@ -737,6 +789,18 @@ impl Session {
         // After the card is done: the editor may take a moment to settle.
         let found = self.diagnostics_after(&outcome.changes, cancel).await;
         outcome.model_output.push_str(&found);
+        if ran {
+            let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+            let d = self.describe_call(&call.name, &args);
+            let view = super::hooks::call_view(&call.name, &args, &d, false);
+            for note in self
+                .post_tool_hooks(&view, &call.id, &outcome.model_output, cancel)
+                .await
+            {
+                outcome.model_output.push_str("\n\n");
+                outcome.model_output.push_str(&note);
+            }
+        }
         outcome
     }
 

@@ -88,6 +88,33 @@ pub fn set_project_trust(home: &Path, root: &Path, level: super::TrustLevel) -> 
     })
 }
 
+/// Records that the user trusts hooks as they are now, as Codex does:
+/// `[hooks.state."<key>"] trusted_hash = "sha256:…"`, one per `(key, hash)`.
+pub fn set_hook_trust(home: &Path, trusted: &[(String, String)]) -> Result<()> {
+    edit_config(&home.join("config.toml"), |doc| {
+        let hooks = doc
+            .entry("hooks")
+            .or_insert_with(implicit_table)
+            .as_table_mut()
+            .context("hooks is not a table")?;
+        let state = hooks
+            .entry("state")
+            .or_insert_with(implicit_table)
+            .as_table_mut()
+            .context("hooks.state is not a table")?;
+        for (key, hash) in trusted {
+            let entry = state
+                .entry(key)
+                .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+            let table = entry
+                .as_table_like_mut()
+                .with_context(|| format!("hooks.state.\"{key}\" is not a table"))?;
+            table.insert("trusted_hash", toml_edit::value(hash.as_str()));
+        }
+        Ok(())
+    })
+}
+
 /// A JSON value as the TOML value of a `-c key=value` override.
 pub fn toml_literal(v: &serde_json::Value) -> String {
     use serde_json::Value;

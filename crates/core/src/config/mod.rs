@@ -13,7 +13,9 @@ mod edit;
 pub mod mcp;
 mod trust;
 pub mod web;
-pub use edit::{remove_api_key, set_api_key, set_harness, set_project_trust, toml_literal};
+pub use edit::{
+    remove_api_key, set_api_key, set_harness, set_hook_trust, set_project_trust, toml_literal,
+};
 pub use trust::{ProjectTrust, TrustLevel, project_root};
 
 /// Environment variables that override config keys (after the file and profile, before `-c`).

@@ -237,6 +237,11 @@ impl SessionLog {
     }
 
     /// Whether a turn is running (its failures wait for its end).
+    /// The log's file (a hook's `transcript_path`).
+    pub(crate) fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
     pub(crate) fn in_turn(&self) -> bool {
         self.in_turn
     }

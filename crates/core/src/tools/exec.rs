@@ -151,7 +151,7 @@ pub(crate) async fn run_command_with_input(
     #[cfg(unix)]
     if let Some(Input { bytes, tty: true }) = input {
         let pty = pty::open()?;
-        let mut tree = start_command(command, cwd, confinement, Io::Tty(pty.slave))?;
+        let mut tree = start_command(command, cwd, confinement, Io::Tty(pty.slave), &[])?;
         let output = pty::read_master(pty.master.try_clone()?, READ_CHUNK);
         pty::write_master(pty.master, bytes, done);
         let limits = Limits {
@@ -165,7 +165,7 @@ pub(crate) async fn run_command_with_input(
         Some(_) => Io::Piped,
         None => Io::Closed,
     };
-    let mut tree = start_command(command, cwd, confinement, io)?;
+    let mut tree = start_command(command, cwd, confinement, io, &[])?;
     if let (Some(Input { mut bytes, .. }), Some(mut stdin)) = (input, tree.child.stdin.take()) {
         tokio::spawn(async move {
             use tokio::io::AsyncWriteExt as _;
@@ -183,6 +183,86 @@ pub(crate) async fn run_command_with_input(
         max_processes,
     };
     run_to_end(&mut tree, output, &limits, &mut on_chunk, start).await
+}
+
+/// How a program the agent runs by itself (a hook) ended: its streams apart, each bounded.
+#[derive(Debug)]
+pub(crate) struct ProgramRun {
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) timed_out: bool,
+    pub(crate) cancelled: bool,
+}
+
+/// Runs `command` as a command of the session is run (shell, sandbox, process tree, no keys),
+/// with `stdin` written to it and `env` added, keeping stdout and stderr apart. Each is kept
+/// to [`MAX_CAPTURE_BYTES`] (head and tail); the rest is read and dropped, so a program that
+/// prints without end neither blocks nor fills memory.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn run_program(
+    command: &str,
+    cwd: &Path,
+    stdin: Vec<u8>,
+    env: &[(&str, String)],
+    timeout: Duration,
+    cancel: &CancellationToken,
+    confinement: Option<&crate::sandbox::Confinement>,
+    max_processes: usize,
+) -> std::io::Result<ProgramRun> {
+    let mut tree = start_command(command, cwd, confinement, Io::Piped, env)?;
+    if let Some(mut pipe) = tree.child.stdin.take() {
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt as _;
+            // A program that does not read its input must not hold up its own run.
+            let _ = pipe.write_all(&stdin).await;
+            let _ = pipe.shutdown().await;
+        });
+    }
+    let out = keep_bounded(tree.child.stdout.take());
+    let err = keep_bounded(tree.child.stderr.take());
+    let limits = Limits {
+        deadline: tokio::time::Instant::now() + timeout,
+        cancel,
+        max_processes,
+    };
+    let (_tx, mut none) = mpsc::channel::<Vec<u8>>(1);
+    let mut ignore = |_: &str| {};
+    let mut capture = Capture::new(&mut ignore);
+    let ended = supervise(&mut tree, &mut none, &mut capture, &limits).await?;
+    let status = end_tree(&mut tree, &ended).await;
+    let text = |h: tokio::task::JoinHandle<HeadTailBuffer>| async move {
+        match tokio::time::timeout(Duration::from_millis(500), h).await {
+            Ok(Ok(b)) => b.into_string(),
+            _ => String::new(),
+        }
+    };
+    Ok(ProgramRun {
+        exit_code: status.and_then(exit_code),
+        stdout: text(out).await,
+        stderr: text(err).await,
+        timed_out: ended.timed_out,
+        cancelled: ended.cancelled,
+    })
+}
+
+/// Reads a pipe to its end, keeping its head and tail.
+fn keep_bounded(
+    pipe: Option<impl tokio::io::AsyncRead + Unpin + Send + 'static>,
+) -> tokio::task::JoinHandle<HeadTailBuffer> {
+    tokio::spawn(async move {
+        let mut kept = HeadTailBuffer::new(MAX_CAPTURE_BYTES);
+        if let Some(mut pipe) = pipe {
+            let mut buf = vec![0u8; READ_CHUNK];
+            while let Ok(n) = pipe.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                kept.push(&buf[..n]);
+            }
+        }
+        kept
+    })
 }
 
 /// Streams the command's `output` until it ends or `limits` end it, then ends its tree.
@@ -232,6 +312,7 @@ fn start_command(
     cwd: &Path,
     confinement: Option<&crate::sandbox::Confinement>,
     io: Io,
+    env: &[(&str, String)],
 ) -> std::io::Result<ProcessTree> {
     let sandbox = confinement.map(crate::sandbox::Prepared::new).transpose()?;
     let shell = shell::Shell::detect();
@@ -246,6 +327,9 @@ fn start_command(
         .env("GIT_PAGER", "cat")
         .env("NO_COLOR", "1")
         .env("TERM", "dumb");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     #[cfg(unix)]
     let tty = matches!(io, Io::Tty(_));
     #[cfg(not(unix))]
