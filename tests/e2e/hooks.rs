@@ -3,6 +3,11 @@
 //! a turn (context, a blocked call, feedback after a call, a turn sent back by `Stop`), a
 //! project's hooks held until their definition is trusted, and a hook that hangs.
 
+// The hostile-command tests' ACP client; not every helper is used here.
+#[allow(dead_code)]
+#[path = "hostile_commands/acp.rs"]
+mod acp;
+
 use mock_llm::e2e::{TestRepo, exec_args, jsonl};
 use mock_llm::{MockServer, Reply, Script};
 use serde_json::{Value, json};
@@ -132,6 +137,16 @@ fn a_codex_hooks_file_adds_context_blocks_a_call_gives_feedback_and_sends_the_tu
     assert!(events.iter().any(|e| e["type"] == "turn.completed"));
 }
 
+/// The inputs the recording hook kept.
+fn edits(repo: &TestRepo) -> Vec<Value> {
+    std::fs::read_dir(repo.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("edit."))
+        .map(|e| serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
+        .collect()
+}
+
 #[test]
 fn a_trusted_projects_claude_hooks_wait_for_their_own_trust_and_a_change_asks_again() {
     let repo = TestRepo::new();
@@ -143,7 +158,8 @@ fn a_trusted_projects_claude_hooks_wait_for_their_own_trust_and_a_change_asks_ag
                    {"type": "command", "command": cmd}]}]}})
         .to_string()
     };
-    let record = format!("cat >> '{dir}/edits.jsonl'; echo >> '{dir}/edits.jsonl'");
+    // The runs for two files go at once: each keeps its input in a file of its own.
+    let record = format!("cat > \"$(mktemp '{dir}/edit.XXXXXX')\"");
     repo.write(".claude/settings.json", &settings(&record));
     let patch =
         "*** Begin Patch\n*** Add File: a.txt\n+one\n*** Add File: b.txt\n+two\n*** End Patch\n";
@@ -189,12 +205,7 @@ fn a_trusted_projects_claude_hooks_wait_for_their_own_trust_and_a_change_asks_ag
     mock.set_script(script());
     exec(&repo, &mock, &[], "edit");
     // One run per changed file, each with Claude's `file_path`.
-    let lines: Vec<Value> = std::fs::read_to_string(repo.path().join("edits.jsonl"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = edits(&repo);
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(
         lines
@@ -246,4 +257,84 @@ fn a_hook_that_hangs_or_floods_is_bounded_and_the_turn_goes_on() {
     // The call ran after the failed hook.
     let second = texts(&mock.model_requests()[1].body);
     assert!(second.contains("ran"), "{second}");
+}
+
+#[test]
+fn acp_asks_about_the_project_then_its_hooks_and_they_run_in_that_same_session() {
+    let repo = TestRepo::new();
+    // Codex's docs' project hooks file: a prompt hook that loads instructions.
+    repo.write(
+        ".codex/hooks.json",
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "echo 'Team rule: small commits'", "timeout": 10}]}]}})
+        .to_string(),
+    );
+    let mock =
+        MockServer::start_blocking(Script::new([Reply::text("a"), Reply::text("b")])).unwrap();
+    let home = repo.home.path().display().to_string();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let mut agent = acp::Agent::start(&repo, &mock, &[], &[("HOME", home.as_str())]);
+    agent.answer = "trust";
+    agent.initialize();
+    let id = agent.new_session(&cwd, json!([]));
+    agent.prompt(&id, "hi");
+    let asked: Vec<&str> = agent
+        .permissions
+        .iter()
+        .map(|p| p["toolCall"]["toolCallId"].as_str().unwrap())
+        .collect();
+    assert_eq!(asked, ["trust-project", "trust-hooks"]);
+    assert!(
+        agent.permissions[1]["toolCall"]["content"]
+            .to_string()
+            .contains("Team rule")
+    );
+    let first = texts(&mock.model_requests()[0].body);
+    assert!(
+        first.contains("UserPromptSubmit hook additional context: Team rule: small commits"),
+        "{first}"
+    );
+    let user = std::fs::read_to_string(repo.home.path().join("config.toml")).unwrap();
+    assert!(user.contains("trusted_hash"), "{user}");
+    // Answered: the next session asks nothing and runs the hook.
+    let next = agent.new_session(&cwd, json!([]));
+    agent.prompt(&next, "hi");
+    assert_eq!(agent.permissions.len(), 2);
+    assert!(texts(&mock.model_requests()[1].body).contains("Team rule"));
+    agent.exit();
+}
+
+#[test]
+fn hooks_in_config_toml_run_and_features_hooks_false_turns_them_all_off() {
+    let repo = TestRepo::new();
+    let dir = repo.path().display().to_string();
+    // Codex's documented inline form, with a status message.
+    let config = format!(
+        "[[hooks.PreToolUse]]\nmatcher = \"^Bash$\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"cat > '{dir}/seen.json'\"\ntimeout = 30\nstatusMessage = \"Checking Bash command\"\n"
+    );
+    let config_path = repo.home.path().join("config.toml");
+    let mock_settings = std::fs::read_to_string(&config_path).unwrap_or_default();
+    std::fs::write(&config_path, format!("{mock_settings}\n{config}")).unwrap();
+    let script = || {
+        Script::new([
+            Reply::tool_call("c1", "shell", json!({"command": "echo ran"})),
+            Reply::text("ok"),
+        ])
+    };
+    let mock = MockServer::start_blocking(script()).unwrap();
+    exec(&repo, &mock, &[], "go");
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.path().join("seen.json")).unwrap())
+            .unwrap();
+    assert_eq!(seen["tool_name"], "Bash");
+    std::fs::remove_file(repo.path().join("seen.json")).unwrap();
+    let with_switch = std::fs::read_to_string(&config_path).unwrap().replacen(
+        "[[hooks.PreToolUse]]",
+        "[features]\nhooks = false\n\n[[hooks.PreToolUse]]",
+        1,
+    );
+    std::fs::write(&config_path, with_switch).unwrap();
+    mock.set_script(script());
+    exec(&repo, &mock, &[], "go");
+    assert!(!repo.path().join("seen.json").exists());
 }

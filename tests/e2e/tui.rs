@@ -1626,6 +1626,57 @@ fn the_terminal_asks_to_trust_a_project_with_its_own_config_once() {
     assert!(!screen.contains("Do you trust"), "{screen}");
 }
 
+/// Issue 38: a project's Claude Code settings with a hook: the terminal asks about the
+/// project, then about its hook; once approved the hook runs and its line shows.
+#[test]
+fn the_terminal_asks_about_a_projects_hooks_and_runs_them_once_approved() {
+    let repo = TestRepo::new();
+    repo.write(
+        ".claude/settings.json",
+        &json!({
+            "permissions": {"allow": ["Bash(npm run lint)"], "deny": ["Read(./.env)"]},
+            "hooks": {"UserPromptSubmit": [{"hooks": [
+                {"type": "command", "command": "echo 'Use the team style guide'"}]}]}
+        })
+        .to_string(),
+    );
+    let script = Script::from_json(&json!({ "replies": [text("hello")] }).to_string()).unwrap();
+    let mock = MockServer::start_blocking(script).expect("mock");
+    mock_config(&repo, &mock);
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {}", bin()));
+    let asked = t.wait_for("the trust question", Duration::from_secs(10), |s| {
+        s.contains("Do you trust")
+    });
+    assert!(asked.contains(".claude/settings.json"), "{asked}");
+    t.line("y");
+    let hooks = t.wait_for("the hooks question", Duration::from_secs(10), |s| {
+        s.contains("Run them?")
+    });
+    assert!(
+        hooks.contains("UserPromptSubmit: echo 'Use the team style guide'"),
+        "{hooks}"
+    );
+    t.line("y");
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.line("hi");
+    wait_requests(&mock, 1);
+    let body = mock.model_requests()[0].body.to_string();
+    assert!(
+        body.contains("UserPromptSubmit hook additional context: Use the team style guide"),
+        "{body}"
+    );
+    t.wait_for("the hook's line", Duration::from_secs(10), |s| {
+        s.contains("UserPromptSubmit hook")
+    });
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}
+
 /// Issue 38: a turn that completes while the terminal is not focused sends a desktop
 /// notification (OSC 9) in a terminal that shows one.
 #[test]

@@ -361,67 +361,105 @@ fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Ve
 // The trust question (trust.rs asks it): what a new session must ask, and the session a
 // prompt runs in once answered.
 /// What a session opened by `open` must ask at its first prompt: a new session's unanswered
-/// project (a load keeps its history, and does not ask).
+/// project, and the project's hooks that wait for review (a load keeps its history, and does
+/// not ask).
 fn pending_trust(
     config: &interpreter_core::config::Config,
     open: OpenRequest,
 ) -> Option<crate::trust::PendingTrust<OpenRequest>> {
-    config
-        .project
-        .clone()
-        .filter(|p| p.needs_answer() && !open.resume)
-        .map(|project| crate::trust::PendingTrust {
-            project,
-            reopen: open,
-        })
+    let project = config.project.clone().filter(|_| !open.resume)?;
+    let ask_project = project.needs_answer();
+    if !ask_project && !project.trusted() {
+        return None;
+    }
+    let hooks = interpreter_core::hooks::to_review(config);
+    (ask_project || !hooks.is_empty()).then(|| crate::trust::PendingTrust {
+        project,
+        ask_project,
+        hooks,
+        reopen: open,
+    })
 }
 
-/// Asks about the session's project if it must, and gives the session the prompt runs in.
+/// Asks about the session's project and its hooks if it must, and gives the session the
+/// prompt runs in (opened again when an answer changed what loads).
 async fn settle_trust(
     state: &AcpState,
     cx: &ConnectionTo<Client>,
     s: Arc<AcpSession>,
 ) -> Result<Arc<AcpSession>, Error> {
+    use agent_client_protocol::v1::schema::ToolCallStatus;
     let pending = s.pending_trust.lock().ok().and_then(|mut p| p.take());
     let Some(pending) = pending else {
         return Ok(s);
     };
-    let Some(level) = crate::trust::ask(cx, &s.id, &pending.project).await else {
-        crate::trust::settled(
-            &s,
-            agent_client_protocol::v1::schema::ToolCallStatus::Failed,
-            "Not answered: asked again next session",
-        );
-        return Ok(s);
-    };
     let home = interpreter_core::config::home_dir();
-    if let Err(e) = interpreter_core::config::set_project_trust(&home, &pending.project.root, level)
-    {
-        s.translator
-            .warning(&format!("The answer could not be saved: {e:#}"));
-        return Ok(s);
+    if pending.ask_project {
+        let Some(level) = crate::trust::ask(cx, &s.id, &pending.project).await else {
+            crate::trust::settled(
+                &s,
+                ToolCallStatus::Failed,
+                "Not answered: asked again next session",
+            );
+            return Ok(s);
+        };
+        if let Err(e) =
+            interpreter_core::config::set_project_trust(&home, &pending.project.root, level)
+        {
+            s.translator
+                .warning(&format!("The answer could not be saved: {e:#}"));
+            return Ok(s);
+        }
+        if level == interpreter_core::config::TrustLevel::Untrusted {
+            crate::trust::settled(
+                &s,
+                ToolCallStatus::Completed,
+                "Not trusted: its own config stays off",
+            );
+            return Ok(s);
+        }
     }
-    if level == interpreter_core::config::TrustLevel::Untrusted {
-        crate::trust::settled(
+    let hooks_trusted =
+        !pending.hooks.is_empty() && crate::trust::ask_hooks(cx, &s.id, &pending.hooks).await;
+    if hooks_trusted {
+        let chosen: Vec<&interpreter_core::hooks::Handler> =
+            pending.hooks.iter().map(|h| h.as_ref()).collect();
+        if let Err(e) = interpreter_core::hooks::trust::trust(&home, &chosen) {
+            s.translator
+                .warning(&format!("The hooks' approval could not be saved: {e:#}"));
+        }
+    } else if !pending.hooks.is_empty() {
+        crate::trust::settled_hooks(
             &s,
-            agent_client_protocol::v1::schema::ToolCallStatus::Completed,
-            "Not trusted: its own config stays off",
+            ToolCallStatus::Completed,
+            "The project's hooks stay off",
         );
+    }
+    if !pending.ask_project && !hooks_trusted {
         return Ok(s);
     }
     close_earlier_copy(state, &s.id).await;
     let again = open_session(state, cx, pending.reopen).await?;
+    // Answered for this session: hooks kept off are asked about again in the next one.
+    if let Ok(mut p) = again.pending_trust.lock() {
+        p.take();
+    }
     again
         .translator
         .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
             again.settings().config_options(),
         )));
     announce_commands(&again);
-    crate::trust::settled(
-        &again,
-        agent_client_protocol::v1::schema::ToolCallStatus::Completed,
-        "Trusted: its own config loaded",
-    );
+    if pending.ask_project {
+        crate::trust::settled(
+            &again,
+            ToolCallStatus::Completed,
+            "Trusted: its own config loaded",
+        );
+    }
+    if hooks_trusted {
+        crate::trust::settled_hooks(&again, ToolCallStatus::Completed, "The project's hooks run");
+    }
     Ok(again)
 }
 

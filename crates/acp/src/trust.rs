@@ -17,9 +17,14 @@ use interpreter_core::config::{ProjectTrust, TrustLevel};
 
 use super::AcpSession;
 
-/// A new session's unanswered project, and how to open the session again once trusted.
+/// What a new session asks at its first prompt: its unanswered project, and the project's
+/// hooks that wait for review (new or changed); and how to open the session again after.
 pub(crate) struct PendingTrust<R> {
     pub(crate) project: ProjectTrust,
+    /// The project itself is unanswered.
+    pub(crate) ask_project: bool,
+    /// Hooks to approve once the project is trusted.
+    pub(crate) hooks: Vec<std::sync::Arc<interpreter_core::hooks::Handler>>,
     pub(crate) reopen: R,
 }
 
@@ -31,8 +36,7 @@ pub(super) async fn ask(
 ) -> Option<TrustLevel> {
     let root = project.root.display();
     let files: Vec<String> = project
-        .files
-        .iter()
+        .own_files()
         .map(|f| format!("- `{}`", f.display()))
         .collect();
     let text = format!(
@@ -76,14 +80,67 @@ pub(super) async fn ask(
     }
 }
 
-/// The question's card, closed with what came of it.
+/// Whether to run the project's new or changed hooks; true when the user trusts them.
+pub(super) async fn ask_hooks(
+    cx: &ConnectionTo<Client>,
+    id: &str,
+    hooks: &[std::sync::Arc<interpreter_core::hooks::Handler>],
+) -> bool {
+    let list: Vec<String> = hooks
+        .iter()
+        .map(|h| format!("- `{}`", interpreter_core::hooks::trust::describe(h)))
+        .collect();
+    let text = format!(
+        "The project has hooks that are new or changed since you approved them:\n{}\n\nThey run programs at points of every session here. The approval of each exact definition is saved in your config.toml; a change asks again.",
+        list.join("\n")
+    );
+    let fields = ToolCallUpdateFields::new()
+        .title("Run the project's hooks?")
+        .kind(ToolKind::Other)
+        .content(vec![ToolCallContent::from(text)]);
+    let options = vec![
+        PermissionOption::new(
+            "trust",
+            "Run these hooks",
+            PermissionOptionKind::AllowAlways,
+        ),
+        PermissionOption::new("skip", "Keep them off", PermissionOptionKind::RejectOnce),
+    ];
+    let request = RequestPermissionRequest::new(
+        SessionId::new(id.to_string()),
+        ToolCallUpdate::new(HOOKS_CALL, fields),
+        options,
+    );
+    match cx.send_request(request).block_task().await {
+        Ok(resp) => matches!(
+            resp.outcome,
+            RequestPermissionOutcome::Selected(s) if &*s.option_id.0 == "trust"
+        ),
+        Err(e) => {
+            tracing::warn!("hooks question failed: {}", e.message);
+            false
+        }
+    }
+}
+
+/// The project question's card, closed with what came of it.
 pub(super) fn settled(s: &AcpSession, status: ToolCallStatus, title: &str) {
+    settled_card(s, TRUST_CALL, status, title);
+}
+
+/// The hooks question's card, closed with what came of it.
+pub(super) fn settled_hooks(s: &AcpSession, status: ToolCallStatus, title: &str) {
+    settled_card(s, HOOKS_CALL, status, title);
+}
+
+fn settled_card(s: &AcpSession, call: &str, status: ToolCallStatus, title: &str) {
     s.translator
         .send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-            TRUST_CALL,
+            call.to_string(),
             ToolCallUpdateFields::new().status(status).title(title),
         )));
 }
 
-/// The id of the question's card.
+/// The ids of the questions' cards.
 const TRUST_CALL: &str = "trust-project";
+const HOOKS_CALL: &str = "trust-hooks";

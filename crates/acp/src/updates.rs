@@ -257,6 +257,11 @@ impl Translator {
                     self.waiting(&l);
                 }
             }
+            interpreter_protocol::HookRunStatus::Completed => {
+                if let Some(l) = interpreter_face::hooks::completed_line(run) {
+                    self.waiting(&l);
+                }
+            }
             _ => {
                 if let Some(l) = interpreter_face::hooks::completed_line(run) {
                     self.warning(&l);

@@ -179,7 +179,7 @@ fn ask_trust(
         "{} has configuration of its own:",
         project.root.display()
     );
-    for f in &project.files {
+    for f in project.own_files() {
         let _ = writeln!(err, "  {}", f.display());
     }
     let _ = write!(
@@ -200,6 +200,44 @@ fn ask_trust(
     interpreter_core::config::set_project_trust(home, &project.root, level)
         .map_err(|e| format!("saving the answer: {e:#}"))?;
     Ok(level == TrustLevel::Trusted)
+}
+
+/// A trusted project's hooks that are new or changed: asks whether to run them, before the
+/// screen is taken, and records the approval of each definition (Codex's `/hooks` review).
+fn ask_hooks(
+    review: &[std::sync::Arc<interpreter_core::hooks::Handler>],
+    home: &std::path::Path,
+) -> Result<(), String> {
+    use interpreter_core::hooks::trust;
+    use std::io::{BufRead, Write};
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
+        "The project has hooks that are new or changed since you approved them:"
+    );
+    for h in review {
+        let _ = writeln!(err, "  {}", trust::describe(h));
+    }
+    let _ = write!(
+        err,
+        "They run programs at points of every session here. Run them? [y/N] "
+    );
+    let _ = err.flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| format!("reading the answer: {e}"))?;
+    if !matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        let _ = writeln!(
+            err,
+            "They stay off; `interpreter hooks trust` approves them later."
+        );
+        return Ok(());
+    }
+    let chosen: Vec<&interpreter_core::hooks::Handler> =
+        review.iter().map(|h| h.as_ref()).collect();
+    trust::trust(home, &chosen).map_err(|e| format!("saving the answer: {e:#}"))
 }
 
 /// What every session of this run is opened with.
@@ -225,6 +263,12 @@ impl Opener {
             && ask_trust(&project, &config.home)?
         {
             config = Config::load(&overrides).map_err(|e| format!("{e:#}"))?;
+        }
+        if config.project.as_ref().is_some_and(|p| p.trusted()) {
+            let review = interpreter_core::hooks::to_review(&config);
+            if !review.is_empty() {
+                ask_hooks(&review, &config.home)?;
+            }
         }
         // The modes as in ACP: `auto` also asks before sandboxed commands.
         let mode = PermissionMode::for_sandbox(config.sandbox_mode);

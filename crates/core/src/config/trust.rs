@@ -34,8 +34,11 @@ pub struct ProjectTrust {
     pub root: PathBuf,
     /// The user's answer, if there is one.
     pub level: Option<TrustLevel>,
-    /// The project's own files that trust governs, which exist (outermost first).
+    /// The project's own config files that trust governs, which exist (outermost first).
     pub files: Vec<PathBuf>,
+    /// Its other files trust governs, which exist at its top: hooks, Claude Code's settings,
+    /// rules, agents and commands.
+    pub governed: Vec<PathBuf>,
 }
 
 impl ProjectTrust {
@@ -47,15 +50,25 @@ impl ProjectTrust {
     /// The project has files of its own and the user has not answered: a face that can ask
     /// does, before the session starts.
     pub fn needs_answer(&self) -> bool {
-        self.level.is_none() && !self.files.is_empty()
+        self.level.is_none() && self.has_own_files()
+    }
+
+    /// The project has files that load only once it is trusted.
+    pub fn has_own_files(&self) -> bool {
+        !self.files.is_empty() || !self.governed.is_empty()
+    }
+
+    /// Every file of its own that trust governs.
+    pub fn own_files(&self) -> impl Iterator<Item = &PathBuf> {
+        self.files.iter().chain(&self.governed)
     }
 
     /// What a face that cannot ask tells the user: the files left out and why.
     pub fn ignored_note(&self) -> Option<String> {
-        if self.trusted() || self.files.is_empty() {
+        if self.trusted() || !self.has_own_files() {
             return None;
         }
-        let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+        let files: Vec<String> = self.own_files().map(|f| f.display().to_string()).collect();
         let why = match self.level {
             Some(TrustLevel::Untrusted) => "it is marked untrusted in config.toml",
             _ => "it is not trusted yet",
@@ -131,12 +144,33 @@ pub(crate) fn config_files(root: &Path, cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A project's files besides its config that load only once it is trusted.
+const GOVERNED: [&str; 12] = [
+    ".codex/hooks.json",
+    ".openinterpreter/hooks.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex/rules",
+    ".openinterpreter/rules",
+    ".codex/agents",
+    ".claude/agents",
+    ".openinterpreter/agents",
+    ".claude/commands",
+    ".gemini/commands",
+    ".openinterpreter/commands",
+];
+
 /// Where `cwd` stands: its project, the user's answer, and the project's files.
 pub(crate) fn project_trust(user: &toml::Table, cwd: &Path) -> ProjectTrust {
     let root = project_root(cwd);
     ProjectTrust {
         level: recorded(user, &root),
         files: config_files(&root, cwd),
+        governed: GOVERNED
+            .iter()
+            .map(|rel| root.join(rel))
+            .filter(|p| p.exists())
+            .collect(),
         root,
     }
 }

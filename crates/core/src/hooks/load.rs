@@ -53,6 +53,9 @@ struct RawHandler {
     kind: String,
     #[serde(default)]
     command: Option<String>,
+    /// Codex's override on Windows.
+    #[serde(default, rename = "commandWindows", alias = "command_windows")]
+    command_windows: Option<String>,
     #[serde(default)]
     timeout: Option<f64>,
     #[serde(default, rename = "statusMessage", alias = "status_message")]
@@ -106,6 +109,9 @@ struct State {
 /// project's; with the warnings to say (broken files, hooks waiting for review).
 pub fn load_for(config: &crate::config::Config) -> (Hooks, Vec<String>) {
     let user = std::fs::read_to_string(config.home.join("config.toml")).ok();
+    if !enabled(user.as_deref()) {
+        return (Hooks::default(), Vec::new());
+    }
     let (hooks, mut warnings) = load(&Sources {
         home: &config.home,
         user_config: user.as_deref(),
@@ -114,6 +120,27 @@ pub fn load_for(config: &crate::config::Config) -> (Hooks, Vec<String>) {
     });
     warnings.extend(hooks.review_note());
     (hooks, warnings)
+}
+
+/// The project's hooks that would wait for review once it is trusted (new or changed since
+/// the user approved them): what a face asks about, with the project or after it.
+pub fn to_review(config: &crate::config::Config) -> Vec<Arc<Handler>> {
+    let Some(project) = &config.project else {
+        return Vec::new();
+    };
+    let as_trusted = ProjectTrust {
+        level: Some(crate::config::TrustLevel::Trusted),
+        ..project.clone()
+    };
+    let user = std::fs::read_to_string(config.home.join("config.toml")).ok();
+    load(&Sources {
+        home: &config.home,
+        user_config: user.as_deref(),
+        claude_home: None,
+        project: Some(&as_trusted),
+    })
+    .0
+    .pending
 }
 
 /// Every hook of these sources, and what went wrong reading them.
@@ -267,7 +294,11 @@ fn read(
                     ));
                     continue;
                 }
-                let Some(command) = raw.command.filter(|c| !c.trim().is_empty()) else {
+                let command = match raw.command_windows {
+                    Some(w) if cfg!(windows) => Some(w),
+                    _ => raw.command,
+                };
+                let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
                     return Err(format!(
                         "{shown}: a command hook of {name} has no `command`"
                     ));
@@ -302,6 +333,21 @@ fn read(
 fn line_of(text: &str, needle: &str) -> usize {
     text.find(needle)
         .map_or(1, |at| text[..at].matches('\n').count() + 1)
+}
+
+/// Codex's switch: `[features] hooks = false` (or its old name `codex_hooks`) turns every
+/// hook off.
+fn enabled(user_config: Option<&str>) -> bool {
+    let Some(table) = user_config.and_then(|t| t.parse::<toml::Table>().ok()) else {
+        return true;
+    };
+    let features = table.get("features");
+    ["hooks", "codex_hooks"].iter().all(|k| {
+        features
+            .and_then(|f| f.get(k))
+            .and_then(toml::Value::as_bool)
+            != Some(false)
+    })
 }
 
 /// `[hooks.state."<key>"]` of the user's config.toml: `trusted_hash` and `enabled`.

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use interpreter_protocol::HookSource;
 
-pub use load::{Sources, load, load_for};
+pub use load::{Sources, load, load_for, to_review};
 pub(crate) use matcher::{CallView, call_names, tool_inputs};
 pub(crate) use output::Permission;
 pub(crate) use run::{HookRunner, Payload, Place};

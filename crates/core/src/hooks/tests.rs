@@ -118,6 +118,7 @@ fn every_source_loads_a_broken_file_alone_is_left_out_and_project_hooks_wait_for
         root: project.path().to_path_buf(),
         level: Some(TrustLevel::Trusted),
         files: vec![],
+        governed: vec![],
     };
     fn sources<'a>(
         home: &'a std::path::Path,
