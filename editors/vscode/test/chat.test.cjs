@@ -474,3 +474,32 @@ test("a turn that ends while the panel is hidden, or an approval that waits, sho
   await waitUntil(() => ends() === 3, "the end of the third turn", 20_000);
   assert.equal(notices().length, seen);
 });
+
+test("a project with config and hooks of its own: the panel asks to trust it, then its hooks, and they run for that prompt", { timeout: 60_000 }, async (t) => {
+  const { dir, work } = scratch(t, "interp-trust-");
+  fs.mkdirSync(path.join(work, ".codex"));
+  fs.writeFileSync(path.join(work, ".codex", "config.toml"), "model_reasoning_effort = \"low\"\n");
+  fs.writeFileSync(
+    path.join(work, ".codex", "hooks.json"),
+    JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo 'Team rule: small commits'" }] }] } }),
+  );
+  const baseUrl = await mock(t, { replies: [textReply("Trusted."), textReply("Again.")] }, dir);
+  const page = await openChat(baseUrl, work);
+  await waitUntil(() => page.posted.some((m) => m.type === "status" && m.status.state === "ready"), "the agent's initialize");
+  await page.send({ type: "send", text: "hello", attachments: [] });
+  const project = await waitUntil(() => page.posted.find((m) => m.type === "permission"), "the trust question");
+  assert.equal(project.request.toolCall.toolCallId, "trust-project");
+  assert.ok(JSON.stringify(project.request.toolCall.content).includes(".codex/config.toml"));
+  await page.send({ type: "permission", id: project.id, optionId: "trust" });
+  const hooks = await waitUntil(() => page.posted.find((m) => m.type === "permission" && m.id !== project.id), "the hooks question");
+  assert.equal(hooks.request.toolCall.toolCallId, "trust-hooks");
+  assert.ok(JSON.stringify(hooks.request.toolCall.content).includes("Team rule"));
+  await page.send({ type: "permission", id: hooks.id, optionId: "trust" });
+  await waitUntil(() => page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
+  const recorded = await (await fetch(`${baseUrl.replace(/\/v1$/, "")}/_mock/requests`)).json();
+  const body = JSON.stringify(recorded.filter((r) => r.method === "POST" && JSON.stringify(r.body).includes("hello")).at(-1).body);
+  assert.ok(body.includes("UserPromptSubmit hook additional context: Team rule: small commits"), body);
+  const user = fs.readFileSync(path.join(dir, "home", "config.toml"), "utf8");
+  assert.match(user, /trust_level = "trusted"/);
+  assert.match(user, /trusted_hash = "sha256:/);
+});
