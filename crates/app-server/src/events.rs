@@ -47,16 +47,20 @@ impl ThreadShared {
                 "thread/name/updated",
                 json!({"threadId": self.id, "threadName": title}),
             ),
-            Event::HookStarted { turn_id, run } => self.out.notify(
-                "hook/started",
-                json!({"threadId": self.id, "turnId": turn_id,
-                       "run": super::wire::hook_run_json(&run)}),
-            ),
-            Event::HookCompleted { turn_id, run } => self.out.notify(
-                "hook/completed",
-                json!({"threadId": self.id, "turnId": turn_id,
-                       "run": super::wire::hook_run_json(&run)}),
-            ),
+            // The protocol's HookEventName has no `notification`: those runs are not sent.
+            Event::HookStarted { turn_id, run } | Event::HookCompleted { turn_id, run }
+                if run.event_name != "Notification" =>
+            {
+                let method = match run.status {
+                    interpreter_protocol::HookRunStatus::Running => "hook/started",
+                    _ => "hook/completed",
+                };
+                self.out.notify(
+                    method,
+                    json!({"threadId": self.id, "turnId": turn_id,
+                           "run": super::wire::hook_run_json(&run)}),
+                );
+            }
             Event::Warning { message } | Event::Error { message } => self
                 .out
                 .notify("warning", json!({"threadId": self.id, "message": message})),
