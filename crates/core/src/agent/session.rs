@@ -286,10 +286,26 @@ impl Session {
                     .map(|s| SkillInfo {
                         name: s.name.clone(),
                         description: s.description.clone(),
+                        argument_hint: None,
+                        command: false,
                     })
+                    .chain(self.commands().map(|c| SkillInfo {
+                        name: c.name.clone(),
+                        description: c.description.clone(),
+                        argument_hint: c.argument_hint.clone(),
+                        command: true,
+                    }))
                     .collect(),
                 title: self.state.title.clone(),
             }));
+    }
+
+    /// The custom commands `/` reaches: a skill of the same name wins, as in Claude Code.
+    pub(super) fn commands(&self) -> impl Iterator<Item = &crate::custom::CustomCommand> {
+        let env = &self.services.env;
+        env.commands
+            .iter()
+            .filter(|c| !env.skills.iter().any(|s| s.name == c.name))
     }
 
     pub(super) fn settings_changed(&self) {
@@ -603,7 +619,7 @@ impl Session {
 
 /// The harness's tools, and the hidden answer to a hosted search's calls.
 fn harness_tools(harness: &Arc<dyn Harness>, env: &PromptEnv) -> ToolTable {
-    let tools = harness.tools(env);
+    let tools = crate::custom::agents::list_in(harness.tools(env), &env.agents);
     match env.web.moonshot_search {
         true => tools.also_hidden([crate::harness::web_tools::moonshot_search()]),
         false => tools,
@@ -693,6 +709,10 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
     for w in &skills.warnings {
         events.send(Event::Warning { message: w.clone() });
     }
+    let custom = custom_files(config, workspace, &mut reads);
+    for w in &custom.warnings {
+        events.send(Event::Warning { message: w.clone() });
+    }
     let env = PromptEnv::detect(
         workspace.cwd().to_path_buf(),
         workspace.roots().to_vec(),
@@ -717,8 +737,34 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
             && crate::tools::browser::find_executable(config.web.browser.as_deref()).is_ok(),
         model: config.model.clone(),
         provider: config.provider.id.clone(),
+        agents: custom.agents,
+        commands: custom.commands,
         ..env
     }
+}
+
+/// The custom agents and commands: the user's, and a trusted project's. Each agent's model
+/// is resolved against the session's provider here (a fallback is warned about once).
+fn custom_files(
+    config: &Config,
+    workspace: &Workspace,
+    reads: &mut crate::workspace::startup::StartupReads,
+) -> crate::custom::Custom {
+    let user_home = dirs::home_dir();
+    let project = config.project.as_ref().filter(|p| p.trusted());
+    let places = crate::custom::Places {
+        home: &config.home,
+        user_home: user_home.as_deref(),
+        project: project.map(|p| (p.root.as_path(), workspace.cwd())),
+    };
+    let mut custom = crate::custom::discover(reads, &places);
+    for agent in &mut custom.agents {
+        let (model, warning) =
+            crate::custom::agents::resolve_model(agent, &config.provider.id, &config.model);
+        agent.model = model;
+        custom.warnings.extend(warning);
+    }
+    custom
 }
 
 /// A store error as the session's: a busy log is [`SessionError::Busy`].

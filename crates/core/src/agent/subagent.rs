@@ -17,7 +17,8 @@ use super::active_turn::ActiveTurn;
 use super::services::SessionServices;
 use super::session::Session;
 use super::state::{FinishedSubagent, SessionState};
-use crate::config::Config;
+use crate::config::{Config, SandboxMode};
+use crate::custom::CustomAgent;
 use crate::harness::Harness;
 use crate::model::{HistoryItem, Parts as _};
 use crate::sandbox::Policy;
@@ -38,6 +39,8 @@ pub(super) struct SubagentRunner {
     system_prompt: String,
     tools: ToolTable,
     permissions: Permissions,
+    /// The custom agents a call may name by type.
+    agents: Vec<CustomAgent>,
     /// Tokens the subagents of this call used, for the parent's totals.
     usage: Mutex<TokenUsage>,
 }
@@ -63,6 +66,7 @@ impl SubagentRunner {
             system_prompt: parent.state.system_prompt.clone(),
             tools: parent.state.tools.for_subagent(),
             permissions: parent.state.permissions,
+            agents: parent.services.env.agents.clone(),
             usage: Mutex::new(TokenUsage::default()),
         }
     }
@@ -71,9 +75,19 @@ impl SubagentRunner {
         *self.usage.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The custom agent named `kind`, if one is.
+    fn agent(&self, kind: &str) -> Option<&CustomAgent> {
+        self.agents.iter().find(|a| a.name == kind)
+    }
+
     /// The child session: its own history and sink, and its parent's policy narrowed by its
-    /// type ([`child_policy`]).
-    fn child(&self, task: &SubagentTask, resumed: Option<FinishedSubagent>) -> Session {
+    /// type ([`child_policy`]). A custom agent brings its prompt, tools, model and sandbox.
+    fn child(
+        &self,
+        task: &SubagentTask,
+        resumed: Option<FinishedSubagent>,
+        agent: Option<&CustomAgent>,
+    ) -> Session {
         let parent = self.services.events.clone();
         let read_only = resumed.as_ref().map_or(task.read_only, |r| r.read_only);
         let id = resumed
@@ -95,7 +109,11 @@ impl SubagentRunner {
             | Event::TurnEnded(_) => {}
             other => parent.send(other),
         });
-        let policy = child_policy(&self.services.policy, read_only);
+        let policy = child_policy(
+            &self.services.policy,
+            read_only,
+            agent.and_then(|a| a.sandbox),
+        );
         // What the child's prompt, plan mode and settings say is what its policy holds.
         let permissions = Permissions {
             sandbox: policy.sandbox,
@@ -105,6 +123,12 @@ impl SubagentRunner {
         let mut config = self.config.clone();
         config.sandbox_mode = policy.sandbox;
         config.approval_policy = policy.approval;
+        if let Some(model) = agent.and_then(|a| a.model.clone()) {
+            config.model = model;
+        }
+        if let Some(effort) = agent.and_then(|a| a.effort) {
+            config.reasoning_effort = Some(effort);
+        }
         let mut env = self.services.env.clone();
         if env.sandbox != policy.sandbox || env.approval != policy.approval {
             let env = Arc::make_mut(&mut env);
@@ -120,12 +144,14 @@ impl SubagentRunner {
             images: vec![],
             synthetic: false,
         });
-        let mut state = SessionState::new(
-            self.harness.clone(),
-            self.system_prompt.clone(),
-            self.tools.clone(),
-            permissions,
-        );
+        let (system_prompt, tools) = match agent {
+            Some(a) => (
+                a.prompt.clone(),
+                crate::custom::agents::select_tools(a, &self.tools, &self.services.workspace),
+            ),
+            None => (self.system_prompt.clone(), self.tools.clone()),
+        };
+        let mut state = SessionState::new(self.harness.clone(), system_prompt, tools, permissions);
         state.history = history;
         state.cache_key = self.harness.prompt_cache_key(&id);
         Session {
@@ -147,6 +173,10 @@ impl SubagentRunner {
 }
 
 impl Subagents for SubagentRunner {
+    fn custom_type(&self) -> bool {
+        self.agent(&self.name).is_some()
+    }
+
     fn run<'a>(
         &'a self,
         task: SubagentTask,
@@ -168,7 +198,7 @@ impl Subagents for SubagentRunner {
             let kind = resumed
                 .as_ref()
                 .map_or_else(|| self.name.clone(), |r| r.kind.clone());
-            let mut child = self.child(&task, resumed);
+            let mut child = self.child(&task, resumed, self.agent(&kind));
             self.services.events.send(Event::SubagentStarted(
                 interpreter_protocol::SubagentStarted {
                     call_id: self.call_id.clone(),
@@ -230,13 +260,19 @@ impl Subagents for SubagentRunner {
 }
 
 /// A subagent never gets more than its parent: its sandbox and approval policy are the
-/// parent's, narrowed by its type, never widened. A read-only subagent gets
-/// [`Policy::narrowed_for_read_only`]; any other gets the parent's policy itself (the same
-/// modes, and the same "always allow" answers, which it shares).
-fn child_policy(parent: &Arc<Policy>, read_only: bool) -> Arc<Policy> {
-    match read_only {
-        true => Arc::new(parent.narrowed_for_read_only()),
-        false => parent.clone(),
+/// parent's, narrowed by its type, never widened. A read-only subagent (by its type, or a
+/// custom agent's `read-only` sandbox) gets [`Policy::narrowed_for_read_only`]; a custom
+/// agent asking for `workspace-write` under full access gets that; any other gets the
+/// parent's policy itself (the same modes, and the same "always allow" answers, which it
+/// shares).
+fn child_policy(parent: &Arc<Policy>, read_only: bool, asked: Option<SandboxMode>) -> Arc<Policy> {
+    match asked {
+        _ if read_only => Arc::new(parent.narrowed_for_read_only()),
+        Some(SandboxMode::ReadOnly) => Arc::new(parent.narrowed_for_read_only()),
+        Some(SandboxMode::WorkspaceWrite) if parent.sandbox == SandboxMode::DangerFullAccess => {
+            Arc::new(parent.with_modes(SandboxMode::WorkspaceWrite, parent.approval))
+        }
+        _ => parent.clone(),
     }
 }
 
@@ -259,7 +295,7 @@ fn outcome(reason: TurnEndReason, answer: Option<String>) -> ToolOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ApprovalPolicy, SandboxMode};
+    use crate::config::ApprovalPolicy;
 
     /// A subagent that is not read-only gets its parent's policy itself: the same modes and
     /// the same "always allow" answers; a read-only one gets a narrowed copy.
@@ -269,8 +305,20 @@ mod tests {
             SandboxMode::WorkspaceWrite,
             ApprovalPolicy::Untrusted,
         ));
-        assert!(Arc::ptr_eq(&child_policy(&parent, false), &parent));
-        let child = child_policy(&parent, true);
+        assert!(Arc::ptr_eq(&child_policy(&parent, false, None), &parent));
+        // A custom agent cannot widen it.
+        let wider = Some(SandboxMode::DangerFullAccess);
+        assert!(Arc::ptr_eq(&child_policy(&parent, false, wider), &parent));
+        // A custom agent's sandbox narrows a parent's full access, never the other way.
+        let full = Arc::new(Policy::new(
+            SandboxMode::DangerFullAccess,
+            ApprovalPolicy::Never,
+        ));
+        let asked = child_policy(&full, false, Some(SandboxMode::WorkspaceWrite));
+        assert_eq!(asked.sandbox, SandboxMode::WorkspaceWrite);
+        let asked = child_policy(&full, false, Some(SandboxMode::ReadOnly));
+        assert_eq!(asked.sandbox, SandboxMode::ReadOnly);
+        let child = child_policy(&parent, true, None);
         assert!(!Arc::ptr_eq(&child, &parent));
         assert_eq!(
             (child.sandbox, child.approval),

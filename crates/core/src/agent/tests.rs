@@ -389,6 +389,8 @@ fn mcp_tool_names_are_unique_and_reachable_in_every_harness() {
         approval: crate::config::ApprovalPolicy::OnRequest,
         tree: String::new(),
         skills: vec![],
+        agents: vec![],
+        commands: vec![],
         plan_mode: false,
         face: Default::default(),
         web: Default::default(),

@@ -52,6 +52,10 @@ pub(crate) struct PromptEnv {
     /// Two levels of the working directory, directories first.
     pub tree: String,
     pub skills: Vec<Skill>,
+    /// Custom agents from files, each a subagent type (`custom::agents`).
+    pub agents: Vec<crate::custom::CustomAgent>,
+    /// Custom commands from files, `/name args` (`custom::commands`).
+    pub commands: Vec<crate::custom::CustomCommand>,
     /// Plan mode is on (read-only until the user approves the plan).
     pub plan_mode: bool,
     /// What the front end can do (tools that need it are listed only then).
@@ -100,6 +104,8 @@ impl PromptEnv {
             sandbox,
             approval,
             skills,
+            agents: Vec::new(),
+            commands: Vec::new(),
             plan_mode: false,
             face: Default::default(),
             web: WebTools::default(),
@@ -268,6 +274,8 @@ pub(crate) fn test_env() -> PromptEnv {
         approval: ApprovalPolicy::OnRequest,
         tree: String::new(),
         skills: vec![],
+        agents: vec![],
+        commands: vec![],
         plan_mode: false,
         face: Default::default(),
         web: Default::default(),
