@@ -215,3 +215,39 @@ fn acp_lists_a_trusted_projects_commands_runs_them_and_never_an_untrusted_ones()
     );
     agent.exit();
 }
+
+#[test]
+fn an_agent_naming_another_configured_providers_model_runs_there() {
+    let repo = TestRepo::new();
+    let agents = repo.home.path().join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("thinker.md"),
+        "---\ndescription: Thinks hard\nmodel: deepseek-reasoner\neffort: high\n---\nYou think.\n",
+    )
+    .unwrap();
+    let session = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "a1",
+            "Agent",
+            json!({"description": "think", "prompt": "Think it over.", "subagent_type": "thinker"}),
+        ),
+        Reply::text("Done."),
+    ]))
+    .unwrap();
+    let other = MockServer::start_blocking(Script::new([Reply::text("Thought.")])).unwrap();
+    let provider = format!(
+        "model_providers.deepseek={{base_url=\"{}\", api_key=\"sk-other\", retry_base_delay_ms=10}}",
+        other.url()
+    );
+    let stderr = exec(&repo, &session, &["-c", &provider], "go");
+    assert!(!stderr.contains("thinker"), "{stderr}");
+    let theirs = other.model_requests();
+    assert_eq!(theirs.len(), 1, "{stderr}");
+    assert_eq!(theirs[0].body["model"], "deepseek-reasoner");
+    assert_eq!(theirs[0].body["messages"][0]["content"], "You think.");
+    let ours = session.model_requests();
+    assert_eq!(ours.len(), 2);
+    assert!(ours.iter().all(|r| r.body["model"] == "mock-model"));
+    assert!(ours[1].body.to_string().contains("Thought."));
+}

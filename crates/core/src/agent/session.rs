@@ -759,9 +759,16 @@ fn custom_files(
     };
     let mut custom = crate::custom::discover(reads, &places);
     for agent in &mut custom.agents {
-        let (model, warning) =
-            crate::custom::agents::resolve_model(agent, &config.provider.id, &config.model);
-        agent.model = model;
+        let (resolved, warning) = crate::custom::agents::resolve_model(
+            agent,
+            &config.provider,
+            &config.model,
+            &config.other_providers,
+        );
+        (agent.model, agent.provider) = match resolved {
+            Some((model, provider)) => (Some(model), provider),
+            None => (None, None),
+        };
         custom.warnings.extend(warning);
     }
     custom

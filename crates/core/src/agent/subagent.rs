@@ -75,6 +75,36 @@ impl SubagentRunner {
         *self.usage.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A client for the configured provider `id`, and `config` set to it; the parent's
+    /// client (and model) with a warning when its key is missing.
+    fn client_of(&self, id: &str, config: &mut Config) -> crate::model::ModelClient {
+        let provider = config.other_providers.iter().find(|p| p.id == id).cloned();
+        let made = provider
+            .ok_or_else(|| format!("provider `{id}` is not configured"))
+            .and_then(|p| {
+                let key = p.resolve_api_key().map_err(|e| e.to_string())?;
+                let client =
+                    crate::model::ModelClient::new(p.clone(), key).map_err(|e| e.to_string())?;
+                Ok((p, client))
+            });
+        match made {
+            Ok((provider, client)) => {
+                config.provider = provider;
+                client
+            }
+            Err(e) => {
+                self.services.events.send(Event::Warning {
+                    message: format!(
+                        "the subagent runs on the session's model `{}`: {e}",
+                        self.config.model
+                    ),
+                });
+                config.model = self.config.model.clone();
+                self.services.client.clone()
+            }
+        }
+    }
+
     /// The custom agent named `kind`, if one is.
     fn agent(&self, kind: &str) -> Option<&CustomAgent> {
         self.agents.iter().find(|a| a.name == kind)
@@ -126,6 +156,10 @@ impl SubagentRunner {
         if let Some(model) = agent.and_then(|a| a.model.clone()) {
             config.model = model;
         }
+        let client = match agent.and_then(|a| a.provider.as_deref()) {
+            Some(id) => self.client_of(id, &mut config),
+            None => self.services.client.clone(),
+        };
         if let Some(effort) = agent.and_then(|a| a.effort) {
             config.reasoning_effort = Some(effort);
         }
@@ -159,6 +193,7 @@ impl SubagentRunner {
             config,
             parent_id: Some(self.parent_id.clone()),
             services: SessionServices {
+                client,
                 policy,
                 events,
                 env,

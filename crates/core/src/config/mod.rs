@@ -155,6 +155,9 @@ pub struct Config {
     pub home: PathBuf,
     /// The provider in use, resolved from the catalog and `[model_providers]`.
     pub provider: ProviderConfig,
+    /// The other providers config.toml configures (`[model_providers.<id>]`): a custom agent
+    /// may run on one of their models.
+    pub(crate) other_providers: Vec<ProviderConfig>,
     /// The model every request names: config's `model`, else the provider's default.
     pub model: String,
     /// Explicit harness choice; None means "pick by model".
@@ -373,8 +376,16 @@ impl Config {
             None => default_model_for(&provider_id),
         };
         let ws = raw.sandbox_workspace_write.clone().unwrap_or_default();
+        // One that does not resolve is left out: it only matters to an agent that names it.
+        let other_providers = raw
+            .model_providers
+            .iter()
+            .filter(|(id, _)| **id != provider_id)
+            .filter_map(|(id, t)| provider_config(id, catalog::provider(id), t, &raw).ok())
+            .collect();
         Ok(Config {
             home,
+            other_providers,
             model,
             harness: raw.harness.clone(),
             approval_policy: raw

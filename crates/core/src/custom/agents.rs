@@ -12,6 +12,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 use super::{NameList, check_name};
+use crate::config::ProviderConfig;
 use crate::model::catalog;
 use crate::tools::table::{Tool, ToolTable};
 use crate::workspace::Workspace;
@@ -27,8 +28,11 @@ pub(crate) struct CustomAgent {
     pub tools: Option<Vec<String>>,
     /// Tools it is never offered.
     pub disallowed: Vec<String>,
-    /// The model the file names (None or `inherit`: the session's); see [`resolve_model`].
+    /// The model the file names (None or `inherit`: the session's); once resolved
+    /// ([`resolve_model`]), one a configured provider offers.
     pub model: Option<String>,
+    /// The configured provider `model` is on, when not the session's (set on resolving).
+    pub provider: Option<String>,
     pub effort: Option<ReasoningEffort>,
     /// The sandbox it asks for; the session's narrowed by it, never widened.
     pub sandbox: Option<SandboxMode>,
@@ -81,6 +85,7 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<CustomAgent, String> {
             tools: None,
             disallowed: Vec::new(),
             model: t.model,
+            provider: None,
             effort: effort(t.model_reasoning_effort)?,
             sandbox: sandbox(t.sandbox_mode)?,
             path: path.to_path_buf(),
@@ -99,6 +104,7 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<CustomAgent, String> {
             tools: m.tools.map(|t| t.names()),
             disallowed: m.disallowed_tools.map(|t| t.names()).unwrap_or_default(),
             model: m.model,
+            provider: None,
             effort: effort(m.effort)?,
             sandbox,
             path: path.to_path_buf(),
@@ -142,39 +148,52 @@ fn sandbox(raw: Option<String>) -> Result<Option<SandboxMode>, String> {
         .transpose()
 }
 
-/// The model an agent runs on, given the session's provider and model: None for the
-/// session's own. A Claude alias (`sonnet`, `haiku`, `opus`) or a model id maps only to a
-/// model the session's provider offers; otherwise the warning says the session's model is
-/// used instead.
+/// The model an agent runs on, given the session's provider and model and the other
+/// configured providers: `(model, provider)`, None for the session's own. A Claude alias
+/// (`sonnet`, `haiku`, `opus`) or a model id maps to a model the session's provider offers,
+/// else to one a provider configured in `[model_providers]` offers on the same wire;
+/// otherwise the warning says the session's model is used instead.
 pub(crate) fn resolve_model(
     agent: &CustomAgent,
-    provider: &str,
+    session: &ProviderConfig,
     session_model: &str,
-) -> (Option<String>, Option<String>) {
+    others: &[ProviderConfig],
+) -> (Option<(String, Option<String>)>, Option<String>) {
     let Some(wanted) = agent.model.as_deref() else {
         return (None, None);
     };
     if wanted.eq_ignore_ascii_case("inherit") || wanted == session_model {
         return (None, None);
     }
-    let offered = catalog::provider(provider).map_or(&[][..], |p| p.models);
     let lower = wanted.to_ascii_lowercase();
     let alias = matches!(lower.as_str(), "sonnet" | "haiku" | "opus");
-    let found = offered.iter().find(|m| match alias {
-        true => m.contains(lower.as_str()),
-        false => m.eq_ignore_ascii_case(wanted),
-    });
-    match found {
-        Some(m) => (Some(m.to_string()), None),
-        None => (
-            None,
-            Some(format!(
-                "agent `{}` ({}) asks for model `{wanted}`, which provider `{provider}` does not offer: it runs on the session's model `{session_model}`",
-                agent.name,
-                agent.path.display()
-            )),
-        ),
+    let offered = |provider: &str| {
+        let models = catalog::provider(provider).map_or(&[][..], |p| p.models);
+        models
+            .iter()
+            .find(|m| match alias {
+                true => m.contains(lower.as_str()),
+                false => m.eq_ignore_ascii_case(wanted),
+            })
+            .map(|m| m.to_string())
+    };
+    if let Some(m) = offered(&session.id) {
+        return (Some((m, None)), None);
     }
+    let elsewhere = others
+        .iter()
+        .filter(|p| p.wire_api == session.wire_api)
+        .find_map(|p| offered(&p.id).map(|m| (m, Some(p.id.clone()))));
+    if elsewhere.is_some() {
+        return (elsewhere, None);
+    }
+    let warning = format!(
+        "agent `{}` ({}) asks for model `{wanted}`, which neither provider `{}` nor another configured provider on its wire offers: it runs on the session's model `{session_model}`",
+        agent.name,
+        agent.path.display(),
+        session.id
+    );
+    (None, Some(warning))
 }
 
 /// What a peer's tool name covers in any harness: tools of these kinds.
@@ -297,7 +316,10 @@ Prioritize correctness, security, behavior regressions, and missing test coverag
         );
         assert_eq!(a.model.as_deref(), Some("inherit"));
         assert!(a.prompt.starts_with("You are a senior code reviewer"));
-        assert_eq!(resolve_model(&a, "anthropic", "claude-x"), (None, None));
+        let c =
+            crate::config::Config::from_layers("/h".into(), None, None, &[], &Default::default())
+                .unwrap();
+        assert_eq!(resolve_model(&a, &c.provider, &c.model, &[]), (None, None));
         let c = parse(Path::new("/h/.codex/agents/reviewer.toml"), CODEX_EXAMPLE).unwrap();
         assert_eq!(c.name, "reviewer");
         assert_eq!(c.effort, Some(ReasoningEffort::High));
@@ -400,27 +422,54 @@ Prioritize correctness, security, behavior regressions, and missing test coverag
     }
 
     #[test]
-    fn models_map_to_what_the_provider_offers_or_fall_back_with_a_warning() {
+    fn models_map_to_what_a_configured_provider_offers_or_fall_back_with_a_warning() {
         let with = |m: &str| CustomAgent {
             model: Some(m.into()),
             ..parse(Path::new("/a/r.md"), "---\ndescription: d\n---\nB\n").unwrap()
         };
+        let config = |file: &str| {
+            crate::config::Config::from_layers(
+                "/h".into(),
+                Some(file),
+                None,
+                &[],
+                &Default::default(),
+            )
+            .unwrap()
+        };
+        let kimi = config("");
+        let resolve = |c: &crate::config::Config, m: &str| {
+            resolve_model(&with(m), &c.provider, &c.model, &c.other_providers)
+        };
         assert_eq!(
-            resolve_model(&with("kimi-k2.6"), "kimi", "kimi-k3"),
-            (Some("kimi-k2.6".into()), None)
+            resolve(&kimi, "kimi-k2.6"),
+            (Some(("kimi-k2.6".into(), None)), None)
         );
-        let (model, warning) = resolve_model(&with("sonnet"), "kimi", "kimi-k3");
+        let (model, warning) = resolve(&kimi, "sonnet");
         assert_eq!(model, None);
         let w = warning.unwrap();
         assert!(
             w.contains("/a/r.md") && w.contains("sonnet") && w.contains("kimi-k3"),
             "{w}"
         );
-        let (_, warning) = resolve_model(&with("gpt-5.5-mini"), "mock", "m");
-        assert!(warning.is_some());
+        assert!(resolve(&kimi, "gpt-5.5-mini").1.is_some());
+        let anthropic = config("model_provider = \"anthropic\"\nmodel = \"claude-sonnet-4-6\"\n");
         assert_eq!(
-            resolve_model(&with("haiku"), "anthropic", "claude-sonnet-4-6"),
-            (Some("claude-haiku-4-5".into()), None)
+            resolve(&anthropic, "haiku"),
+            (Some(("claude-haiku-4-5".into(), None)), None)
         );
+        // Another configured provider on the same wire offers it.
+        let both = config(
+            "[model_providers.deepseek]\nbase_url = \"http://127.0.0.1:1/v1\"\n[model_providers.anthropic]\nbase_url = \"http://127.0.0.1:1/v1\"\n",
+        );
+        assert_eq!(
+            resolve(&both, "deepseek-reasoner"),
+            (
+                Some(("deepseek-reasoner".into(), Some("deepseek".into()))),
+                None
+            )
+        );
+        // Anthropic's Messages wire is not the session's Chat wire.
+        assert!(resolve(&both, "haiku").1.is_some());
     }
 }
