@@ -237,6 +237,9 @@ pub(crate) fn select_tools(agent: &CustomAgent, table: &ToolTable, ws: &Workspac
     })
 }
 
+/// Characters of an agent's description its type list shows.
+const MAX_LISTED: usize = 1024;
+
 /// The subagent tools' specs with the custom agents added to their type list: to the
 /// description (and to the `subagent_type` enum where the harness has one). Without custom
 /// agents the table is unchanged, so the default prompt stays byte for byte the same.
@@ -244,9 +247,16 @@ pub(crate) fn list_in(table: ToolTable, agents: &[CustomAgent]) -> ToolTable {
     if agents.is_empty() {
         return table;
     }
+    // Real descriptions carry long examples: each is bounded, as a skill's is.
     let lines: Vec<String> = agents
         .iter()
-        .map(|a| format!("- {}: {}", a.name, a.description))
+        .map(|a| {
+            let mut d: String = a.description.chars().take(MAX_LISTED).collect();
+            if d.len() < a.description.len() {
+                d.push('…');
+            }
+            format!("- {}: {d}", a.name)
+        })
         .collect();
     let note = format!(
         "\n\nCustom agent types (subagent_type):\n{}",
@@ -263,7 +273,12 @@ pub(crate) fn list_in(table: ToolTable, agents: &[CustomAgent]) -> ToolTable {
                 .and_then(|f| f.get_mut("enum"))
                 .and_then(|e| e.as_array_mut());
             if let Some(list) = list {
-                list.extend(agents.iter().map(|a| serde_json::json!(a.name)));
+                for a in agents {
+                    let name = serde_json::json!(a.name);
+                    if !list.contains(&name) {
+                        list.push(name);
+                    }
+                }
             }
         }
         spec
@@ -389,6 +404,25 @@ Prioritize correctness, security, behavior regressions, and missing test coverag
         let (_, after) = spec("kimi-code", "Agent");
         let types = &after.parameters["properties"]["subagent_type"]["enum"];
         assert_eq!(types.as_array().unwrap().last().unwrap(), "code-reviewer");
+        // A custom agent named like a built-in type is in the enum once; a long description
+        // is cut.
+        let table = crate::harness::by_name("kimi-code").unwrap().tools(&env);
+        let explore = CustomAgent {
+            name: "explore".into(),
+            description: "x".repeat(5000),
+            ..agent.clone()
+        };
+        let listed = list_in(table, &[explore]);
+        let after = &listed.spec_slice()[0];
+        assert_eq!(after.name, "Agent");
+        let types = after.parameters["properties"]["subagent_type"]["enum"].to_string();
+        assert_eq!(types, r#"["coder","explore","plan"]"#);
+        assert!(
+            after
+                .description
+                .contains(&format!("{}…", "x".repeat(1024)))
+        );
+        assert!(!after.description.contains(&"x".repeat(1025)));
         // No agents: the very same specs.
         let table = crate::harness::by_name("opencode").unwrap().tools(&env);
         assert_eq!(list_in(table.clone(), &[]).spec_slice(), table.spec_slice());
