@@ -251,3 +251,44 @@ fn an_agent_naming_another_configured_providers_model_runs_there() {
     assert!(ours.iter().all(|r| r.body["model"] == "mock-model"));
     assert!(ours[1].body.to_string().contains("Thought."));
 }
+
+/// `explore_model` runs the built-in read-only subagents on another model (the issue's
+/// "explore on the cheapest one"); a subagent that may edit stays on the session's.
+#[test]
+fn explore_model_runs_the_read_only_built_in_subagents_on_another_configured_model() {
+    let repo = TestRepo::new();
+    let session = MockServer::start_blocking(Script::new([
+        Reply::tool_call(
+            "a1",
+            "Agent",
+            json!({"description": "look", "prompt": "Find main.", "subagent_type": "Explore"}),
+        ),
+        Reply::tool_call(
+            "a2",
+            "Agent",
+            json!({"description": "fix", "prompt": "Fix main.", "subagent_type": "general-purpose"}),
+        ),
+        Reply::text("Fixed."),
+        Reply::text("Done."),
+    ]))
+    .unwrap();
+    let other = MockServer::start_blocking(Script::new([Reply::text("Found.")])).unwrap();
+    let provider = format!(
+        "model_providers.deepseek={{base_url=\"{}\", api_key=\"sk-other\", retry_base_delay_ms=10}}",
+        other.url()
+    );
+    let stderr = exec(
+        &repo,
+        &session,
+        &["-c", &provider, "-c", "explore_model=\"deepseek-chat\""],
+        "go",
+    );
+    let theirs = other.model_requests();
+    assert_eq!(theirs.len(), 1, "{stderr}");
+    assert_eq!(theirs[0].body["model"], "deepseek-chat");
+    assert!(last_user_text(&theirs[0].body).contains("Find main."));
+    let ours = session.model_requests();
+    assert_eq!(ours.len(), 4, "{stderr}");
+    assert!(ours.iter().all(|r| r.body["model"] == "mock-model"));
+    assert!(last_user_text(&ours[2].body).contains("Fix main."));
+}

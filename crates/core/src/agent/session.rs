@@ -739,6 +739,7 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
         provider: config.provider.id.clone(),
         agents: custom.agents,
         commands: custom.commands,
+        explore_model: custom.explore_model,
         ..env
     }
 }
@@ -758,13 +759,24 @@ fn custom_files(
         project: project.map(|p| (p.root.as_path(), workspace.cwd())),
     };
     let mut custom = crate::custom::discover(reads, &places);
-    for agent in &mut custom.agents {
-        let (resolved, warning) = crate::custom::agents::resolve_model(
-            agent,
+    let resolve = |wanted: Option<&str>, who: &str| {
+        crate::custom::agents::resolve_model(
+            wanted,
+            who,
             &config.provider,
             &config.model,
             &config.other_providers,
-        );
+        )
+    };
+    let (explore, warning) = resolve(
+        config.explore_model.as_deref(),
+        "`explore_model` in config.toml",
+    );
+    custom.explore_model = explore;
+    custom.warnings.extend(warning);
+    for agent in &mut custom.agents {
+        let who = format!("agent `{}` ({})", agent.name, agent.path.display());
+        let (resolved, warning) = resolve(agent.model.as_deref(), &who);
         (agent.model, agent.provider) = match resolved {
             Some((model, provider)) => (Some(model), provider),
             None => (None, None),

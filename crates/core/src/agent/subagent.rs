@@ -41,6 +41,8 @@ pub(super) struct SubagentRunner {
     permissions: Permissions,
     /// The custom agents a call may name by type.
     agents: Vec<CustomAgent>,
+    /// Where read-only built-in subagents run (`explore_model`), when set.
+    explore_model: Option<(String, Option<String>)>,
     /// Tokens the subagents of this call used, for the parent's totals.
     usage: Mutex<TokenUsage>,
 }
@@ -67,6 +69,7 @@ impl SubagentRunner {
             tools: parent.state.tools.for_subagent(),
             permissions: parent.state.permissions,
             agents: parent.services.env.agents.clone(),
+            explore_model: parent.services.env.explore_model.clone(),
             usage: Mutex::new(TokenUsage::default()),
         }
     }
@@ -153,11 +156,20 @@ impl SubagentRunner {
         let mut config = self.config.clone();
         config.sandbox_mode = policy.sandbox;
         config.approval_policy = policy.approval;
-        if let Some(model) = agent.and_then(|a| a.model.clone()) {
-            config.model = model;
-        }
-        let client = match agent.and_then(|a| a.provider.as_deref()) {
-            Some(id) => self.client_of(id, &mut config),
+        // A custom agent's model, else for a built-in read-only type `explore_model`.
+        let pinned = match agent {
+            Some(a) => a.model.clone().map(|m| (m, a.provider.clone())),
+            None if read_only => self.explore_model.clone(),
+            None => None,
+        };
+        let client = match pinned {
+            Some((model, provider)) => {
+                config.model = model;
+                match provider {
+                    Some(id) => self.client_of(&id, &mut config),
+                    None => self.services.client.clone(),
+                }
+            }
             None => self.services.client.clone(),
         };
         if let Some(effort) = agent.and_then(|a| a.effort) {

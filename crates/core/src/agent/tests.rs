@@ -391,6 +391,7 @@ fn mcp_tool_names_are_unique_and_reachable_in_every_harness() {
         skills: vec![],
         agents: vec![],
         commands: vec![],
+        explore_model: None,
         plan_mode: false,
         face: Default::default(),
         web: Default::default(),

@@ -48,6 +48,8 @@ pub(crate) struct ConfigToml {
     pub(crate) approval_policy: Option<String>,
     pub(crate) sandbox_mode: Option<String>,
     pub(crate) model_reasoning_effort: Option<String>,
+    /// The model read-only built-in subagents (Explore, Plan) run on.
+    pub(crate) explore_model: Option<String>,
     pub(crate) model_context_window: Option<u64>,
     pub(crate) model_max_output_tokens: Option<u64>,
     pub(crate) max_turn_requests: Option<u32>,
@@ -187,6 +189,9 @@ pub struct Config {
     pub(crate) approval_timeout: std::time::Duration,
     pub(crate) project_doc_max_bytes: usize,
     pub(crate) project_doc_fallback_filenames: Vec<String>,
+    /// The model read-only built-in subagents (Explore, Plan) run on (`explore_model`): one
+    /// of the session's provider or of another configured one; None: the session's.
+    pub(crate) explore_model: Option<String>,
     pub(crate) tool_output_token_limit: usize,
     /// Calls of one response that only read run at the same time (`parallel_tool_calls`).
     pub(crate) parallel_tool_calls: bool,
@@ -418,6 +423,7 @@ impl Config {
             ),
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
             project_doc_fallback_filenames: raw.project_doc_fallback_filenames.clone(),
+            explore_model: raw.explore_model.clone().filter(|m| !m.trim().is_empty()),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
             parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),

@@ -153,13 +153,15 @@ fn sandbox(raw: Option<String>) -> Result<Option<SandboxMode>, String> {
 /// (`sonnet`, `haiku`, `opus`) or a model id maps to a model the session's provider offers,
 /// else to one a provider configured in `[model_providers]` offers on the same wire;
 /// otherwise the warning says the session's model is used instead.
+/// `who` names what asked, for the warning (an agent and its file, or a config key).
 pub(crate) fn resolve_model(
-    agent: &CustomAgent,
+    wanted: Option<&str>,
+    who: &str,
     session: &ProviderConfig,
     session_model: &str,
     others: &[ProviderConfig],
 ) -> (Option<(String, Option<String>)>, Option<String>) {
-    let Some(wanted) = agent.model.as_deref() else {
+    let Some(wanted) = wanted else {
         return (None, None);
     };
     if wanted.eq_ignore_ascii_case("inherit") || wanted == session_model {
@@ -188,9 +190,7 @@ pub(crate) fn resolve_model(
         return (elsewhere, None);
     }
     let warning = format!(
-        "agent `{}` ({}) asks for model `{wanted}`, which neither provider `{}` nor another configured provider on its wire offers: it runs on the session's model `{session_model}`",
-        agent.name,
-        agent.path.display(),
+        "{who} asks for model `{wanted}`, which neither provider `{}` nor another configured provider on its wire offers: the session's model `{session_model}` is used",
         session.id
     );
     (None, Some(warning))
@@ -334,7 +334,10 @@ Prioritize correctness, security, behavior regressions, and missing test coverag
         let c =
             crate::config::Config::from_layers("/h".into(), None, None, &[], &Default::default())
                 .unwrap();
-        assert_eq!(resolve_model(&a, &c.provider, &c.model, &[]), (None, None));
+        assert_eq!(
+            resolve_model(a.model.as_deref(), "a", &c.provider, &c.model, &[]),
+            (None, None)
+        );
         let c = parse(Path::new("/h/.codex/agents/reviewer.toml"), CODEX_EXAMPLE).unwrap();
         assert_eq!(c.name, "reviewer");
         assert_eq!(c.effort, Some(ReasoningEffort::High));
@@ -473,7 +476,15 @@ Prioritize correctness, security, behavior regressions, and missing test coverag
         };
         let kimi = config("");
         let resolve = |c: &crate::config::Config, m: &str| {
-            resolve_model(&with(m), &c.provider, &c.model, &c.other_providers)
+            let a = with(m);
+            let who = format!("agent `r` ({})", a.path.display());
+            resolve_model(
+                a.model.as_deref(),
+                &who,
+                &c.provider,
+                &c.model,
+                &c.other_providers,
+            )
         };
         assert_eq!(
             resolve(&kimi, "kimi-k2.6"),

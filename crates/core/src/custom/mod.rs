@@ -41,6 +41,9 @@ const COMMAND_PLACES: [&str; 3] = [
 pub(crate) struct Custom {
     pub agents: Vec<CustomAgent>,
     pub commands: Vec<CustomCommand>,
+    /// Where the read-only built-in subagents run (`explore_model`, resolved like an
+    /// agent's model): the model, and its provider when not the session's.
+    pub explore_model: Option<(String, Option<String>)>,
     pub warnings: Vec<String>,
 }
 
@@ -129,6 +132,7 @@ pub(crate) fn discover(reads: &mut StartupReads, places: &Places<'_>) -> Custom 
     Custom {
         agents: agents.into_values().collect(),
         commands: commands.into_values().collect(),
+        explore_model: None,
         warnings,
     }
 }
