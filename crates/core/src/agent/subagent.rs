@@ -1,7 +1,9 @@
 //! Subagents: a fresh context for a self-contained task. A subagent is a session of its own
 //! (its own id, history, tool table and event sink) linked to its parent by the parent's id;
 //! it shares the parent's workspace, model client and approver, and its policy is the
-//! parent's narrowed by its type, never widened ([`child_policy`]). Nothing of the
+//! parent's narrowed by its type, never widened ([`child_policy`]). A custom agent
+//! (`custom::agents`) brings its own prompt, tools, sandbox and model; a model of another
+//! configured provider (or `explore_model`'s) gets a client of its own. Nothing of the
 //! parent is swapped or borrowed, so a subagent that panics or is cancelled leaves the
 //! parent exactly as it was. Only its final message comes back, as the tool's result.
 
