@@ -62,7 +62,7 @@ impl SubagentRunner {
         SubagentRunner {
             parent_id: parent.id.clone(),
             call_id: call_id.to_string(),
-            name: text(&["subagent_type", "subagent_name", "agent_type"]),
+            name: text(&crate::custom::agents::TYPE_KEYS),
             task: text(&["description", "task"]),
             config: parent.config.clone(),
             services: parent.services.clone(),

@@ -237,6 +237,10 @@ pub(crate) fn select_tools(agent: &CustomAgent, table: &ToolTable, ws: &Workspac
     })
 }
 
+/// The arguments that name a subagent's type, in every harness that has one (as
+/// `agent::subagent` reads them).
+pub(crate) const TYPE_KEYS: [&str; 4] = ["subagent_type", "agent_type", "subagent_name", "type"];
+
 /// Characters of an agent's description its type list shows.
 const MAX_LISTED: usize = 1024;
 
@@ -264,8 +268,15 @@ pub(crate) fn list_in(table: ToolTable, agents: &[CustomAgent]) -> ToolTable {
     );
     table.respecified(|spec| {
         let mut spec = spec.clone();
+        let props = spec.parameters.get("properties");
+        if !TYPE_KEYS
+            .iter()
+            .any(|k| props.is_some_and(|p| p.get(k).is_some()))
+        {
+            return spec; // A tool that takes no type (deepseek-tui's tool_agent).
+        }
         spec.description.push_str(&note);
-        for key in ["subagent_type", "agent_type", "subagent_name"] {
+        for key in TYPE_KEYS {
             let list = spec
                 .parameters
                 .get_mut("properties")
@@ -426,6 +437,11 @@ Prioritize correctness, security, behavior regressions, and missing test coverag
                 .contains(&format!("{}…", "x".repeat(1024)))
         );
         assert!(!after.description.contains(&"x".repeat(1025)));
+        // deepseek-tui's agent_open takes a type; its tool_agent does not.
+        let (_, open) = spec("deepseek-tui", "agent_open");
+        assert!(open.description.contains("- code-reviewer:"));
+        let (before, once) = spec("deepseek-tui", "tool_agent");
+        assert_eq!(before, once);
         // No agents: the very same specs.
         let table = crate::harness::by_name("opencode").unwrap().tools(&env);
         assert_eq!(list_in(table.clone(), &[]).spec_slice(), table.spec_slice());
