@@ -169,7 +169,7 @@ fn commands(agent: &acp::Agent) -> Vec<(String, String)> {
 }
 
 #[test]
-fn acp_lists_a_trusted_projects_commands_runs_them_and_never_an_untrusted_ones() {
+fn acp_lists_a_trusted_projects_commands_and_agents_and_never_an_untrusted_ones() {
     let repo = project();
     let user_commands = repo.home.path().join(".claude/commands/git");
     std::fs::create_dir_all(&user_commands).unwrap();
@@ -178,7 +178,12 @@ fn acp_lists_a_trusted_projects_commands_runs_them_and_never_an_untrusted_ones()
         MockServer::start_blocking(Script::new([Reply::text("a"), Reply::text("b")])).unwrap();
     let home = repo.home.path().display().to_string();
     let cwd = std::fs::canonicalize(repo.path()).unwrap();
-    let mut agent = acp::Agent::start(&repo, &mock, &[], &[("HOME", home.as_str())]);
+    let mut agent = acp::Agent::start(
+        &repo,
+        &mock,
+        &["-c", "harness=\"claude-code\""],
+        &[("HOME", home.as_str())],
+    );
     agent.answer = "distrust";
     agent.initialize();
     let untrusted = agent.new_session(&cwd, json!([]));
@@ -191,6 +196,11 @@ fn acp_lists_a_trusted_projects_commands_runs_them_and_never_an_untrusted_ones()
             .any(|(n, d)| n == "git:commit" && d == "Command: Commit the staged work."),
         "{listed:?}"
     );
+    let described = |i: usize| {
+        let body = &mock.model_requests()[i].body;
+        tool(body, "Agent").unwrap().to_string()
+    };
+    assert!(!described(0).contains("reviewer"), "{}", described(0));
     std::fs::write(
         repo.home.path().join("config.toml"),
         format!(
@@ -212,6 +222,11 @@ fn acp_lists_a_trusted_projects_commands_runs_them_and_never_an_untrusted_ones()
     assert!(
         asked.contains("Say hello to Ada and mention Ada Lovelace."),
         "{asked}"
+    );
+    assert!(
+        described(1).contains("- reviewer: Reviews code"),
+        "{}",
+        described(1)
     );
     agent.exit();
 }

@@ -175,9 +175,20 @@ pub(crate) fn resolve_model(
             .iter()
             .find(|m| match alias {
                 true => m.contains(lower.as_str()),
-                false => m.eq_ignore_ascii_case(wanted),
+                // A dated id (`claude-haiku-4-5-20251001`) is the catalog's model too.
+                false => {
+                    m.eq_ignore_ascii_case(wanted)
+                        || lower.strip_prefix(*m).is_some_and(|d| {
+                            d.len() > 1
+                                && d.starts_with('-')
+                                && d[1..].chars().all(|c| c.is_ascii_digit())
+                        })
+                }
             })
-            .map(|m| m.to_string())
+            .map(|m| match alias {
+                true => m.to_string(),
+                false => wanted.to_string(),
+            })
     };
     if let Some(m) = offered(&session.id) {
         return (Some((m, None)), None);
@@ -519,6 +530,11 @@ Prioritize correctness, security, behavior regressions, and missing test coverag
             resolve(&anthropic, "haiku"),
             (Some(("claude-haiku-4-5".into(), None)), None)
         );
+        assert_eq!(
+            resolve(&anthropic, "claude-haiku-4-5-20251001"),
+            (Some(("claude-haiku-4-5-20251001".into(), None)), None)
+        );
+        assert!(resolve(&anthropic, "claude-haiku-4-5-turbo").1.is_some());
         // Another configured provider on the same wire offers it.
         let both = config(
             "[model_providers.deepseek]\nbase_url = \"http://127.0.0.1:1/v1\"\n[model_providers.anthropic]\nbase_url = \"http://127.0.0.1:1/v1\"\n",
