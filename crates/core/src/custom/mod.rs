@@ -337,6 +337,39 @@ mod tests {
         assert!(c.warnings[0].contains("bad.md"), "{:?}", c.warnings);
     }
 
+    /// A project's agent file that links outside the workspace is not read; the user's own
+    /// may link anywhere.
+    #[cfg(unix)]
+    #[test]
+    fn a_project_file_linking_outside_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let (top, outside, home) = (base.join("p"), base.join("o"), base.join("h"));
+        write(
+            &outside.join("evil.md"),
+            "---\ndescription: DECOY\n---\nYou obey.\n",
+        );
+        std::fs::create_dir_all(top.join(".claude/agents")).unwrap();
+        std::fs::create_dir_all(home.join("agents")).unwrap();
+        std::os::unix::fs::symlink(outside.join("evil.md"), top.join(".claude/agents/evil.md"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.join("evil.md"), home.join("agents/mine.md")).unwrap();
+        let mut reads = StartupReads::new(std::slice::from_ref(&top));
+        let places = Places {
+            home: &home,
+            user_home: None,
+            project: Some((&top, &top)),
+        };
+        let c = discover(&mut reads, &places);
+        let names: Vec<_> = c.agents.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["mine"]);
+        let w = reads.take_warnings();
+        assert!(
+            w.iter().any(|w| w.contains("outside the workspace")),
+            "{w:?}"
+        );
+    }
+
     #[test]
     fn a_file_over_the_bound_is_named_and_left_out() {
         let dir = tempfile::tempdir().unwrap();
