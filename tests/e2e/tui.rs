@@ -1722,3 +1722,41 @@ fn a_turn_that_ends_while_the_terminal_is_unfocused_sends_a_notification() {
         &text[text.len().saturating_sub(600)..]
     );
 }
+
+/// Issue 38: a custom command from the user's folder is offered by `/` completion with its
+/// argument hint, and `/name args` sends its prompt, expanded.
+#[test]
+fn a_custom_command_is_completed_with_its_hint_and_sends_its_prompt() {
+    let repo = TestRepo::new();
+    std::fs::create_dir_all(repo.home.path().join("commands")).unwrap();
+    std::fs::write(
+        repo.home.path().join("commands/greet.md"),
+        "---\ndescription: Greets someone\nargument-hint: [who]\n---\nSay hello to $1.\n",
+    )
+    .unwrap();
+    let script =
+        Script::from_json(&json!({ "replies": [text("Greeted.")] }).to_string()).expect("script");
+    let mock = MockServer::start_blocking(script).expect("mock");
+    mock_config(&repo, &mock);
+    let home = repo.home.path().display().to_string();
+    let Some(t) = Tmux::start(&repo, &[("HOME", home.as_str())]) else {
+        return;
+    };
+    t.line(&format!("clear; {}", bin()));
+    t.wait_for("the composer", Duration::from_secs(10), |s| {
+        s.contains("Ask anything")
+    });
+    t.type_text("/gre");
+    t.wait_for("the command in the popup", Duration::from_secs(10), |s| {
+        s.contains("/greet [who]") && s.contains("Greets someone")
+    });
+    t.type_text("et Ada");
+    t.keys(&["Enter"]);
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Greeted.") && idle(s)
+    });
+    let body = mock.model_requests()[0].body.to_string();
+    assert!(body.contains("Say hello to Ada."), "{body}");
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

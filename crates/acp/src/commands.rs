@@ -51,8 +51,10 @@ pub(super) fn available(skills: &[SkillInfo]) -> Vec<AvailableCommand> {
                 if d.len() < s.description.len() {
                     d.push('…');
                 }
-                AvailableCommand::new(s.name.clone(), format!("Skill: {d}"))
-                    .input(hint_input("arguments"))
+                let kind = if s.command { "Command" } else { "Skill" };
+                let hint = s.argument_hint.as_deref().unwrap_or("arguments");
+                AvailableCommand::new(s.name.clone(), format!("{kind}: {d}"))
+                    .input(hint_input(hint))
             }),
     );
     list

@@ -8,6 +8,7 @@
 pub mod agent;
 mod checkpoint;
 pub mod config;
+mod custom;
 pub mod harness;
 pub mod hooks;
 pub mod mcp;

@@ -348,6 +348,8 @@ mod tests {
         vec![SkillInfo {
             name: "deploy".into(),
             description: "d".into(),
+            argument_hint: None,
+            command: false,
         }]
     }
 

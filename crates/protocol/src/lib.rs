@@ -216,6 +216,12 @@ pub struct SkillInfo {
     pub name: String,
     /// What it does, from its front matter.
     pub description: String,
+    /// What the arguments are, when the file says (`argument-hint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument_hint: Option<String>,
+    /// A custom command from a file (its prompt is sent as the user's message), not a skill.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub command: bool,
 }
 
 /// A background task as the front end sees it.

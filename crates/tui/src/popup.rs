@@ -163,7 +163,10 @@ pub(crate) fn slash(query: &str, skills: &[SkillInfo]) -> Popup {
         })
         .chain(skills.iter().map(|s| Item {
             value: clean(&s.name),
-            label: format!("/{}", clean(&s.name)),
+            label: match &s.argument_hint {
+                Some(hint) => format!("/{} {}", clean(&s.name), clean(hint)),
+                None => format!("/{}", clean(&s.name)),
+            },
             detail: clean(&s.description),
         }));
     let (mut prefix, mut inner): (Vec<Item>, Vec<Item>) = all
@@ -312,6 +315,8 @@ mod tests {
         let skills = vec![SkillInfo {
             name: "deploy".into(),
             description: "Ship it".into(),
+            argument_hint: None,
+            command: false,
         }];
         let p = slash("", &skills);
         assert_eq!(p.items.len(), BUILTINS.len() + 1);

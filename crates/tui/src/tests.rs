@@ -43,6 +43,8 @@ pub(super) fn configured() -> Event {
         skills: vec![SkillInfo {
             name: "deploy".into(),
             description: "Ship the current branch".into(),
+            argument_hint: None,
+            command: false,
         }],
         title: None,
     })

@@ -285,10 +285,26 @@ impl Session {
                     .map(|s| SkillInfo {
                         name: s.name.clone(),
                         description: s.description.clone(),
+                        argument_hint: None,
+                        command: false,
                     })
+                    .chain(self.commands().map(|c| SkillInfo {
+                        name: c.name.clone(),
+                        description: c.description.clone(),
+                        argument_hint: c.argument_hint.clone(),
+                        command: true,
+                    }))
                     .collect(),
                 title: self.state.title.clone(),
             }));
+    }
+
+    /// The custom commands `/` reaches: a skill of the same name wins, as in Claude Code.
+    pub(super) fn commands(&self) -> impl Iterator<Item = &crate::custom::CustomCommand> {
+        let env = &self.services.env;
+        env.commands
+            .iter()
+            .filter(|c| !env.skills.iter().any(|s| s.name == c.name))
     }
 
     pub(super) fn settings_changed(&self) {
@@ -602,7 +618,7 @@ impl Session {
 
 /// The harness's tools, and the hidden answer to a hosted search's calls.
 fn harness_tools(harness: &Arc<dyn Harness>, env: &PromptEnv) -> ToolTable {
-    let tools = harness.tools(env);
+    let tools = crate::custom::agents::list_in(harness.tools(env), &env.agents);
     match env.web.moonshot_search {
         true => tools.also_hidden([crate::harness::web_tools::moonshot_search()]),
         false => tools,
@@ -692,6 +708,10 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
     for w in &skills.warnings {
         events.send(Event::Warning { message: w.clone() });
     }
+    let custom = custom_files(config, workspace, &mut reads);
+    for w in &custom.warnings {
+        events.send(Event::Warning { message: w.clone() });
+    }
     let env = PromptEnv::detect(
         workspace.cwd().to_path_buf(),
         workspace.roots().to_vec(),
@@ -716,8 +736,53 @@ fn prompt_env(config: &Config, workspace: &Workspace, events: &EventSink) -> Pro
             && crate::tools::browser::find_executable(config.web.browser.as_deref()).is_ok(),
         model: config.model.clone(),
         provider: config.provider.id.clone(),
+        agents: custom.agents,
+        commands: custom.commands,
+        explore_model: custom.explore_model,
         ..env
     }
+}
+
+/// The custom agents and commands: the user's, and a trusted project's. Each agent's model
+/// is resolved against the session's provider here (a fallback is warned about once).
+fn custom_files(
+    config: &Config,
+    workspace: &Workspace,
+    reads: &mut crate::workspace::startup::StartupReads,
+) -> crate::custom::Custom {
+    let user_home = dirs::home_dir();
+    let project = config.project.as_ref().filter(|p| p.trusted());
+    let places = crate::custom::Places {
+        home: &config.home,
+        user_home: user_home.as_deref(),
+        project: project.map(|p| (p.root.as_path(), workspace.cwd())),
+    };
+    let mut custom = crate::custom::discover(reads, &places);
+    let resolve = |wanted: Option<&str>, who: &str| {
+        crate::custom::agents::resolve_model(
+            wanted,
+            who,
+            &config.provider,
+            &config.model,
+            &config.other_providers,
+        )
+    };
+    let (explore, warning) = resolve(
+        config.explore_model.as_deref(),
+        "`explore_model` in config.toml",
+    );
+    custom.explore_model = explore;
+    custom.warnings.extend(warning);
+    for agent in &mut custom.agents {
+        let who = format!("agent `{}` ({})", agent.name, agent.path.display());
+        let (resolved, warning) = resolve(agent.model.as_deref(), &who);
+        (agent.model, agent.provider) = match resolved {
+            Some((model, provider)) => (Some(model), provider),
+            None => (None, None),
+        };
+        custom.warnings.extend(warning);
+    }
+    custom
 }
 
 /// A store error as the session's: a busy log is [`SessionError::Busy`].

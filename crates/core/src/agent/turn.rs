@@ -285,12 +285,17 @@ impl Session {
                             skills.push(crate::skills::invocation(skill, &args));
                             continue;
                         }
-                        None => {
-                            self.services.events.send(Event::Warning {
-                                message: format!("no skill named `{name}`; sent as text"),
-                            });
-                            format!("/{name} {args}").trim_end().to_string()
-                        }
+                        None => match self.commands().find(|c| c.name == name) {
+                            Some(c) => c.expand(&args),
+                            None => {
+                                self.services.events.send(Event::Warning {
+                                    message: format!(
+                                        "no skill or command named `{name}`; sent as text"
+                                    ),
+                                });
+                                format!("/{name} {args}").trim_end().to_string()
+                            }
+                        },
                     }
                 }
             };

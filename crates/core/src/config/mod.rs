@@ -50,6 +50,8 @@ pub(crate) struct ConfigToml {
     pub(crate) approval_policy: Option<String>,
     pub(crate) sandbox_mode: Option<String>,
     pub(crate) model_reasoning_effort: Option<String>,
+    /// The model read-only built-in subagents (Explore, Plan) run on.
+    pub(crate) explore_model: Option<String>,
     pub(crate) model_context_window: Option<u64>,
     pub(crate) model_max_output_tokens: Option<u64>,
     pub(crate) max_turn_requests: Option<u32>,
@@ -157,6 +159,9 @@ pub struct Config {
     pub home: PathBuf,
     /// The provider in use, resolved from the catalog and `[model_providers]`.
     pub provider: ProviderConfig,
+    /// The other providers config.toml configures (`[model_providers.<id>]`): a custom agent
+    /// may run on one of their models.
+    pub(crate) other_providers: Vec<ProviderConfig>,
     /// The model every request names: config's `model`, else the provider's default.
     pub model: String,
     /// Explicit harness choice; None means "pick by model".
@@ -186,6 +191,9 @@ pub struct Config {
     pub(crate) approval_timeout: std::time::Duration,
     pub(crate) project_doc_max_bytes: usize,
     pub(crate) project_doc_fallback_filenames: Vec<String>,
+    /// The model read-only built-in subagents (Explore, Plan) run on (`explore_model`): one
+    /// of the session's provider or of another configured one; None: the session's.
+    pub(crate) explore_model: Option<String>,
     pub(crate) tool_output_token_limit: usize,
     /// Calls of one response that only read run at the same time (`parallel_tool_calls`).
     pub(crate) parallel_tool_calls: bool,
@@ -375,8 +383,16 @@ impl Config {
             None => default_model_for(&provider_id),
         };
         let ws = raw.sandbox_workspace_write.clone().unwrap_or_default();
+        // One that does not resolve is left out: it only matters to an agent that names it.
+        let other_providers = raw
+            .model_providers
+            .iter()
+            .filter(|(id, _)| **id != provider_id)
+            .filter_map(|(id, t)| provider_config(id, catalog::provider(id), t, &raw).ok())
+            .collect();
         Ok(Config {
             home,
+            other_providers,
             model,
             harness: raw.harness.clone(),
             approval_policy: raw
@@ -409,6 +425,7 @@ impl Config {
             ),
             project_doc_max_bytes: raw.project_doc_max_bytes.unwrap_or(32 * 1024),
             project_doc_fallback_filenames: raw.project_doc_fallback_filenames.clone(),
+            explore_model: raw.explore_model.clone().filter(|m| !m.trim().is_empty()),
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
             parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),

@@ -144,33 +144,57 @@ pub(crate) fn config_files(root: &Path, cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A project's files besides its config that load only once it is trusted.
-const GOVERNED: [&str; 12] = [
+/// A project's files besides its config and custom folders that load only once it is
+/// trusted: hooks, Claude Code's settings (hooks, permissions) and rules.
+const GOVERNED: [&str; 6] = [
     ".codex/hooks.json",
     ".openinterpreter/hooks.json",
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".codex/rules",
     ".openinterpreter/rules",
-    ".codex/agents",
+];
+
+/// The project's folders of custom agents and commands (the `custom` module reads them):
+/// Claude Code's, Codex's, Gemini CLI's and ours.
+const CUSTOM_FOLDERS: [&str; 6] = [
     ".claude/agents",
+    ".codex/agents",
     ".openinterpreter/agents",
     ".claude/commands",
     ".gemini/commands",
     ".openinterpreter/commands",
 ];
 
+/// The project's agent and command folders that exist, from its top down to `cwd`.
+fn custom_folders(root: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let cwd = real(cwd);
+    let mut folders: Vec<&Path> = cwd
+        .ancestors()
+        .take_while(|a| a.starts_with(root))
+        .collect();
+    folders.reverse();
+    folders
+        .into_iter()
+        .flat_map(|f| CUSTOM_FOLDERS.map(|d| f.join(d)))
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
 /// Where `cwd` stands: its project, the user's answer, and the project's files.
 pub(crate) fn project_trust(user: &toml::Table, cwd: &Path) -> ProjectTrust {
     let root = project_root(cwd);
+    let mut governed: Vec<PathBuf> = GOVERNED
+        .iter()
+        .map(|rel| root.join(rel))
+        .filter(|p| p.exists())
+        .collect();
+    // Agent and command folders load only when trusted too, so a face asks for them.
+    governed.extend(custom_folders(&root, cwd));
     ProjectTrust {
         level: recorded(user, &root),
         files: config_files(&root, cwd),
-        governed: GOVERNED
-            .iter()
-            .map(|rel| root.join(rel))
-            .filter(|p| p.exists())
-            .collect(),
+        governed,
         root,
     }
 }
@@ -235,6 +259,10 @@ mod tests {
         );
         let t = project_trust(&toml::Table::new(), &sub);
         assert!(t.needs_answer() && !t.trusted());
+        // A project with only agent or command files asks too.
+        std::fs::create_dir_all(sub.join(".claude/commands")).unwrap();
+        let t = project_trust(&toml::Table::new(), &sub);
+        assert_eq!(t.governed.last(), Some(&sub.join(".claude/commands")));
         assert!(t.ignored_note().unwrap().contains("not trusted yet"));
     }
 

@@ -52,6 +52,13 @@ pub(crate) struct PromptEnv {
     /// Two levels of the working directory, directories first.
     pub tree: String,
     pub skills: Vec<Skill>,
+    /// Custom agents from files, each a subagent type (`custom::agents`).
+    pub agents: Vec<crate::custom::CustomAgent>,
+    /// Custom commands from files, `/name args` (`custom::commands`).
+    pub commands: Vec<crate::custom::CustomCommand>,
+    /// Where read-only built-in subagents (Explore, Plan) run (`explore_model`): the model,
+    /// and its provider when not the session's. None: the session's model.
+    pub explore_model: Option<(String, Option<String>)>,
     /// Plan mode is on (read-only until the user approves the plan).
     pub plan_mode: bool,
     /// What the front end can do (tools that need it are listed only then).
@@ -100,6 +107,9 @@ impl PromptEnv {
             sandbox,
             approval,
             skills,
+            agents: Vec::new(),
+            commands: Vec::new(),
+            explore_model: None,
             plan_mode: false,
             face: Default::default(),
             web: WebTools::default(),
@@ -268,6 +278,9 @@ pub(crate) fn test_env() -> PromptEnv {
         approval: ApprovalPolicy::OnRequest,
         tree: String::new(),
         skills: vec![],
+        agents: vec![],
+        commands: vec![],
+        explore_model: None,
         plan_mode: false,
         face: Default::default(),
         web: Default::default(),

@@ -22,8 +22,9 @@ pub(super) struct Parsed {
     pub body_start: usize,
 }
 
-/// Splits `---\nyaml\n---\nbody` and checks the fields; Err says what is wrong.
-pub(super) fn parse(text: &str, dir_name: &str) -> Result<Parsed, String> {
+/// Splits `---\nyaml\n---\nbody` into the YAML and where the body starts; Err when the
+/// text has no closed front matter. Agent and command files share it.
+pub(crate) fn split(text: &str) -> Result<(&str, usize), String> {
     let bom = if text.starts_with('\u{feff}') {
         '\u{feff}'.len_utf8()
     } else {
@@ -41,6 +42,12 @@ pub(super) fn parse(text: &str, dir_name: &str) -> Result<Parsed, String> {
     let body = rest[end + 4..]
         .trim_start_matches(['-'])
         .trim_start_matches(['\r', '\n']);
+    Ok((yaml, text.len() - body.len()))
+}
+
+/// Splits `---\nyaml\n---\nbody` and checks the fields; Err says what is wrong.
+pub(super) fn parse(text: &str, dir_name: &str) -> Result<Parsed, String> {
+    let (yaml, body_start) = split(text)?;
     let fm: FrontMatter =
         serde_saphyr::from_str(yaml).map_err(|e| format!("invalid front matter: {e}"))?;
     let name = fm
@@ -67,6 +74,6 @@ pub(super) fn parse(text: &str, dir_name: &str) -> Result<Parsed, String> {
     Ok(Parsed {
         name,
         description,
-        body_start: text.len() - body.len(),
+        body_start,
     })
 }

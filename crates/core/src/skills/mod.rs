@@ -8,7 +8,7 @@
 //! Repo skills are read through [`StartupReads`]: a skill folder or SKILL.md that links
 //! outside the workspace is skipped with a warning. `~/.agents/skills` is the user's own.
 
-mod front_matter;
+pub(crate) mod front_matter;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -261,6 +261,8 @@ pub(crate) trait Subagents: Send + Sync {
         task: SubagentTask,
         cancel: &'a CancellationToken,
     ) -> futures::future::BoxFuture<'a, ToolOutcome>;
+    /// The call names a custom agent from a file (a type the harness's own list lacks).
+    fn custom_type(&self) -> bool;
 }
 
 /// An external tool (one of an MCP server's) as an entry of the session's table.
@@ -613,6 +615,11 @@ impl ToolContext {
     }
 
     /// Runs a subagent, or explains that none can run here.
+    /// The subagent call being run names a custom agent from a file.
+    pub(crate) fn custom_agent_type(&self) -> bool {
+        self.subagents.as_ref().is_some_and(|s| s.custom_type())
+    }
+
     pub(crate) async fn run_subagent(&self, task: SubagentTask) -> ToolOutcome {
         match &self.subagents {
             Some(s) => s.run(task, &self.cancel).await,

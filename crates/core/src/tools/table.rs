@@ -220,12 +220,61 @@ impl ToolTable {
         ToolTable::new(tools).with_hidden(self.hidden.clone())
     }
 
+    /// This table with only the tools `keep` accepts (listed and hidden alike).
+    pub(crate) fn filtered(&self, keep: impl Fn(&dyn Tool) -> bool) -> ToolTable {
+        let pick = |list: &[Arc<dyn Tool>]| -> Vec<Arc<dyn Tool>> {
+            list.iter().filter(|t| keep(t.as_ref())).cloned().collect()
+        };
+        ToolTable::new(pick(&self.tools)).with_hidden(pick(&self.hidden))
+    }
+
+    /// This table with the specs of the tools that start subagents rewritten by `f` (their
+    /// type list names the custom agents).
+    pub(crate) fn respecified(&self, f: impl Fn(&ToolSpec) -> ToolSpec) -> ToolTable {
+        let tools = self
+            .tools
+            .iter()
+            .map(|t| match t.starts_subagent() {
+                true => Arc::new(Respecified {
+                    spec: f(t.spec()),
+                    inner: t.clone(),
+                }) as Arc<dyn Tool>,
+                false => t.clone(),
+            })
+            .collect();
+        ToolTable::new(tools).with_hidden(self.hidden.clone())
+    }
+
     /// The table a subagent gets: the tools made for subagents (see [`Tool::for_subagents`]).
     pub(crate) fn for_subagent(&self) -> ToolTable {
         let keep = |list: &[Arc<dyn Tool>]| -> Vec<Arc<dyn Tool>> {
             list.iter().filter(|t| t.for_subagents()).cloned().collect()
         };
         ToolTable::new(keep(&self.tools)).with_hidden(keep(&self.hidden))
+    }
+}
+
+/// A tool under another spec (a subagent tool whose type list grew).
+struct Respecified {
+    spec: ToolSpec,
+    inner: Arc<dyn Tool>,
+}
+
+impl Tool for Respecified {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn describe(&self, args: &Value, ws: &Workspace) -> CallDescription {
+        self.inner.describe(args, ws)
+    }
+    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutcome> {
+        self.inner.run(args, ctx)
+    }
+    fn starts_subagent(&self) -> bool {
+        self.inner.starts_subagent()
+    }
+    fn for_subagents(&self) -> bool {
+        self.inner.for_subagents()
     }
 }
 

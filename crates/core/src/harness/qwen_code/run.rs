@@ -66,6 +66,7 @@ pub(super) async fn agent(ctx: &ToolContext, args: Value) -> ToolResult {
     let read_only = match str_arg(&args, "subagent_type").unwrap_or("general-purpose") {
         "general-purpose" => false,
         "Explore" | "explore" => true,
+        _ if ctx.custom_agent_type() => false,
         other => {
             return Err(ToolError::message(format!(
                 "Subagent \"{other}\" not found"
