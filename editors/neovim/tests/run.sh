@@ -116,6 +116,11 @@ setup_none() { :; }
 setup_calc() { printf 'def add(a, b):\n    return a - b\n' >"$1/calc.py"; }
 setup_chat() { printf 'old\n' >"$1/a.txt"; }
 setup_diagnostics() { printf 'x = 1\n' >"$1/calc.py"; }
+setup_trust() {
+  mkdir -p "$1/.codex"
+  printf 'model_reasoning_effort = "low"\n' >"$1/.codex/config.toml"
+  printf '{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo Team rule: small commits"}]}]}}\n' >"$1/.codex/hooks.json"
+}
 
 # The install test downloads from a local HTTP server serving dist/ (scripts/dist.sh makes
 # it) and from a copy with a tampered archive. Without an archive for this machine it is
@@ -177,6 +182,7 @@ run_test messages messages.json setup_none
 run_test undo undo.json setup_chat
 run_test background background.json setup_none
 run_test notify notify.json setup_none
+run_test trust trust.json setup_trust 'UserPromptSubmit hook additional context: Team rule: small commits'
 run_test questions questions.json setup_none \
   'User has answered your questions: \"Which database?\"=\"Postgres\", \"Which extras?\"=\"Auth, Cache\"'
 # A real language server (pygls) publishes the diagnostics; PYGLS_PYTHON is a Python with

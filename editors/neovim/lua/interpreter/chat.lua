@@ -229,7 +229,9 @@ local function on_permission(params, reply)
     return
   end
   vim.ui.select(options, {
-    prompt = "interpreter wants to run: " .. render.one_line(title),
+    -- The project and hooks questions (`trust-project`, `trust-hooks`) ask; others run.
+    prompt = ((call.toolCallId or ""):match("^trust%-") and "interpreter asks: " or "interpreter wants to run: ")
+      .. render.one_line(title),
     kind = "interpreter.permission",
     format_item = function(o)
       return o.name or o.optionId
