@@ -50,11 +50,20 @@ fn request_for(
         );
         obj.insert("command".into(), json!(command));
         // The choices to show: no "for the session" for what the policy asks every time.
-        let decisions: &[&str] = if req.offers_always() {
-            &["accept", "acceptForSession", "decline", "cancel"]
-        } else {
-            &["accept", "decline", "cancel"]
-        };
+        let mut decisions = vec![json!("accept")];
+        if req.offers_always() {
+            decisions.push(json!("acceptForSession"));
+        }
+        // Codex's "always, and save": the prefix a saved `prefix_rule` would allow.
+        if req.offers_save() {
+            let prefix: Vec<&str> = req.remember_key["exec:".len()..]
+                .split_whitespace()
+                .collect();
+            obj.insert("proposedExecpolicyAmendment".into(), json!(prefix));
+            decisions
+                .push(json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": prefix}}));
+        }
+        decisions.extend([json!("decline"), json!("cancel")]);
         obj.insert("availableDecisions".into(), json!(decisions));
     }
     ("item/commandExecution/requestApproval", params)
@@ -70,15 +79,19 @@ pub(crate) fn answered(server: &Server, id: &Value, result: Result<Value, Value>
     if asked.question {
         return super::questions::answered(server, id, asked, result);
     }
-    let word = result
-        .as_ref()
-        .ok()
-        .and_then(|r| r.get("decision"))
-        .and_then(Value::as_str)
-        .unwrap_or("decline");
+    let given = result.as_ref().ok().and_then(|r| r.get("decision"));
+    // `{"acceptWithExecpolicyAmendment": {"execpolicy_amendment": [...]}}`: the session saves
+    // the prefix it proposed (the client's list is not trusted to widen it).
+    let word = match given {
+        Some(Value::Object(o)) if o.contains_key("acceptWithExecpolicyAmendment") => {
+            "acceptWithExecpolicyAmendment"
+        }
+        other => other.and_then(Value::as_str).unwrap_or("decline"),
+    };
     let decision = match word {
         "accept" => ApprovalDecision::AllowOnce,
         "acceptForSession" => ApprovalDecision::AllowAlways,
+        "acceptWithExecpolicyAmendment" => ApprovalDecision::AllowAlwaysSave,
         _ => ApprovalDecision::Reject,
     };
     let Some(thread) = server.thread(&asked.thread_id) else {
@@ -115,7 +128,7 @@ mod tests {
             reason: "dangerous".into(),
             command: Some("git push --force".into()),
             changes: vec![],
-            remember_key: "git push".into(),
+            remember_key: "exec:git push".into(),
             dangerous: false,
         }
     }
@@ -140,6 +153,17 @@ mod tests {
             json!(["accept", "decline", "cancel"])
         );
         let (_, p) = request_for("t", "u", Path::new("/w"), &req(ToolKind::Execute));
+        let save =
+            json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["git", "push"]}});
+        assert_eq!(
+            p["availableDecisions"],
+            json!(["accept", "acceptForSession", save, "decline", "cancel"])
+        );
+        assert_eq!(p["proposedExecpolicyAmendment"], json!(["git", "push"]));
+        // A whole line (no prefix) is remembered for the session only.
+        let mut line = req(ToolKind::Execute);
+        line.remember_key = "exec=`make && ls`".into();
+        let (_, p) = request_for("t", "u", Path::new("/w"), &line);
         assert_eq!(
             p["availableDecisions"],
             json!(["accept", "acceptForSession", "decline", "cancel"])

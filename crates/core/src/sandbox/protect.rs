@@ -1,6 +1,6 @@
 //! What the agent trusts inside the folders a command may write: each writable root's `.git`
 //! (its config, hooks and objects; a worktree's or submodule's git folder too), its
-//! `.codex` and `.openinterpreter` (a trusted project's own config), and the agent's
+//! `.codex`, `.openinterpreter` and `.claude` (a trusted project's own config and rules), and the agent's
 //! own home (`config.toml`, MCP definitions, skills, sessions). A confined command may read
 //! them, never write them: Linux bind-mounts them read-only in a mount namespace of the
 //! command's own (`mountns.rs`), or, where namespaces are refused, grants Landlock rights to
@@ -23,7 +23,7 @@ pub(crate) fn protect_home(home: &Path) {
 
 /// Folders of a project that the agent loads and acts on once the project is trusted (its
 /// config, hooks, rules: `config::trust`), besides git's own.
-const PROJECT_TRUSTED: &[&str] = &[".git", ".codex", ".openinterpreter"];
+const PROJECT_TRUSTED: &[&str] = &[".git", ".codex", ".openinterpreter", ".claude"];
 
 /// What an agent home holds that a session loads and acts on.
 const HOME_TRUSTED: &[&str] = &[

@@ -65,6 +65,22 @@ pub(crate) fn analyze(command: &str) -> Analysis {
     a
 }
 
+/// The words of each simple command of `command` (in pipelines, lists and substitutions),
+/// for saved rules; None for a word only known when it runs. None when it cannot be parsed.
+pub(crate) fn simple_commands(command: &str) -> Option<Vec<Vec<Option<String>>>> {
+    let parsed = parse::parse(command, Cwd::Inside(Vec::new()));
+    if parsed.broken.is_some() {
+        return None;
+    }
+    Some(
+        parsed
+            .commands
+            .iter()
+            .map(|c| c.argv.iter().map(words::Word::literal).collect())
+            .collect(),
+    )
+}
+
 /// The danger in a script nested `depth` deep in another (`sh -c '…'`).
 fn analyze_nested(script: &str, cwd: Cwd, depth: usize) -> Option<String> {
     if depth > MAX_NESTING {
