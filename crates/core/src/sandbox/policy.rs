@@ -241,48 +241,7 @@ impl Policy {
     /// machine.
     pub fn decide(&self, intent: &Intent) -> Verdict {
         let command = match intent {
-            Intent::Write { paths } => {
-                let hit = self.rules.read().write(paths);
-                if let Some(v) = hit
-                    .as_ref()
-                    .and_then(|h| self.rule_verdict(h, Decision::Forbidden))
-                {
-                    return v;
-                }
-                // Git's own files and the agent's config run programs later: always asked,
-                // as a command writing them would be refused.
-                if let Some(p) = paths.iter().find(|p| super::protect::is_protected(p))
-                    && self.sandbox != SandboxMode::DangerFullAccess
-                    && !self.read_only_subagent
-                {
-                    let reason = format!(
-                        "{} is git's or the agent's own (hooks and config there run programs)",
-                        p.display()
-                    );
-                    return match self.approval {
-                        ApprovalPolicy::Never => Verdict::Deny {
-                            reason: format!("{reason}; approval policy `never` cannot ask"),
-                        },
-                        _ => Verdict::Ask {
-                            reason,
-                            dangerous: true,
-                        },
-                    };
-                }
-                if self.read_only_subagent {
-                    return self.decide_write();
-                }
-                if let Some(v) = hit
-                    .as_ref()
-                    .and_then(|h| self.rule_verdict(h, Decision::Allow))
-                {
-                    return v;
-                }
-                if self.is_remembered(intent) {
-                    return Verdict::Allow;
-                }
-                return self.decide_write();
-            }
+            Intent::Write { paths } => return self.decide_write_intent(paths, intent),
             Intent::Exec { command } | Intent::Shell { command } => command,
             Intent::Mcp {
                 server,
@@ -403,6 +362,51 @@ impl Policy {
             Some(words) => self.rules.save_allow(&words),
             None => Err("a compound command has no prefix to save".into()),
         }
+    }
+
+    /// A write: a forbidding rule, then protected files (they ask whatever a rule allows), a
+    /// read-only subagent, the other rules, remembered answers, then the mode.
+    fn decide_write_intent(&self, paths: &[PathBuf], intent: &Intent) -> Verdict {
+        let hit = self.rules.read().write(paths);
+        if let Some(v) = hit
+            .as_ref()
+            .and_then(|h| self.rule_verdict(h, Decision::Forbidden))
+        {
+            return v;
+        }
+        // Git's own files and the agent's config run programs later: always asked,
+        // as a command writing them would be refused.
+        if let Some(p) = paths.iter().find(|p| super::protect::is_protected(p))
+            && self.sandbox != SandboxMode::DangerFullAccess
+            && !self.read_only_subagent
+        {
+            let reason = format!(
+                "{} is git's or the agent's own (hooks and config there run programs)",
+                p.display()
+            );
+            return match self.approval {
+                ApprovalPolicy::Never => Verdict::Deny {
+                    reason: format!("{reason}; approval policy `never` cannot ask"),
+                },
+                _ => Verdict::Ask {
+                    reason,
+                    dangerous: true,
+                },
+            };
+        }
+        if self.read_only_subagent {
+            return self.decide_write();
+        }
+        if let Some(v) = hit
+            .as_ref()
+            .and_then(|h| self.rule_verdict(h, Decision::Allow))
+        {
+            return v;
+        }
+        if self.is_remembered(intent) {
+            return Verdict::Allow;
+        }
+        self.decide_write()
     }
 
     /// A fetch or search runs in the modes that let commands reach the network or edit the
