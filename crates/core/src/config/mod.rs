@@ -546,7 +546,9 @@ fn project_layers(
     }
     let mut warnings = Vec::new();
     if trust.trusted() {
-        for file in &trust.files {
+        // The rules files among them load in `rules::load`.
+        let configs = trust.files.iter().filter(|f| f.ends_with("config.toml"));
+        for file in configs {
             match trust::project_layer(file) {
                 Ok(layer) => merge(table, layer),
                 Err(e) => warnings.push(format!("{e}; that file is left out")),

@@ -134,9 +134,12 @@ pub(crate) fn config_files(root: &Path, cwd: &Path) -> Vec<PathBuf> {
 /// Where `cwd` stands: its project, the user's answer, and the project's files.
 pub(crate) fn project_trust(user: &toml::Table, cwd: &Path) -> ProjectTrust {
     let root = project_root(cwd);
+    let mut files = config_files(&root, cwd);
+    // Rules files too: a project with only those is asked about like one with a config.
+    files.extend(super::rules::project_files(&root));
     ProjectTrust {
         level: recorded(user, &root),
-        files: config_files(&root, cwd),
+        files,
         root,
     }
 }

@@ -350,6 +350,22 @@ fn rules_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// A project's own rules files that exist (loaded only once it is trusted).
+pub(crate) fn project_files(root: &Path) -> Vec<PathBuf> {
+    let claude = root.join(".claude");
+    let mut files = rules_files(&root.join(".codex").join("rules"));
+    files.extend(rules_files(&root.join(".openinterpreter").join("rules")));
+    files.extend(
+        [
+            claude.join("settings.json"),
+            claude.join("settings.local.json"),
+        ]
+        .into_iter()
+        .filter(|f| f.is_file()),
+    );
+    files
+}
+
 /// Loads every rule file that applies: the user's, and the project's when it is trusted. A
 /// broken file loads nothing and gives a warning naming it and the line; the rest load.
 pub fn load(
@@ -360,18 +376,19 @@ pub fn load(
     let mut rules = Rules::default();
     let mut warnings = Vec::new();
     let trusted_root = project.filter(|p| p.trusted()).map(|p| p.root.as_path());
-    let mut codex_dirs = vec![home.join("rules")];
     let mut claude_files: Vec<PathBuf> = user_home
         .map(|h| h.join(".claude").join("settings.json"))
         .into_iter()
         .collect();
+    let mut codex_files = rules_files(&home.join("rules"));
     if let Some(root) = trusted_root {
-        codex_dirs.push(root.join(".codex").join("rules"));
-        codex_dirs.push(root.join(".openinterpreter").join("rules"));
-        claude_files.push(root.join(".claude").join("settings.json"));
-        claude_files.push(root.join(".claude").join("settings.local.json"));
+        let (claude, codex): (Vec<PathBuf>, Vec<PathBuf>) = project_files(root)
+            .into_iter()
+            .partition(|f| f.extension().is_some_and(|e| e == "json"));
+        codex_files.extend(codex);
+        claude_files.extend(claude);
     }
-    for file in codex_dirs.iter().flat_map(|d| rules_files(d)) {
+    for file in codex_files {
         let name = file.display().to_string();
         let parsed = read(&file).and_then(|text| codex::parse(&name, &text));
         match parsed {

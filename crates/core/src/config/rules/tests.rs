@@ -272,6 +272,14 @@ fn an_untrusted_projects_rules_do_not_load() {
     };
     let (saved, _) = load(home.path(), None, Some(&trust));
     assert!(saved.read().is_empty());
+    // A project with only rules files is asked about, and its files named.
+    let asked = super::super::trust::project_trust(&toml::Table::new(), &root);
+    assert!(asked.needs_answer(), "{asked:?}");
+    let note = asked.ignored_note().unwrap();
+    assert!(
+        note.contains("p.rules") && note.contains("settings.json"),
+        "{note}"
+    );
     trust.level = Some(super::super::TrustLevel::Trusted);
     let (saved, w) = load(home.path(), None, Some(&trust));
     assert!(w.is_empty(), "{w:?}");
