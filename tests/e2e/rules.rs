@@ -247,3 +247,53 @@ fn acp_always_and_save_writes_default_rules_and_the_next_command_runs_unasked() 
     );
     agent.exit();
 }
+
+fn add_file(path: &str) -> String {
+    format!("*** Begin Patch\n*** Add File: {path}\n+hello\n*** End Patch\n")
+}
+
+#[test]
+fn exec_a_trusted_projects_claude_settings_and_codex_rules_apply_and_an_untrusted_ones_do_not() {
+    let repo = TestRepo::new();
+    repo.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"allow": ["Edit(src/**)"]}}"#,
+    );
+    repo.write(
+        ".codex/rules/project.rules",
+        "prefix_rule(pattern = [\"touch\"])\n",
+    );
+    let script = |n: &str| {
+        Script::new([
+            Reply::tool_call(
+                "c0",
+                "apply_patch",
+                json!({"input": add_file(&format!("src/{n}.txt"))}),
+            ),
+            Reply::tool_call(
+                "c1",
+                "apply_patch",
+                json!({"input": add_file(&format!("other/{n}.txt"))}),
+            ),
+            Reply::tool_call("c2", "shell", json!({"command": format!("touch {n}.txt")})),
+            Reply::text("done"),
+        ])
+    };
+    let untrusted = ["-c", "approval_policy=\"untrusted\""];
+    let mock = MockServer::start_blocking(script("a")).unwrap();
+    let (_, stderr) = exec(&repo, &mock, &untrusted);
+    assert!(
+        stderr.contains("not trusted yet") && stderr.contains("project.rules"),
+        "{stderr}"
+    );
+    for f in ["src/a.txt", "other/a.txt", "a.txt"] {
+        assert!(!repo.path().join(f).exists(), "{f} was made");
+    }
+    let mock = MockServer::start_blocking(script("b")).unwrap();
+    let mut trusted = untrusted.to_vec();
+    trusted.push("--trust");
+    exec(&repo, &mock, &trusted);
+    assert!(repo.path().join("src/b.txt").exists());
+    assert!(!repo.path().join("other/b.txt").exists());
+    assert!(repo.path().join("b.txt").exists());
+}

@@ -79,21 +79,7 @@ pub(crate) fn answered(server: &Server, id: &Value, result: Result<Value, Value>
     if asked.question {
         return super::questions::answered(server, id, asked, result);
     }
-    let given = result.as_ref().ok().and_then(|r| r.get("decision"));
-    // `{"acceptWithExecpolicyAmendment": {"execpolicy_amendment": [...]}}`: the session saves
-    // the prefix it proposed (the client's list is not trusted to widen it).
-    let word = match given {
-        Some(Value::Object(o)) if o.contains_key("acceptWithExecpolicyAmendment") => {
-            "acceptWithExecpolicyAmendment"
-        }
-        other => other.and_then(Value::as_str).unwrap_or("decline"),
-    };
-    let decision = match word {
-        "accept" => ApprovalDecision::AllowOnce,
-        "acceptForSession" => ApprovalDecision::AllowAlways,
-        "acceptWithExecpolicyAmendment" => ApprovalDecision::AllowAlwaysSave,
-        _ => ApprovalDecision::Reject,
-    };
+    let (decision, word) = decision_of(&result);
     let Some(thread) = server.thread(&asked.thread_id) else {
         return;
     };
@@ -115,6 +101,27 @@ pub(crate) fn answered(server: &Server, id: &Value, result: Result<Value, Value>
     }
 }
 
+/// The client's decision, and its word (`cancel` also interrupts the turn). Anything but a
+/// clear yes is a no.
+fn decision_of(result: &Result<Value, Value>) -> (ApprovalDecision, &str) {
+    let given = result.as_ref().ok().and_then(|r| r.get("decision"));
+    // `{"acceptWithExecpolicyAmendment": {"execpolicy_amendment": [...]}}`: the session saves
+    // the prefix it proposed (the client's list is not trusted to widen it).
+    let word = match given {
+        Some(Value::Object(o)) if o.contains_key("acceptWithExecpolicyAmendment") => {
+            "acceptWithExecpolicyAmendment"
+        }
+        other => other.and_then(Value::as_str).unwrap_or("decline"),
+    };
+    let decision = match word {
+        "accept" => ApprovalDecision::AllowOnce,
+        "acceptForSession" => ApprovalDecision::AllowAlways,
+        "acceptWithExecpolicyAmendment" => ApprovalDecision::AllowAlwaysSave,
+        _ => ApprovalDecision::Reject,
+    };
+    (decision, word)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +138,20 @@ mod tests {
             remember_key: "exec:git push".into(),
             dangerous: false,
         }
+    }
+
+    #[test]
+    fn codexs_decisions_map_to_answers_and_anything_else_declines() {
+        let of = |v: Value| decision_of(&Ok(json!({ "decision": v }))).0;
+        assert_eq!(of(json!("accept")), ApprovalDecision::AllowOnce);
+        assert_eq!(of(json!("acceptForSession")), ApprovalDecision::AllowAlways);
+        assert_eq!(
+            of(json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["git", "push"]}})),
+            ApprovalDecision::AllowAlwaysSave
+        );
+        assert_eq!(of(json!({"accept": {}})), ApprovalDecision::Reject);
+        assert_eq!(of(json!("cancel")), ApprovalDecision::Reject);
+        assert_eq!(decision_of(&Err(json!({}))).0, ApprovalDecision::Reject);
     }
 
     #[test]
