@@ -297,3 +297,50 @@ fn exec_a_trusted_projects_claude_settings_and_codex_rules_apply_and_an_untruste
     assert!(!repo.path().join("other/b.txt").exists());
     assert!(repo.path().join("b.txt").exists());
 }
+
+/// The `mcp-echo` fixture, as an MCP server in the user's config.toml.
+const ECHO: &str = env!("CARGO_BIN_EXE_mcp-echo");
+
+#[test]
+fn exec_claude_mcp_rules_allow_a_servers_tools_and_deny_one_of_them() {
+    let repo = TestRepo::new();
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!("[mcp_servers.echo]\ncommand = '{ECHO}'\n"),
+    )
+    .unwrap();
+    let script = || {
+        Script::new([
+            Reply::tool_call("c0", "echo__say", json!({"text": "zebra-42"})),
+            Reply::tool_call("c1", "echo__fail", json!({})),
+            Reply::text("done"),
+        ])
+    };
+    let untrusted = ["-c", "approval_policy=\"untrusted\""];
+    // Without rules, exec cannot ask: the tool does not run.
+    let mock = MockServer::start_blocking(script()).unwrap();
+    exec(&repo, &mock, &untrusted);
+    let said = tool_output(&mock, "c0");
+    assert!(
+        said.contains("rejected") && !said.contains("zebra-42"),
+        "{said}"
+    );
+    std::fs::create_dir_all(repo.home.path().join(".claude")).unwrap();
+    std::fs::write(
+        repo.home.path().join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["mcp__echo"], "deny": ["mcp__echo__fail"]}}"#,
+    )
+    .unwrap();
+    let mock = MockServer::start_blocking(script()).unwrap();
+    exec(&repo, &mock, &untrusted);
+    let said = tool_output(&mock, "c0");
+    assert!(
+        said.contains("zebra-42") && !said.contains("rejected"),
+        "{said}"
+    );
+    let said = tool_output(&mock, "c1");
+    assert!(
+        said.contains("Refused") && said.contains("mcp__echo__fail"),
+        "{said}"
+    );
+}
