@@ -4,7 +4,9 @@
 //! process sandbox can really enforce on this machine ([`Support`]): a shell command that will
 //! run confined by Landlock needs no approval in `workspace-write`, one that would run with the
 //! user's full rights does. "Always allow" answers are remembered per session, keyed by command
-//! prefix or path; they never cover a dangerous command.
+//! prefix or path; they never cover a dangerous command. Saved rules (`config::rules`,
+//! docs/rules.md) come first: forbidden refuses in every mode, prompt asks, allow runs, except
+//! that dangerous commands and protected files still ask.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -156,7 +156,7 @@ pub struct Hit {
 fn hit<M>(rule: &Rule<M>) -> Hit {
     let what = match rule.decision {
         Decision::Allow => "allowed",
-        Decision::Prompt => "asks",
+        Decision::Prompt => "asked for",
         Decision::Forbidden => "forbidden",
     };
     let reason = match &rule.justification {
