@@ -271,8 +271,11 @@ impl Policy {
             }
         };
         let analysis = super::command::analyze(command);
-        let hit = super::command::simple_commands(command)
-            .and_then(|commands| self.rules.read().command(&commands));
+        let hit = super::command::simple_commands(command).and_then(|commands| {
+            self.rules
+                .read()
+                .command(&commands, super::command::part_read_only)
+        });
         if let Some(v) = hit
             .as_ref()
             .and_then(|h| self.rule_verdict(h, Decision::Forbidden))

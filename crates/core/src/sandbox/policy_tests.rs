@@ -617,8 +617,17 @@ fn saved_rules_forbid_in_every_mode_prompt_where_the_mode_would_run_and_allow_wh
     let (p, _d) = with_rules(WorkspaceWrite, Untrusted, rules, "{}");
     assert_eq!(short(p.decide(&shell("cargo test -p x"))), "allow");
     assert_eq!(short(p.decide(&exec("cargo test"))), "allow");
-    // Every part must be allowed.
+    // Every part must be allowed, or only read (as Codex's fallback judges unnamed parts).
     assert_eq!(short(p.decide(&shell("cargo test && touch x"))), "ask");
+    assert_eq!(
+        short(p.decide(&shell("cargo test 2>&1 | tail -20"))),
+        "allow"
+    );
+    assert_eq!(short(p.decide(&shell("touch x | tail -20"))), "ask");
+    // Where output goes is not part of a prefix: a redirected command is not allowed by one.
+    assert_eq!(short(p.decide(&shell("cargo test > ~/.bashrc"))), "ask");
+    assert_eq!(short(p.decide(&shell("cargo test > /dev/null"))), "allow");
+    assert_eq!(short(p.decide(&shell("LD_PRELOAD=x.so cargo test"))), "ask");
     assert_eq!(short(p.decide(&shell("cargo build"))), "ask");
     // A read-only command that a rule prompts for asks.
     let (p, _d) = with_rules(

@@ -180,17 +180,32 @@ fn strictest<'a, M: 'a>(matching: impl Iterator<Item = &'a Rule<M>>) -> Option<H
 }
 
 /// Several things at once (the simple commands of a line, the files of a patch): any
-/// forbidden or prompt wins; allowed only when every one is.
-fn all_of(hits: Vec<Option<Hit>>) -> Option<Hit> {
-    if let Some(h) = hits.iter().flatten().max_by_key(|h| h.decision)
+/// forbidden or prompt wins; allowed only when every one is allowed by a rule or, with no rule
+/// of its own, `harmless` (a known read-only command, as Codex's fallback judges the parts no
+/// rule matches).
+fn all_of(hits: Vec<(Option<Hit>, bool)>) -> Option<Hit> {
+    if let Some(h) = hits
+        .iter()
+        .filter_map(|(h, _)| h.as_ref())
+        .max_by_key(|h| h.decision)
         && h.decision > Decision::Allow
     {
         return Some(h.clone());
     }
-    if hits.is_empty() || hits.iter().any(Option::is_none) {
+    if hits.iter().any(|(h, harmless)| h.is_none() && !harmless) {
         return None;
     }
-    hits.into_iter().flatten().next()
+    hits.into_iter().find_map(|(h, _)| h)
+}
+
+/// One simple command of a line, as saved rules see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPart {
+    /// Its words; None for one only known when it runs (`$VAR`, `$(…)`).
+    pub words: Vec<Option<String>>,
+    /// It writes a file by redirection (`>`, `>>`; not `/dev/null`) or sets variables
+    /// (`NAME=value cmd`): no allow rule covers it.
+    pub redirects: bool,
 }
 
 /// Every loaded rule.
@@ -218,12 +233,28 @@ impl Rules {
             && self.mcp.is_empty()
     }
 
-    /// A command line, as its simple commands' words (None: a word only known when it runs).
-    pub fn command(&self, commands: &[Vec<Option<String>>]) -> Option<Hit> {
+    /// A command line, as its simple commands; `harmless` says which commands no rule names
+    /// may go along with allowed ones.
+    pub fn command(
+        &self,
+        commands: &[CommandPart],
+        harmless: impl Fn(&CommandPart) -> bool,
+    ) -> Option<Hit> {
         all_of(
             commands
                 .iter()
-                .map(|words| strictest(self.commands.iter().filter(|r| r.matcher.matches(words))))
+                .map(|part| {
+                    let matching = self
+                        .commands
+                        .iter()
+                        .filter(|r| r.matcher.matches(&part.words));
+                    // A prefix names a program and its arguments, not where its output goes
+                    // or its environment: those parts are never allowed by a rule.
+                    let hit = strictest(matching)
+                        .filter(|h| !(part.redirects && h.decision == Decision::Allow));
+                    let ok = hit.is_none() && harmless(part);
+                    (hit, ok)
+                })
                 .collect(),
         )
     }
@@ -233,7 +264,12 @@ impl Rules {
         all_of(
             paths
                 .iter()
-                .map(|p| strictest(self.paths.iter().filter(|r| r.matcher.matches(p))))
+                .map(|p| {
+                    (
+                        strictest(self.paths.iter().filter(|r| r.matcher.matches(p))),
+                        false,
+                    )
+                })
                 .collect(),
         )
     }

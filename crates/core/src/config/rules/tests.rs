@@ -26,10 +26,23 @@ prefix_rule(
 )
 "#;
 
-fn words(line: &str) -> Vec<Vec<Option<String>>> {
+/// The parts of `line`, split at `&&`; a part with `>` redirects.
+fn words(line: &str) -> Vec<CommandPart> {
     line.split("&&")
-        .map(|c| c.split_whitespace().map(|w| Some(w.to_string())).collect())
+        .map(|c| CommandPart {
+            words: c
+                .split_whitespace()
+                .filter(|w| !w.starts_with('>'))
+                .map(|w| Some(w.to_string()))
+                .collect(),
+            redirects: c.contains('>'),
+        })
         .collect()
+}
+
+/// No command counts as harmless (the policy passes the known read-only ones).
+fn none_harmless(_: &CommandPart) -> bool {
+    false
 }
 
 fn codex(text: &str) -> Rules {
@@ -42,7 +55,7 @@ fn codex(text: &str) -> Rules {
 #[test]
 fn the_codex_docs_example_loads_and_prompts() {
     let r = codex(CODEX_DOCS_EXAMPLE);
-    let h = r.command(&words("gh pr view 12")).unwrap();
+    let h = r.command(&words("gh pr view 12"), none_harmless).unwrap();
     assert_eq!(h.decision, Decision::Prompt);
     assert!(
         h.reason.contains("Viewing PRs is allowed with approval"),
@@ -50,7 +63,7 @@ fn the_codex_docs_example_loads_and_prompts() {
         h.reason
     );
     assert!(h.reason.contains("t.rules:2"), "{}", h.reason);
-    assert_eq!(r.command(&words("gh pr list")), None);
+    assert_eq!(r.command(&words("gh pr list"), none_harmless), None);
 }
 
 #[test]
@@ -60,17 +73,37 @@ fn alternatives_single_quotes_token_examples_and_the_default_decision() {
          prefix_rule(['rm'], 'forbidden', 'Use trash instead.')\n",
     );
     assert_eq!(
-        r.command(&words("git log -p")).unwrap().decision,
+        r.command(&words("git log -p"), none_harmless)
+            .unwrap()
+            .decision,
         Decision::Allow
     );
-    assert_eq!(r.command(&words("git push")), None);
-    let f = r.command(&words("git status && rm -f x")).unwrap();
+    assert_eq!(r.command(&words("git push"), none_harmless), None);
+    let f = r
+        .command(&words("git status && rm -f x"), none_harmless)
+        .unwrap();
     assert_eq!(f.decision, Decision::Forbidden);
     assert!(f.reason.contains("Use trash instead."));
     // Every part must be allowed for the line to be.
-    assert_eq!(r.command(&words("git status && make")), None);
+    assert_eq!(r.command(&words("git status && make"), none_harmless), None);
     // A word only known when the command runs matches no literal.
-    assert_eq!(r.command(&[vec![Some("git".into()), None]]), None);
+    let unknown = CommandPart {
+        words: vec![Some("git".into()), None],
+        redirects: false,
+    };
+    assert_eq!(r.command(&[unknown], none_harmless), None);
+}
+
+#[test]
+fn parts_no_rule_names_may_go_along_when_harmless_but_never_alone() {
+    let r = codex("prefix_rule(pattern=['cargo', 'test'])");
+    let harmless = |p: &CommandPart| p.words.first() == Some(&Some("tail".to_string()));
+    let allowed = r.command(&words("cargo test && tail -5"), harmless);
+    assert_eq!(allowed.unwrap().decision, Decision::Allow);
+    assert_eq!(r.command(&words("tail -5"), harmless), None);
+    assert_eq!(r.command(&words("cargo test && make"), harmless), None);
+    // Where its output goes is not part of a prefix: a redirected part is never allowed.
+    assert_eq!(r.command(&words("cargo test >~/.bashrc"), harmless), None);
 }
 
 #[test]
@@ -157,7 +190,7 @@ fn claude_lists_cover_commands_files_fetches_and_mcp() {
     );
     assert_eq!(warnings.len(), 1);
     assert!(warnings[0].contains("`Frobnicate`"), "{warnings:?}");
-    let cmd = |l: &str| r.command(&words(l)).map(|h| h.decision);
+    let cmd = |l: &str| r.command(&words(l), none_harmless).map(|h| h.decision);
     assert_eq!(cmd("cargo test -p x"), Some(Decision::Allow));
     assert_eq!(cmd("cargo test"), Some(Decision::Allow));
     assert_eq!(cmd("cargo testx"), None);
@@ -195,7 +228,7 @@ fn the_strictest_rule_wins_whatever_its_source() {
     r.extend(codex(
         "prefix_rule(pattern=['make', 'clean'], decision='forbidden')",
     ));
-    let cmd = |l: &str| r.command(&words(l)).map(|h| h.decision);
+    let cmd = |l: &str| r.command(&words(l), none_harmless).map(|h| h.decision);
     assert_eq!(cmd("ls -la"), Some(Decision::Allow));
     assert_eq!(cmd("make all"), Some(Decision::Prompt));
     assert_eq!(cmd("make clean"), Some(Decision::Forbidden));
@@ -217,15 +250,20 @@ fn a_broken_file_loads_nothing_and_the_others_load_and_saving_applies_at_once() 
     let (saved, warnings) = load(home.path(), None, None);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("a.rules:2:") && warnings[0].contains("nothing from that file"));
-    assert_eq!(saved.read().command(&words("ls")), None);
-    assert!(saved.read().command(&words("gh pr view 1")).is_some());
+    assert_eq!(saved.read().command(&words("ls"), none_harmless), None);
+    assert!(
+        saved
+            .read()
+            .command(&words("gh pr view 1"), none_harmless)
+            .is_some()
+    );
     saved
         .save_allow(&["cargo".into(), "te\"st".into()])
         .unwrap();
     assert_eq!(
         saved
             .read()
-            .command(&words("cargo te\"st -q"))
+            .command(&words("cargo te\"st -q"), none_harmless)
             .unwrap()
             .decision,
         Decision::Allow
@@ -236,7 +274,7 @@ fn a_broken_file_loads_nothing_and_the_others_load_and_saving_applies_at_once() 
     assert_eq!(
         again
             .read()
-            .command(&words("cargo te\"st"))
+            .command(&words("cargo te\"st"), none_harmless)
             .unwrap()
             .decision,
         Decision::Allow
@@ -283,6 +321,11 @@ fn an_untrusted_projects_rules_do_not_load() {
     trust.level = Some(super::super::TrustLevel::Trusted);
     let (saved, w) = load(home.path(), None, Some(&trust));
     assert!(w.is_empty(), "{w:?}");
-    assert!(saved.read().command(&words("make")).is_some());
+    assert!(
+        saved
+            .read()
+            .command(&words("make"), none_harmless)
+            .is_some()
+    );
     assert!(saved.read().write(&[root.join("src/main.rs")]).is_some());
 }
