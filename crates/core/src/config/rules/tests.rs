@@ -130,6 +130,22 @@ fn contradicting_examples_name_the_file_and_line() {
 }
 
 #[test]
+fn every_cut_of_the_docs_example_parses_or_names_a_line_and_never_panics() {
+    let text = CODEX_DOCS_EXAMPLE;
+    for end in (0..text.len()).filter(|i| text.is_char_boundary(*i)) {
+        if let Err(e) = codex::parse("cut.rules", &text[..end]) {
+            let line: usize = e["cut.rules:".len()..]
+                .split(':')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!((1..=26).contains(&line), "{end}: {e}");
+        }
+    }
+}
+
+#[test]
 fn malformed_files_name_the_line() {
     for (text, line, what) in [
         (
