@@ -1,10 +1,11 @@
 //! What the agent trusts inside the folders a command may write: each writable root's `.git`
 //! (its config, hooks and objects; a worktree's or submodule's git folder too), its
-//! `.codex`, `.openinterpreter` and `.claude` (a trusted project's own config and rules), and the agent's
-//! own home (`config.toml`, MCP definitions, skills, sessions). A confined command may read
-//! them, never write them: Linux bind-mounts them read-only in a mount namespace of the
-//! command's own (`mountns.rs`), or, where namespaces are refused, grants Landlock rights to
-//! everything beside them (`grants`); macOS denies writes under them in the Seatbelt profile.
+//! `.codex`, `.openinterpreter` and `.claude` (a trusted project's own config and rules), and
+//! the agent's own home (`config.toml`, MCP definitions, skills, sessions). A confined
+//! command may read them, never write them: Linux bind-mounts them read-only in a mount
+//! namespace of the command's own (`mountns.rs`), or, where namespaces are refused, grants
+//! Landlock rights to everything beside them (`grants`); macOS denies writes under them in the
+//! Seatbelt profile.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -39,7 +40,7 @@ const HOME_TRUSTED: &[&str] = &[
 ];
 
 /// Whether the agent's own write to `path` touches what commands may not: a `.git`,
-/// `.codex` or `.openinterpreter` folder's content, or what an agent home holds that
+/// `.codex`, `.openinterpreter` or `.claude` folder's content, or what an agent home holds that
 /// sessions load.
 pub(crate) fn is_protected(path: &Path) -> bool {
     if path
@@ -205,6 +206,7 @@ mod tests {
         );
         assert!(is_protected(&root.join(".codex/config.toml")));
         assert!(is_protected(&root.join("sub/.openinterpreter/hooks.json")));
+        assert!(is_protected(&root.join(".claude/settings.local.json")));
         assert!(!is_protected(&root.join("src/main.rs")));
     }
 }
