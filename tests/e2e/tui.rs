@@ -56,6 +56,7 @@ impl Tmux {
             .env("TERM", "xterm-256color")
             .env_remove("NO_COLOR")
             .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("OPENINTERPRETER_MODEL")
             .env_remove("OPENINTERPRETER_PROVIDER")
             .env_remove("OPENINTERPRETER_HARNESS");

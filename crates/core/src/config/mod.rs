@@ -255,9 +255,13 @@ impl Config {
             .collect();
         let mut config =
             Self::from_layers(home, file_text.as_deref(), Some(&path), &env, overrides)?;
+        let claude_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
         let (rules, warnings) = rules::load(
             &config.home,
             dirs::home_dir().as_deref(),
+            claude_dir.as_deref(),
             config.project.as_ref(),
         );
         config.rules = rules;

@@ -587,7 +587,7 @@ fn with_rules(
     std::fs::write(dir.path().join("rules/t.rules"), rules).unwrap();
     std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
     std::fs::write(dir.path().join(".claude/settings.json"), claude).unwrap();
-    let (saved, warnings) = crate::config::rules::load(dir.path(), Some(dir.path()), None);
+    let (saved, warnings) = crate::config::rules::load(dir.path(), Some(dir.path()), None, None);
     assert!(warnings.is_empty(), "{warnings:?}");
     (policy(mode, approval, LANDLOCK).with_rules(saved), dir)
 }

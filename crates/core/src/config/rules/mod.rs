@@ -404,16 +404,22 @@ pub(crate) fn project_files(root: &Path) -> Vec<PathBuf> {
 
 /// Loads every rule file that applies: the user's, and the project's when it is trusted. A
 /// broken file loads nothing and gives a warning naming it and the line; the rest load.
+/// `user_home` is the user's home folder (`~/` in paths), `claude_dir` Claude Code's
+/// `CLAUDE_CONFIG_DIR` (else `~/.claude`).
 pub fn load(
     home: &Path,
     user_home: Option<&Path>,
+    claude_dir: Option<&Path>,
     project: Option<&ProjectTrust>,
 ) -> (Arc<SavedRules>, Vec<String>) {
     let mut rules = Rules::default();
     let mut warnings = Vec::new();
     let trusted_root = project.filter(|p| p.trusted()).map(|p| p.root.as_path());
-    let mut claude_files: Vec<PathBuf> = user_home
-        .map(|h| h.join(".claude").join("settings.json"))
+    let claude_user = claude_dir
+        .map(Path::to_path_buf)
+        .or_else(|| user_home.map(|h| h.join(".claude")));
+    let mut claude_files: Vec<PathBuf> = claude_user
+        .map(|d| d.join("settings.json"))
         .into_iter()
         .collect();
     let mut codex_files = rules_files(&home.join("rules"));

@@ -263,7 +263,7 @@ fn a_broken_file_loads_nothing_and_the_others_load_and_saving_applies_at_once() 
     .unwrap();
     std::fs::write(dir.join("b.rules"), CODEX_DOCS_EXAMPLE).unwrap();
     std::fs::write(dir.join("notes.txt"), "not rules").unwrap();
-    let (saved, warnings) = load(home.path(), None, None);
+    let (saved, warnings) = load(home.path(), None, None, None);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("a.rules:2:") && warnings[0].contains("nothing from that file"));
     assert_eq!(saved.read().command(&words("ls"), none_harmless), None);
@@ -285,7 +285,7 @@ fn a_broken_file_loads_nothing_and_the_others_load_and_saving_applies_at_once() 
         Decision::Allow
     );
     // What was saved loads again, unchanged, in the next session.
-    let (again, warnings) = load(home.path(), None, None);
+    let (again, warnings) = load(home.path(), None, None, None);
     assert!(warnings.len() == 1);
     assert_eq!(
         again
@@ -299,6 +299,34 @@ fn a_broken_file_loads_nothing_and_the_others_load_and_saving_applies_at_once() 
     assert_eq!(
         text,
         "prefix_rule(pattern=[\"cargo\", \"te\\\"st\"], decision=\"allow\")\n"
+    );
+}
+
+#[test]
+fn claude_config_dir_is_read_instead_of_the_home_folders_claude() {
+    let home = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(user.path().join(".claude")).unwrap();
+    std::fs::write(
+        user.path().join(".claude/settings.json"),
+        r#"{"permissions":{"deny":["Bash(ls:*)"]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        other.path().join("settings.json"),
+        r#"{"permissions":{"deny":["Bash(make:*)"]}}"#,
+    )
+    .unwrap();
+    let (saved, _) = load(home.path(), Some(user.path()), None, None);
+    assert!(saved.read().command(&words("ls"), none_harmless).is_some());
+    let (saved, _) = load(home.path(), Some(user.path()), Some(other.path()), None);
+    assert!(saved.read().command(&words("ls"), none_harmless).is_none());
+    assert!(
+        saved
+            .read()
+            .command(&words("make"), none_harmless)
+            .is_some()
     );
 }
 
@@ -324,7 +352,7 @@ fn an_untrusted_projects_rules_do_not_load() {
         level: None,
         files: vec![],
     };
-    let (saved, _) = load(home.path(), None, Some(&trust));
+    let (saved, _) = load(home.path(), None, None, Some(&trust));
     assert!(saved.read().is_empty());
     // A project with only rules files is asked about, and its files named.
     let asked = super::super::trust::project_trust(&toml::Table::new(), &root);
@@ -335,7 +363,7 @@ fn an_untrusted_projects_rules_do_not_load() {
         "{note}"
     );
     trust.level = Some(super::super::TrustLevel::Trusted);
-    let (saved, w) = load(home.path(), None, Some(&trust));
+    let (saved, w) = load(home.path(), None, None, Some(&trust));
     assert!(w.is_empty(), "{w:?}");
     assert!(
         saved
