@@ -38,8 +38,10 @@ prefix_rule(
 )
 "#;
 
-/// The example settings.json of Claude Code's settings page (code.claude.com/docs/en/settings),
-/// unchanged.
+/// The example settings.json long shown on Claude Code's settings page
+/// (code.claude.com/docs/en/settings), as recalled: its `permissions` entries are confirmed by
+/// the docs' rule syntax, but the page's current examples (settings-example) could not be read
+/// in full from here to compare byte for byte.
 const CLAUDE_DOCS_SETTINGS: &str = r#"{
   "permissions": {
     "allow": [
