@@ -56,6 +56,7 @@ impl Tmux {
             .env("TERM", "xterm-256color")
             .env_remove("NO_COLOR")
             .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("OPENINTERPRETER_MODEL")
             .env_remove("OPENINTERPRETER_PROVIDER")
             .env_remove("OPENINTERPRETER_HARNESS");
@@ -1757,6 +1758,49 @@ fn a_custom_command_is_completed_with_its_hint_and_sends_its_prompt() {
     });
     let body = mock.model_requests()[0].body.to_string();
     assert!(body.contains("Say hello to Ada."), "{body}");
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}
+
+/// Issue 38: the approval prompt offers `s` "always, and save" for a command's prefix; the
+/// answer writes `rules/default.rules`, and the next command with that prefix runs unasked
+/// under the `untrusted` policy, where it would otherwise ask.
+#[test]
+fn always_and_save_writes_a_rule_and_the_next_matching_command_runs_unasked() {
+    let repo = TestRepo::new();
+    let replies = json!([
+        tool("c1", "shell", json!({ "command": "touch saved.txt" })),
+        text("Made one."),
+        tool(
+            "c2",
+            "shell",
+            json!({ "command": "touch saved.txt again.txt" })
+        ),
+        text("Made two."),
+    ]);
+    let args = "-c 'approval_policy=\"untrusted\"'";
+    let Some((_mock, t)) = session_in_rows(&repo, replies, 40, args) else {
+        return;
+    };
+    t.line("make one");
+    t.wait_for("the approval prompt", Duration::from_secs(10), |s| {
+        s.contains("$ touch saved.txt") && s.contains("s always, and save")
+    });
+    t.keys(&["s"]);
+    let s = t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Made one.")
+    });
+    assert!(s.contains("saved as a rule"), "{s}");
+    let saved = std::fs::read_to_string(repo.home.path().join("rules/default.rules")).unwrap();
+    assert_eq!(
+        saved,
+        "prefix_rule(pattern=[\"touch\", \"saved.txt\"], decision=\"allow\")\n"
+    );
+    t.line("make two");
+    t.wait_for("the second answer, unasked", Duration::from_secs(10), |s| {
+        s.contains("Made two.")
+    });
+    assert!(repo.path().join("again.txt").exists());
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }

@@ -109,6 +109,8 @@ impl TestRepo {
             .current_dir(self.dir.path())
             .env("OPENINTERPRETER_HOME", self.home.path())
             .env_remove("CODEX_HOME")
+            // The user's own Claude Code settings would add their rules.
+            .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("OPENINTERPRETER_MODEL")
             .env_remove("OPENINTERPRETER_PROVIDER")
             .env_remove("OPENINTERPRETER_HARNESS")

@@ -63,6 +63,17 @@ pub(super) async fn ask_permission(
             PermissionOptionKind::AllowAlways,
         ));
     }
+    // Written to the user's rules file, so later sessions run it unasked too.
+    if req.offers_save() {
+        options.push(PermissionOption::new(
+            "allow_always_save",
+            format!(
+                "Always allow {}, and save (rules/default.rules)",
+                always_what(&req.remember_key)
+            ),
+            PermissionOptionKind::AllowAlways,
+        ));
+    }
     options.push(PermissionOption::new(
         "reject_once",
         "Reject",
@@ -78,6 +89,7 @@ pub(super) async fn ask_permission(
             RequestPermissionOutcome::Selected(s) => match &*s.option_id.0 {
                 "allow_once" => ApprovalDecision::AllowOnce,
                 "allow_always" if req.offers_always() => ApprovalDecision::AllowAlways,
+                "allow_always_save" if req.offers_save() => ApprovalDecision::AllowAlwaysSave,
                 _ => ApprovalDecision::Reject,
             },
             RequestPermissionOutcome::Cancelled => ApprovalDecision::Cancelled,

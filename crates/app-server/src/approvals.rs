@@ -50,11 +50,20 @@ fn request_for(
         );
         obj.insert("command".into(), json!(command));
         // The choices to show: no "for the session" for what the policy asks every time.
-        let decisions: &[&str] = if req.offers_always() {
-            &["accept", "acceptForSession", "decline", "cancel"]
-        } else {
-            &["accept", "decline", "cancel"]
-        };
+        let mut decisions = vec![json!("accept")];
+        if req.offers_always() {
+            decisions.push(json!("acceptForSession"));
+        }
+        // Codex's "always, and save": the prefix a saved `prefix_rule` would allow.
+        if req.offers_save() {
+            let prefix: Vec<&str> = req.remember_key["exec:".len()..]
+                .split_whitespace()
+                .collect();
+            obj.insert("proposedExecpolicyAmendment".into(), json!(prefix));
+            decisions
+                .push(json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": prefix}}));
+        }
+        decisions.extend([json!("decline"), json!("cancel")]);
         obj.insert("availableDecisions".into(), json!(decisions));
     }
     ("item/commandExecution/requestApproval", params)
@@ -70,17 +79,7 @@ pub(crate) fn answered(server: &Server, id: &Value, result: Result<Value, Value>
     if asked.question {
         return super::questions::answered(server, id, asked, result);
     }
-    let word = result
-        .as_ref()
-        .ok()
-        .and_then(|r| r.get("decision"))
-        .and_then(Value::as_str)
-        .unwrap_or("decline");
-    let decision = match word {
-        "accept" => ApprovalDecision::AllowOnce,
-        "acceptForSession" => ApprovalDecision::AllowAlways,
-        _ => ApprovalDecision::Reject,
-    };
+    let (decision, word) = decision_of(&result);
     let Some(thread) = server.thread(&asked.thread_id) else {
         return;
     };
@@ -102,6 +101,27 @@ pub(crate) fn answered(server: &Server, id: &Value, result: Result<Value, Value>
     }
 }
 
+/// The client's decision, and its word (`cancel` also interrupts the turn). Anything but a
+/// clear yes is a no.
+fn decision_of(result: &Result<Value, Value>) -> (ApprovalDecision, &str) {
+    let given = result.as_ref().ok().and_then(|r| r.get("decision"));
+    // `{"acceptWithExecpolicyAmendment": {"execpolicy_amendment": [...]}}`: the session saves
+    // the prefix it proposed (the client's list is not trusted to widen it).
+    let word = match given {
+        Some(Value::Object(o)) if o.contains_key("acceptWithExecpolicyAmendment") => {
+            "acceptWithExecpolicyAmendment"
+        }
+        other => other.and_then(Value::as_str).unwrap_or("decline"),
+    };
+    let decision = match word {
+        "accept" => ApprovalDecision::AllowOnce,
+        "acceptForSession" => ApprovalDecision::AllowAlways,
+        "acceptWithExecpolicyAmendment" => ApprovalDecision::AllowAlwaysSave,
+        _ => ApprovalDecision::Reject,
+    };
+    (decision, word)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,9 +135,23 @@ mod tests {
             reason: "dangerous".into(),
             command: Some("git push --force".into()),
             changes: vec![],
-            remember_key: "git push".into(),
+            remember_key: "exec:git push".into(),
             dangerous: false,
         }
+    }
+
+    #[test]
+    fn codexs_decisions_map_to_answers_and_anything_else_declines() {
+        let of = |v: Value| decision_of(&Ok(json!({ "decision": v }))).0;
+        assert_eq!(of(json!("accept")), ApprovalDecision::AllowOnce);
+        assert_eq!(of(json!("acceptForSession")), ApprovalDecision::AllowAlways);
+        assert_eq!(
+            of(json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["git", "push"]}})),
+            ApprovalDecision::AllowAlwaysSave
+        );
+        assert_eq!(of(json!({"accept": {}})), ApprovalDecision::Reject);
+        assert_eq!(of(json!("cancel")), ApprovalDecision::Reject);
+        assert_eq!(decision_of(&Err(json!({}))).0, ApprovalDecision::Reject);
     }
 
     #[test]
@@ -140,6 +174,17 @@ mod tests {
             json!(["accept", "decline", "cancel"])
         );
         let (_, p) = request_for("t", "u", Path::new("/w"), &req(ToolKind::Execute));
+        let save =
+            json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["git", "push"]}});
+        assert_eq!(
+            p["availableDecisions"],
+            json!(["accept", "acceptForSession", save, "decline", "cancel"])
+        );
+        assert_eq!(p["proposedExecpolicyAmendment"], json!(["git", "push"]));
+        // A whole line (no prefix) is remembered for the session only.
+        let mut line = req(ToolKind::Execute);
+        line.remember_key = "exec=`make && ls`".into();
+        let (_, p) = request_for("t", "u", Path::new("/w"), &line);
         assert_eq!(
             p["availableDecisions"],
             json!(["accept", "acceptForSession", "decline", "cancel"])

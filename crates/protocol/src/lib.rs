@@ -893,6 +893,12 @@ impl ApprovalRequest {
     pub fn offers_always(&self) -> bool {
         !self.dangerous && !self.remember_key.trim().is_empty()
     }
+
+    /// Whether "always, and save" may be offered: the "always allow" key is a command prefix
+    /// (`exec:…`), which a saved rule can express (docs/rules.md).
+    pub fn offers_save(&self) -> bool {
+        self.offers_always() && self.remember_key.starts_with("exec:")
+    }
 }
 
 /// An answer to an [`ApprovalRequest`].
@@ -903,6 +909,10 @@ pub enum ApprovalDecision {
     AllowOnce,
     /// Run it, and calls with the same `remember_key` for the rest of the session.
     AllowAlways,
+    /// As `AllowAlways`, and saved as a rule in the user's rules file, so later sessions run
+    /// it unasked too. Where it is not offered ([`ApprovalRequest::offers_save`]) it counts
+    /// as `AllowAlways`.
+    AllowAlwaysSave,
     /// Do not run it.
     Reject,
     /// The turn was cancelled while asking.

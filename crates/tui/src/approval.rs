@@ -30,6 +30,7 @@ pub(crate) fn decision_for(key: &KeyEvent, req: &ApprovalRequest) -> Option<Appr
     match key.code {
         KeyCode::Char('y' | 'Y') => Some(ApprovalDecision::AllowOnce),
         KeyCode::Char('a' | 'A') if req.offers_always() => Some(ApprovalDecision::AllowAlways),
+        KeyCode::Char('s' | 'S') if req.offers_save() => Some(ApprovalDecision::AllowAlwaysSave),
         KeyCode::Char('n' | 'N') => Some(ApprovalDecision::Reject),
         KeyCode::Esc => Some(ApprovalDecision::Cancelled),
         _ => None,
@@ -208,6 +209,10 @@ fn keys_line(ctx: &Ctx<'_>, req: &ApprovalRequest) -> Wrapped {
         let always = always_label(&req.remember_key);
         keys.extend([key("a"), dim(&format!(" {always}  "))]);
     }
+    // Saved to the user's rules file (docs/rules.md): commands' prefixes only.
+    if req.offers_save() {
+        keys.extend([key("s"), dim(" always, and save  ")]);
+    }
     keys.extend([key("n"), dim(" no  "), key("Esc"), dim(" cancel the turn")]);
     Wrapped::indented(Line::from(keys), 2)
 }
@@ -282,7 +287,16 @@ mod tests {
         assert_eq!(decision_for(&a, &req), None);
         // An ordinary command still offers it.
         let ok = request("echo ok", false);
-        assert!(shown(&ok).last().unwrap().contains("always for `echo ok`"));
+        let keys = shown(&ok).join("\n");
+        assert!(keys.contains("always for `echo ok`"), "{keys}");
         assert_eq!(decision_for(&a, &ok), Some(ApprovalDecision::AllowAlways));
+        // … and "always, and save", which a dangerous command never offers.
+        assert!(keys.contains("s always, and save"), "{keys}");
+        let save = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::NONE);
+        assert_eq!(
+            decision_for(&save, &ok),
+            Some(ApprovalDecision::AllowAlwaysSave)
+        );
+        assert_eq!(decision_for(&save, &req), None);
     }
 }

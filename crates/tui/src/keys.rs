@@ -256,6 +256,13 @@ impl App {
             let what = what.trim_start_matches("always for ");
             self.info(format!("allowed {what} for the rest of this session"));
         }
+        if decision == ApprovalDecision::AllowAlwaysSave && req.offers_save() {
+            let what = super::approval::always_label(&req.remember_key);
+            let what = what.trim_start_matches("always for ");
+            self.info(format!(
+                "allowed {what} from now on: saved as a rule in your rules/default.rules"
+            ));
+        }
         self.op(Op::Approval {
             call_id: req.call_id,
             decision,

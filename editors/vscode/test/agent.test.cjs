@@ -82,7 +82,9 @@ for (const [optionId, ran] of [
     assert.equal(ctx.permissions.length, 1);
     const p = ctx.permissions[0];
     assert.equal(p.toolCall.toolCallId, "call_touch");
-    assert.deepEqual(p.options.map((o) => o.kind), ["allow_once", "allow_always", "reject_once"]);
+    // "Always allow …, and save" (docs/rules.md) is an allow_always option of its own.
+    assert.deepEqual(p.options.map((o) => o.kind), ["allow_once", "allow_always", "allow_always", "reject_once"]);
+    assert.deepEqual(p.options.map((o) => o.optionId), ["allow_once", "allow_always", "allow_always_save", "reject_once"]);
     assert.equal(fs.existsSync(path.join(ctx.work, "ran.txt")), ran);
     const end = ctx.updates.filter((n) => n.update.toolCallId === "call_touch").at(-1);
     assert.equal(end.update.status, ran ? "completed" : "failed");

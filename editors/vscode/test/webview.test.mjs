@@ -160,6 +160,25 @@ test("permission buttons: the agent's options, focused, answerable by click or d
   p.app.dispose();
 });
 
+test("\"Always allow …, and save\" is a button of its own, and its answer says it was saved", () => {
+  const p = page();
+  load(p, { upTo: (m) => m.type === "permission" });
+  const perm = recorded.messages.find((m) => m.type === "permission");
+  const options = [...perm.request.options];
+  options.splice(2, 0, { optionId: "allow_always_save", name: "Always allow `touch checked.txt`, and save (rules/default.rules)", kind: "allow_always" });
+  p.app.receive({ ...perm, request: { ...perm.request, options } });
+  p.run();
+  const card = p.q('[data-permission="perm-1"]');
+  const save = card.querySelector('button[data-option="allow_always_save"]');
+  assert.match(save.textContent, /and save/);
+  save.click();
+  assert.deepEqual(p.posted.at(-1), { type: "permission", id: "perm-1", optionId: "allow_always_save" });
+  p.app.receive({ type: "permissionDone", id: "perm-1", optionId: "allow_always_save" });
+  p.run();
+  assert.equal(p.q('[data-permission="perm-1"] .perm-answer').textContent, "Always allowed, and saved");
+  p.app.dispose();
+});
+
 test("usage, the review bar, and the thinking indicator", () => {
   const p = page();
   load(p);

@@ -46,6 +46,7 @@ impl Agent {
             .env("OPENINTERPRETER_HOME", repo.home.path())
             .env("INTERPRETER_LOG", "info")
             .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("OPENINTERPRETER_MODEL")
             .env_remove("OPENINTERPRETER_PROVIDER")
             .env_remove("OPENINTERPRETER_HARNESS")

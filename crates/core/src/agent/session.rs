@@ -840,7 +840,8 @@ fn session_policy(config: &Config, events: &EventSink, ask_commands: bool) -> Ar
     let policy = Arc::new(
         Policy::new(config.sandbox_mode, config.approval_policy)
             .with_workspace_write(config.network_access, config.writable_roots.clone())
-            .with_ask_commands(ask_commands),
+            .with_ask_commands(ask_commands)
+            .with_rules(config.rules.clone()),
     );
     for message in crate::sandbox::session_warnings(&policy, &config.home) {
         events.send(Event::Warning { message });

@@ -11,6 +11,7 @@ use crate::secrets::ConfiguredKeys;
 
 mod edit;
 pub mod mcp;
+pub mod rules;
 mod trust;
 pub mod web;
 pub use edit::{
@@ -213,6 +214,9 @@ pub struct Config {
     pub terminal_notifications: TerminalNotifications,
     /// What the user should hear about the configuration (a project file left out, and why).
     pub warnings: Vec<String>,
+    /// Saved permission rules (`rules::load`), shared by every session opened with this
+    /// configuration, so a rule saved in one applies at once.
+    pub rules: std::sync::Arc<rules::SavedRules>,
 }
 
 /// What the command line contributes on top of the files.
@@ -259,7 +263,20 @@ impl Config {
                     .map(|v| (key.to_string(), v))
             })
             .collect();
-        Self::from_layers(home, file_text.as_deref(), Some(&path), &env, overrides)
+        let mut config =
+            Self::from_layers(home, file_text.as_deref(), Some(&path), &env, overrides)?;
+        let claude_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
+        let (rules, warnings) = rules::load(
+            &config.home,
+            dirs::home_dir().as_deref(),
+            claude_dir.as_deref(),
+            config.project.as_ref(),
+        );
+        config.rules = rules;
+        config.warnings.extend(warnings);
+        Ok(config)
     }
 
     /// Pure layering, for tests: file text, env pairs (key, value), then overrides.
@@ -432,6 +449,7 @@ impl Config {
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
             project: None,
             warnings: Vec::new(),
+            rules: std::sync::Arc::default(),
             notify: raw.notify.clone(),
             terminal_notifications: match &raw.tui.notifications {
                 None => TerminalNotifications {
@@ -551,7 +569,9 @@ fn project_layers(
     }
     let mut warnings = Vec::new();
     if trust.trusted() {
-        for file in &trust.files {
+        // The rules files among them load in `rules::load`.
+        let configs = trust.files.iter().filter(|f| f.ends_with("config.toml"));
+        for file in configs {
             match trust::project_layer(file) {
                 Ok(layer) => merge(table, layer),
                 Err(e) => warnings.push(format!("{e}; that file is left out")),

@@ -145,14 +145,13 @@ pub(crate) fn config_files(root: &Path, cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// A project's files besides its config and custom folders that load only once it is
-/// trusted: hooks, Claude Code's settings (hooks, permissions) and rules.
-const GOVERNED: [&str; 6] = [
+/// trusted: hooks and Claude Code's settings (hooks, permissions); the rules files are
+/// `rules::project_files`.
+const GOVERNED: [&str; 4] = [
     ".codex/hooks.json",
     ".openinterpreter/hooks.json",
     ".claude/settings.json",
     ".claude/settings.local.json",
-    ".codex/rules",
-    ".openinterpreter/rules",
 ];
 
 /// The project's folders of custom agents and commands (the `custom` module reads them):
@@ -191,6 +190,10 @@ pub(crate) fn project_trust(user: &toml::Table, cwd: &Path) -> ProjectTrust {
         .collect();
     // Agent and command folders load only when trusted too, so a face asks for them.
     governed.extend(custom_folders(&root, cwd));
+    // Rules files too: a project with only those is asked about like one with a config.
+    governed.extend(super::rules::project_files(&root));
+    governed.sort();
+    governed.dedup();
     ProjectTrust {
         level: recorded(user, &root),
         files: config_files(&root, cwd),

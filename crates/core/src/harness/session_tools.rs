@@ -214,7 +214,9 @@ pub(crate) async fn exit(ctx: &ToolContext, args: &Value) -> ToolResult {
         .ask_user("ExitPlanMode", "Approve the plan and leave plan mode", &shown)
         .await
     {
-        ApprovalDecision::AllowOnce | ApprovalDecision::AllowAlways => {
+        ApprovalDecision::AllowOnce
+        | ApprovalDecision::AllowAlways
+        | ApprovalDecision::AllowAlwaysSave => {
             // The prompts are shown, not granted: commands still ask as the mode says.
             let note = match asked.is_empty() {
                 true => "",

@@ -227,7 +227,9 @@ impl ExternalTools for McpTools {
             // MCP tools can do anything: they follow the mode like a command does (ask in
             // `auto`, run in `full-access`, refused in `read-only`), and "always allow" is
             // remembered per tool.
-            let intent = Intent::Exec {
+            let intent = Intent::Mcp {
+                server: server.name.clone(),
+                tool: t.tool.clone(),
                 command: format!("mcp {}.{}", names::sanitize(&server.name, "mcp"), t.tool),
             };
             if let Err(refused) = ctx

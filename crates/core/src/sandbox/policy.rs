@@ -4,14 +4,17 @@
 //! process sandbox can really enforce on this machine ([`Support`]): a shell command that will
 //! run confined by Landlock needs no approval in `workspace-write`, one that would run with the
 //! user's full rights does. "Always allow" answers are remembered per session, keyed by command
-//! prefix or path; they never cover a dangerous command.
+//! prefix or path; they never cover a dangerous command. Saved rules (`config::rules`,
+//! docs/rules.md) come first: forbidden refuses in every mode, prompt asks, allow runs, except
+//! that dangerous commands and protected files still ask.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::command::Analysis;
 use super::confinement::{Confinement, Support};
+use crate::config::rules::{Decision, Hit, SavedRules};
 use crate::config::{ApprovalPolicy, SandboxMode};
 
 /// What a tool call is about to do.
@@ -34,6 +37,16 @@ pub enum Intent {
         /// The command line, as the user sees it and the danger rules read it.
         command: String,
     },
+    /// A tool of an MCP server: a process outside the sandbox, decided like an `Exec` of
+    /// `command` unless a saved rule names the server or the tool.
+    Mcp {
+        /// The server's configured name.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// How it is shown, and judged when no rule names it (`mcp <server>.<tool>`).
+        command: String,
+    },
     /// Reading a page or searching the web: a read, but one that reaches the network.
     Fetch {
         /// The URL, or the search query.
@@ -47,7 +60,9 @@ impl Intent {
     /// The command line of `Exec` and `Shell` intents.
     pub(crate) fn command(&self) -> Option<&str> {
         match self {
-            Intent::Exec { command } | Intent::Shell { command } => Some(command),
+            Intent::Exec { command } | Intent::Shell { command } | Intent::Mcp { command, .. } => {
+                Some(command)
+            }
             _ => None,
         }
     }
@@ -93,6 +108,8 @@ pub struct Policy {
     /// and the sandbox stays read-only through any later change of modes.
     read_only_subagent: bool,
     remembered: Mutex<HashSet<String>>,
+    /// Saved rules (docs/rules.md), shared with the sessions and subagents of one config.
+    rules: Arc<SavedRules>,
 }
 
 impl Policy {
@@ -107,7 +124,14 @@ impl Policy {
             ask_commands: false,
             read_only_subagent: false,
             remembered: Mutex::new(HashSet::new()),
+            rules: Arc::default(),
         }
+    }
+
+    /// Applies these saved rules (and saves "always, and save" answers through them).
+    pub(crate) fn with_rules(mut self, rules: Arc<SavedRules>) -> Self {
+        self.rules = rules;
+        self
     }
 
     /// The `[sandbox_workspace_write]` options.
@@ -219,36 +243,45 @@ impl Policy {
     /// machine.
     pub fn decide(&self, intent: &Intent) -> Verdict {
         let command = match intent {
-            Intent::Write { paths } => {
-                // Git's own files and the agent's config run programs later: always asked,
-                // as a command writing them would be refused.
-                if let Some(p) = paths.iter().find(|p| super::protect::is_protected(p))
-                    && self.sandbox != SandboxMode::DangerFullAccess
-                    && !self.read_only_subagent
-                {
-                    let reason = format!(
-                        "{} is git's or the agent's own (hooks and config there run programs)",
-                        p.display()
-                    );
-                    return match self.approval {
-                        ApprovalPolicy::Never => Verdict::Deny {
-                            reason: format!("{reason}; approval policy `never` cannot ask"),
-                        },
-                        _ => Verdict::Ask {
-                            reason,
-                            dangerous: true,
-                        },
-                    };
-                }
-                if self.is_remembered(intent) && !self.read_only_subagent {
-                    return Verdict::Allow;
-                }
-                return self.decide_write();
-            }
+            Intent::Write { paths } => return self.decide_write_intent(paths, intent),
             Intent::Exec { command } | Intent::Shell { command } => command,
-            Intent::Fetch { host, .. } => return self.decide_fetch(host, intent),
+            Intent::Mcp {
+                server,
+                tool,
+                command,
+            } => {
+                let hit = self.rules.read().mcp(server, tool);
+                if let Some(v) = hit
+                    .as_ref()
+                    .and_then(|h| self.rule_verdict(h, Decision::Allow))
+                {
+                    return v;
+                }
+                command
+            }
+            Intent::Fetch { host, .. } => {
+                let hit = self.rules.read().fetch(host);
+                if let Some(v) = hit
+                    .as_ref()
+                    .and_then(|h| self.rule_verdict(h, Decision::Allow))
+                {
+                    return v;
+                }
+                return self.decide_fetch(host, intent);
+            }
         };
         let analysis = super::command::analyze(command);
+        let hit = super::command::simple_commands(command).and_then(|commands| {
+            self.rules
+                .read()
+                .command(&commands, super::command::part_read_only)
+        });
+        if let Some(v) = hit
+            .as_ref()
+            .and_then(|h| self.rule_verdict(h, Decision::Forbidden))
+        {
+            return v;
+        }
         // Dangerous commands ask (or are refused) whatever was remembered and whatever the
         // sandbox: a confined `rm -rf` still deletes the workspace.
         if let Some(reason) = analysis.danger {
@@ -261,6 +294,12 @@ impl Policy {
                     dangerous: true,
                 },
             };
+        }
+        if let Some(v) = hit
+            .as_ref()
+            .and_then(|h| self.rule_verdict(h, Decision::Allow))
+        {
+            return v;
         }
         let remembered = self.lock().contains(&command_key(command, &analysis));
         if remembered || analysis.read_only {
@@ -289,6 +328,90 @@ impl Policy {
             // said in the session's warning.
             (SandboxMode::WorkspaceWrite, ApprovalPolicy::Never) => Verdict::Allow,
         }
+    }
+
+    /// What a saved rule's `hit` rules, if it is at least as strict as `from`: forbidden
+    /// refuses in every mode, prompt asks (refused where nobody can ask), allow runs.
+    fn rule_verdict(&self, hit: &Hit, from: Decision) -> Option<Verdict> {
+        if hit.decision < from {
+            return None;
+        }
+        let reason = hit.reason.clone();
+        Some(match hit.decision {
+            Decision::Forbidden => Verdict::Deny { reason },
+            Decision::Prompt => match self.approval {
+                ApprovalPolicy::Never => Verdict::Deny {
+                    reason: format!("{reason}; approval policy `never` cannot ask"),
+                },
+                _ => Verdict::Ask {
+                    reason,
+                    dangerous: false,
+                },
+            },
+            Decision::Allow => Verdict::Allow,
+        })
+    }
+
+    /// Saves an "always, and save" answer as a rule in the user's rules file: a command's
+    /// "always allow" prefix. Err when it cannot be written as a rule (compound commands,
+    /// edits, fetches, MCP tools) or the file cannot be written.
+    pub(crate) fn save(&self, intent: &Intent) -> Result<(), String> {
+        let (Intent::Exec { command } | Intent::Shell { command }) = intent else {
+            return Err("only a command's prefix can be saved as a rule".into());
+        };
+        let analysis = super::command::analyze(command);
+        if analysis.danger.is_some() {
+            return Err("a dangerous command is never saved".into());
+        }
+        match analysis.key_words {
+            Some(words) => self.rules.save_allow(&words),
+            None => Err("a compound command has no prefix to save".into()),
+        }
+    }
+
+    /// A write: a forbidding rule, then protected files (they ask whatever a rule allows), a
+    /// read-only subagent, the other rules, remembered answers, then the mode.
+    fn decide_write_intent(&self, paths: &[PathBuf], intent: &Intent) -> Verdict {
+        let hit = self.rules.read().write(paths);
+        if let Some(v) = hit
+            .as_ref()
+            .and_then(|h| self.rule_verdict(h, Decision::Forbidden))
+        {
+            return v;
+        }
+        // Git's own files and the agent's config run programs later: always asked,
+        // as a command writing them would be refused.
+        if let Some(p) = paths.iter().find(|p| super::protect::is_protected(p))
+            && self.sandbox != SandboxMode::DangerFullAccess
+            && !self.read_only_subagent
+        {
+            let reason = format!(
+                "{} is git's or the agent's own (hooks and config there run programs)",
+                p.display()
+            );
+            return match self.approval {
+                ApprovalPolicy::Never => Verdict::Deny {
+                    reason: format!("{reason}; approval policy `never` cannot ask"),
+                },
+                _ => Verdict::Ask {
+                    reason,
+                    dangerous: true,
+                },
+            };
+        }
+        if self.read_only_subagent {
+            return self.decide_write();
+        }
+        if let Some(v) = hit
+            .as_ref()
+            .and_then(|h| self.rule_verdict(h, Decision::Allow))
+        {
+            return v;
+        }
+        if self.is_remembered(intent) {
+            return Verdict::Allow;
+        }
+        self.decide_write()
     }
 
     /// A fetch or search runs in the modes that let commands reach the network or edit the
@@ -353,6 +476,7 @@ impl Policy {
             ask_commands: self.ask_commands,
             read_only_subagent: self.read_only_subagent,
             remembered: Mutex::new(self.lock().clone()),
+            rules: self.rules.clone(),
         }
     }
 
@@ -422,6 +546,8 @@ pub fn remember_key(intent: &Intent) -> Option<String> {
         Intent::Exec { command } | Intent::Shell { command } => {
             Some(command_key(command, &super::command::analyze(command)))
         }
+        // Not `exec:`: an MCP tool cannot be saved as a command rule.
+        Intent::Mcp { server, tool, .. } => Some(format!("mcp:{server}.{tool}")),
         Intent::Fetch { host, .. } => Some(format!("fetch:{host}")),
     }
 }

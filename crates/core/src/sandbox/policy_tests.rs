@@ -573,3 +573,128 @@ fn fetches_run_in_auto_and_ask_where_the_session_is_locked_down() {
     assert_eq!(short(p.decide(&fetch("docs.rs"))), "allow");
     assert_eq!(short(p.decide(&fetch("example.com"))), "ask");
 }
+
+/// A policy with saved rules: `rules` as `<home>/rules/t.rules`, `claude` as the user's
+/// `~/.claude/settings.json`.
+fn with_rules(
+    mode: SandboxMode,
+    approval: ApprovalPolicy,
+    rules: &str,
+    claude: &str,
+) -> (Policy, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("rules")).unwrap();
+    std::fs::write(dir.path().join("rules/t.rules"), rules).unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(dir.path().join(".claude/settings.json"), claude).unwrap();
+    let (saved, warnings) = crate::config::rules::load(dir.path(), Some(dir.path()), None, None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    (policy(mode, approval, LANDLOCK).with_rules(saved), dir)
+}
+
+#[test]
+fn saved_rules_forbid_in_every_mode_prompt_where_the_mode_would_run_and_allow_what_would_ask() {
+    let rules = "prefix_rule(pattern=['git', 'push'], decision='forbidden', justification='Open a pull request instead.')\n\
+                 prefix_rule(pattern=['make'], decision='prompt')\n\
+                 prefix_rule(pattern=['cargo', 'test'])\n\
+                 prefix_rule(pattern=['rm'])\n";
+    for approval in [Untrusted, OnRequest, Never] {
+        let (p, _d) = with_rules(DangerFullAccess, approval, rules, "{}");
+        match p.decide(&shell("git push origin main")) {
+            Verdict::Deny { reason } => {
+                assert!(reason.contains("Open a pull request instead."), "{reason}")
+            }
+            v => panic!("{v:?}"),
+        }
+        // Any forbidden part forbids the line.
+        assert_eq!(short(p.decide(&shell("ls && git push"))), "deny");
+        let prompt = short(p.decide(&shell("make all")));
+        assert_eq!(prompt, if approval == Never { "deny" } else { "ask" });
+        // A dangerous command asks whatever a rule allows.
+        let danger = short(p.decide(&shell("rm -rf /")));
+        assert_eq!(danger, if approval == Never { "deny" } else { "ask" });
+    }
+    let (p, _d) = with_rules(WorkspaceWrite, Untrusted, rules, "{}");
+    assert_eq!(short(p.decide(&shell("cargo test -p x"))), "allow");
+    assert_eq!(short(p.decide(&exec("cargo test"))), "allow");
+    // Every part must be allowed, or only read (as Codex's fallback judges unnamed parts).
+    assert_eq!(short(p.decide(&shell("cargo test && touch x"))), "ask");
+    assert_eq!(
+        short(p.decide(&shell("cargo test 2>&1 | tail -20"))),
+        "allow"
+    );
+    assert_eq!(short(p.decide(&shell("touch x | tail -20"))), "ask");
+    // Where output goes is not part of a prefix: a redirected command is not allowed by one.
+    assert_eq!(short(p.decide(&shell("cargo test > ~/.bashrc"))), "ask");
+    assert_eq!(short(p.decide(&shell("cargo test > /dev/null"))), "allow");
+    assert_eq!(short(p.decide(&shell("LD_PRELOAD=x.so cargo test"))), "ask");
+    assert_eq!(short(p.decide(&shell("cargo build"))), "ask");
+    // A read-only command that a rule prompts for asks.
+    let (p, _d) = with_rules(
+        DangerFullAccess,
+        OnRequest,
+        "prefix_rule(pattern=['ls'], decision='prompt')",
+        "{}",
+    );
+    assert_eq!(short(p.decide(&shell("ls -la"))), "ask");
+}
+
+#[test]
+fn claude_rules_decide_edits_fetches_and_mcp_tools_but_protected_files_still_ask() {
+    let claude = r#"{"permissions": {"allow": ["Edit", "WebFetch(domain:docs.rs)", "mcp__fs"],
+        "deny": ["mcp__fs__delete", "WebFetch(domain:evil.example)"]}}"#;
+    let (p, _d) = with_rules(WorkspaceWrite, Untrusted, "", claude);
+    let write = |path: &str| Intent::Write {
+        paths: vec![PathBuf::from(path)],
+    };
+    assert_eq!(short(p.decide(&write("/w/src/a.rs"))), "allow");
+    assert_eq!(short(p.decide(&write("/w/.git/config"))), "ask");
+    let fetch = |host: &str| Intent::Fetch {
+        target: format!("https://{host}/"),
+        host: host.into(),
+    };
+    assert_eq!(short(p.decide(&fetch("docs.rs"))), "allow");
+    assert_eq!(short(p.decide(&fetch("example.org"))), "ask");
+    let (p2, _d2) = with_rules(DangerFullAccess, OnRequest, "", claude);
+    assert_eq!(short(p2.decide(&fetch("evil.example"))), "deny");
+    let mcp = |tool: &str| Intent::Mcp {
+        server: "fs".into(),
+        tool: tool.into(),
+        command: format!("mcp fs.{tool}"),
+    };
+    assert_eq!(short(p.decide(&mcp("read"))), "allow");
+    assert_eq!(short(p2.decide(&mcp("delete"))), "deny");
+    // The rules reach a read-only subagent too, which still never edits.
+    let child = p.narrowed_for_read_only();
+    assert_eq!(short(child.decide(&mcp("delete"))), "deny");
+    assert_eq!(short(child.decide(&write("/w/src/a.rs"))), "deny");
+}
+
+#[test]
+fn always_and_save_writes_a_prefix_rule_that_applies_at_once() {
+    let (p, dir) = with_rules(WorkspaceWrite, Untrusted, "", "{}");
+    assert_eq!(short(p.decide(&shell("cargo build --release"))), "ask");
+    p.save(&shell("cargo build --release")).unwrap();
+    assert_eq!(short(p.decide(&shell("cargo build -p x"))), "allow");
+    // A mode switch keeps them.
+    assert_eq!(
+        short(
+            p.with_modes(ReadOnly, Untrusted)
+                .decide(&shell("cargo build"))
+        ),
+        "allow"
+    );
+    let saved = std::fs::read_to_string(dir.path().join("rules/default.rules")).unwrap();
+    assert_eq!(
+        saved,
+        "prefix_rule(pattern=[\"cargo\", \"build\"], decision=\"allow\")\n"
+    );
+    assert!(p.save(&shell("make && ls")).is_err());
+    assert!(p.save(&shell("rm -rf /")).is_err());
+    assert!(
+        p.save(&Intent::Write {
+            paths: vec![PathBuf::from("/w/a")]
+        })
+        .is_err()
+    );
+}

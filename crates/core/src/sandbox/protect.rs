@@ -1,10 +1,11 @@
 //! What the agent trusts inside the folders a command may write: each writable root's `.git`
 //! (its config, hooks and objects; a worktree's or submodule's git folder too), its
-//! `.codex` and `.openinterpreter` (a trusted project's own config), and the agent's
-//! own home (`config.toml`, MCP definitions, skills, sessions). A confined command may read
-//! them, never write them: Linux bind-mounts them read-only in a mount namespace of the
-//! command's own (`mountns.rs`), or, where namespaces are refused, grants Landlock rights to
-//! everything beside them (`grants`); macOS denies writes under them in the Seatbelt profile.
+//! `.codex`, `.openinterpreter` and `.claude` (a trusted project's own config and rules), and
+//! the agent's own home (`config.toml`, MCP definitions, skills, sessions). A confined
+//! command may read them, never write them: Linux bind-mounts them read-only in a mount
+//! namespace of the command's own (`mountns.rs`), or, where namespaces are refused, grants
+//! Landlock rights to everything beside them (`grants`); macOS denies writes under them in the
+//! Seatbelt profile.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -23,7 +24,10 @@ pub(crate) fn protect_home(home: &Path) {
 
 /// Folders of a project that the agent loads and acts on once the project is trusted (its
 /// config, hooks, rules: `config::trust`), besides git's own.
-const PROJECT_TRUSTED: &[&str] = &[".git", ".codex", ".openinterpreter"];
+const PROJECT_TRUSTED: &[&str] = &[".git", ".codex", ".openinterpreter", ".claude"];
+
+/// The folder of `.claude` that holds Claude Code's worktrees (`tools::worktree`).
+const CLAUDE_WORKTREES: &str = "worktrees";
 
 /// What an agent home holds that a session loads and acts on.
 const HOME_TRUSTED: &[&str] = &[
@@ -39,13 +43,16 @@ const HOME_TRUSTED: &[&str] = &[
 ];
 
 /// Whether the agent's own write to `path` touches what commands may not: a `.git`,
-/// `.codex` or `.openinterpreter` folder's content, or what an agent home holds that
+/// `.codex`, `.openinterpreter` or `.claude` folder's content, or what an agent home holds that
 /// sessions load.
 pub(crate) fn is_protected(path: &Path) -> bool {
-    if path
-        .components()
-        .any(|c| PROJECT_TRUSTED.iter().any(|t| c.as_os_str() == *t))
-    {
+    let parts: Vec<_> = path.components().map(|c| c.as_os_str()).collect();
+    let trusted_folder = parts.iter().enumerate().any(|(i, c)| {
+        PROJECT_TRUSTED.iter().any(|t| c == t)
+            // Claude Code's worktrees live in `.claude` and are worked in.
+            && !(*c == ".claude" && parts.get(i + 1).is_some_and(|n| *n == CLAUDE_WORKTREES))
+    });
+    if trusted_folder {
         return true;
     }
     let homes = HOMES.lock().unwrap_or_else(|e| e.into_inner());
@@ -96,7 +103,18 @@ pub(crate) fn protected_under(writable: &[PathBuf]) -> Vec<PathBuf> {
         // A trusted project's own config: a command must not write what a later session
         // loads as the user's choice.
         for dir in &PROJECT_TRUSTED[1..] {
-            add(root.join(dir));
+            let folder = root.join(dir);
+            // With Claude Code's worktrees in it, `.claude`'s other entries are protected
+            // one by one (the folder itself then takes no new entries; see `grants`).
+            if *dir == ".claude" && folder.join(CLAUDE_WORKTREES).is_dir() {
+                for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+                    if entry.file_name() != CLAUDE_WORKTREES {
+                        add(entry.path());
+                    }
+                }
+                continue;
+            }
+            add(folder);
         }
     }
     // A home that holds a writable folder (a workspace inside it) is the user's choice of
@@ -205,6 +223,10 @@ mod tests {
         );
         assert!(is_protected(&root.join(".codex/config.toml")));
         assert!(is_protected(&root.join("sub/.openinterpreter/hooks.json")));
+        assert!(is_protected(&root.join(".claude/settings.local.json")));
+        assert!(is_protected(&root.join(".claude/agents/x.md")));
+        // Claude Code's worktrees are worked in.
+        assert!(!is_protected(&root.join(".claude/worktrees/w/src/a.rs")));
         assert!(!is_protected(&root.join("src/main.rs")));
     }
 }

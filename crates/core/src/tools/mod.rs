@@ -494,6 +494,7 @@ impl ToolContext {
                     dangerous,
                 };
                 let offers_always = req.offers_always();
+                let offers_save = req.offers_save();
                 let timeout = self.asks.timeout();
                 let _asking = self.asks.one_at_a_time().await;
                 let decision = tokio::select! {
@@ -511,6 +512,17 @@ impl ToolContext {
                         // Only what was offered is remembered; otherwise it is a yes once.
                         if offers_always {
                             self.policy.remember(&intent);
+                        }
+                        Ok(())
+                    }
+                    ApprovalDecision::AllowAlwaysSave => {
+                        if offers_always {
+                            self.policy.remember(&intent);
+                        }
+                        if offers_save && let Err(e) = self.policy.save(&intent) {
+                            self.events.send(Event::Warning {
+                                message: format!("The rule was not saved: {e}"),
+                            });
                         }
                         Ok(())
                     }
@@ -546,7 +558,9 @@ impl ToolContext {
         };
         if matches!(
             decision,
-            ApprovalDecision::AllowOnce | ApprovalDecision::AllowAlways
+            ApprovalDecision::AllowOnce
+                | ApprovalDecision::AllowAlways
+                | ApprovalDecision::AllowAlwaysSave
         ) {
             self.events.send(Event::ToolCallRunning {
                 call_id: self.call_id.clone(),

@@ -210,7 +210,9 @@ function renderPermission(ctx: Ctx, item: Permission, opts: { inline?: boolean; 
   }
   if (item.done) {
     const opt = item.request.options.find((o) => o.optionId === item.answered);
-    el.append(h(ctx.doc, "div", { class: "perm-answer" }, opt ? (OPTION_LABEL_DONE[opt.kind] ?? opt.name) : "Cancelled"));
+    // "Always allow, and save" is an allow_always option that also writes a rule (docs/rules.md).
+    const done = opt?.optionId === "allow_always_save" ? "Always allowed, and saved" : opt && (OPTION_LABEL_DONE[opt.kind] ?? opt.name);
+    el.append(h(ctx.doc, "div", { class: "perm-answer" }, done ?? "Cancelled"));
     return el;
   }
   const group = h(ctx.doc, "div", { class: "perm-options", role: "group", "aria-label": "Answer" });

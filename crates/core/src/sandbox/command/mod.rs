@@ -65,6 +65,38 @@ pub(crate) fn analyze(command: &str) -> Analysis {
     a
 }
 
+/// Each simple command of `command` (in pipelines, lists and substitutions), for saved
+/// rules. None when it cannot be parsed.
+pub(crate) fn simple_commands(command: &str) -> Option<Vec<crate::config::rules::CommandPart>> {
+    let parsed = parse::parse(command, Cwd::Inside(Vec::new()));
+    if parsed.broken.is_some() {
+        return None;
+    }
+    let parts = parsed
+        .commands
+        .iter()
+        .map(|c| crate::config::rules::CommandPart {
+            words: c.argv.iter().map(words::Word::literal).collect(),
+            redirects: !c.assignments.is_empty()
+                || c.writes
+                    .iter()
+                    .any(|w| w.literal().as_deref() != Some("/dev/null")),
+        });
+    Some(parts.collect())
+}
+
+/// One simple command only reads (it is safe to run unasked): for the parts of a line no
+/// saved rule names.
+pub(crate) fn part_read_only(part: &crate::config::rules::CommandPart) -> bool {
+    if part.redirects {
+        return false;
+    }
+    let Some(words) = part.words.iter().cloned().collect::<Option<Vec<String>>>() else {
+        return false;
+    };
+    shlex::try_join(words.iter().map(String::as_str)).is_ok_and(|line| analyze(&line).read_only)
+}
+
 /// The danger in a script nested `depth` deep in another (`sh -c '…'`).
 fn analyze_nested(script: &str, cwd: Cwd, depth: usize) -> Option<String> {
     if depth > MAX_NESTING {
