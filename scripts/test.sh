@@ -46,11 +46,13 @@ trap finish EXIT
 
 # The terminal UI's end-to-end test (tests/e2e/tui.rs) runs the binary inside tmux; PDF pages
 # are rendered with poppler's pdftoppm (tests/e2e/images.rs); little-coder's Browser tools
-# drive a headless Chromium (tests/e2e/browser.rs).
+# drive a headless Chromium (tests/e2e/browser.rs); Claude Code's documented hooks read their
+# input with jq (tests/e2e/hooks.rs).
 missing=""
 command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 command -v pdftoppm >/dev/null 2>&1 || missing="$missing poppler-utils"
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+command -v jq >/dev/null 2>&1 || missing="$missing jq"
 if [ -n "$missing" ]; then
   stage "installing$missing (Debian packages) for the terminal UI, PDF and browser tests"
   sudo=""

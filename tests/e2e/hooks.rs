@@ -338,3 +338,98 @@ fn hooks_in_config_toml_run_and_features_hooks_false_turns_them_all_off() {
     exec(&repo, &mock, &[], "go");
     assert!(!repo.path().join("seen.json").exists());
 }
+
+/// Claude Code's settings.json with the permissions of its settings page's example and the
+/// hook of its hooks guide (a Bash command log kept with jq in ~/.claude), unchanged.
+const CLAUDE_SETTINGS_WITH_HOOKS: &str = r#"{
+  "permissions": {
+    "allow": [
+      "Bash(npm run lint)",
+      "Bash(npm run test:*)",
+      "Read(~/.zshrc)"
+    ],
+    "deny": [
+      "Bash(curl:*)",
+      "Read(./.env)",
+      "Read(./.env.*)",
+      "Read(./secrets/**)"
+    ]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "jq -r '\"\\(.tool_input.command) - \\(.tool_input.description // \"No description\")\"' >> ~/.claude/bash-command-log.txt"
+          }
+        ]
+      }
+    ]
+  }
+}
+"#;
+
+/// Codex's config.toml with a hook in its documented inline form, and a rule of its rules page.
+const CODEX_CONFIG_WITH_HOOKS: &str = r#"
+[[hooks.PostToolUse]]
+matcher = "^Bash$"
+
+[[hooks.PostToolUse.hooks]]
+type = "command"
+command = "jq -c '{tool: .tool_name, command: .tool_input.command}' >> post.log"
+timeout = 30
+statusMessage = "Logging the command"
+"#;
+
+const CODEX_RULE: &str = r#"prefix_rule(
+    pattern = ["gh", "pr", "view"],
+    decision = "prompt",
+    justification = "Viewing PRs is allowed with approval",
+    match = ["gh pr view 7888"],
+    not_match = ["gh pr --repo openai/codex view 7888"],
+)
+"#;
+
+#[test]
+fn the_peers_documented_settings_hooks_and_rules_work_unchanged_together() {
+    let repo = TestRepo::new();
+    let home = repo.home.path();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        CLAUDE_SETTINGS_WITH_HOOKS,
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.join("rules")).unwrap();
+    std::fs::write(home.join("rules/default.rules"), CODEX_RULE).unwrap();
+    let config = home.join("config.toml");
+    let before = std::fs::read_to_string(&config).unwrap_or_default();
+    std::fs::write(&config, format!("{before}\n{CODEX_CONFIG_WITH_HOOKS}")).unwrap();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "shell", json!({"command": "echo hello"})),
+        Reply::tool_call("c2", "shell", json!({"command": "curl --version"})),
+        Reply::tool_call("c3", "shell", json!({"command": "gh pr view 7888"})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let out = exec(&repo, &mock, &[], "go");
+    let said = said(&out);
+    assert!(!said.contains("left out"), "{said}");
+    // Claude Code's hook kept its log where its guide says, for every Bash call.
+    let log = std::fs::read_to_string(home.join(".claude/bash-command-log.txt"))
+        .unwrap_or_else(|e| panic!("{e}: {said}"));
+    assert!(log.contains("echo hello - No description"), "{log}");
+    // Codex's hook ran after the command that ran.
+    let post = std::fs::read_to_string(repo.path().join("post.log")).unwrap();
+    assert!(
+        post.contains(r#"{"tool":"Bash","command":"echo hello"}"#),
+        "{post}"
+    );
+    // Claude Code's deny and Codex's prompt rule held (exec cannot ask).
+    let last = texts(&mock.model_requests()[3].body);
+    assert!(last.contains("curl"), "{last}");
+    assert!(!post.contains("curl --version"), "{post}");
+    assert!(!post.contains("gh pr view"), "{post}");
+}

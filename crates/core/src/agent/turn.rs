@@ -794,7 +794,8 @@ impl Session {
         // After the card is done: the editor may take a moment to settle.
         let found = self.diagnostics_after(&outcome.changes, cancel).await;
         outcome.model_output.push_str(&found);
-        if ran {
+        // A call the policy or the user declined did not run: no PostToolUse.
+        if ran && outcome.status != ToolStatus::Declined {
             let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
             let d = self.describe_call(&call.name, &args);
             let view = super::hooks::call_view(&call.name, &args, &d, false);

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use interpreter_protocol::{Event, HookRun, HookRunStatus};
+use interpreter_protocol::{Event, HookRun, HookRunStatus, HookSource};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -193,6 +193,12 @@ impl HookRunner {
             ("CLAUDE_PROJECT_DIR", project.display().to_string()),
             ("CODEX_PROJECT_DIR", project.display().to_string()),
         ];
+        // A user's own hook may also write beside the file that defines it (its logs, as
+        // Claude Code's documented hooks keep in ~/.claude); a project's may not.
+        let confinement = match (place.confinement.clone(), h.source, h.path.parent()) {
+            (Some(c), HookSource::User, Some(dir)) => Some(c.also_writable(dir)),
+            (c, _, _) => c,
+        };
         let ran = crate::tools::exec::run_program(
             &h.command,
             &place.cwd,
@@ -200,7 +206,7 @@ impl HookRunner {
             &env,
             h.timeout,
             cancel,
-            place.confinement.as_ref(),
+            confinement.as_ref(),
             self.max_processes,
         )
         .await;

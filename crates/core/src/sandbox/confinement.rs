@@ -109,6 +109,17 @@ impl Confinement {
             protected,
         }
     }
+
+    /// The same, and writable under `dir` too (a user's own hook keeps its logs beside the
+    /// file that defines it); what stays read-only is worked out again.
+    pub(crate) fn also_writable(mut self, dir: &Path) -> Confinement {
+        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if !self.writable.contains(&real) {
+            self.writable.push(real);
+        }
+        self.protected = super::protect::protected_under(&self.writable);
+        self
+    }
 }
 
 /// `/tmp`, `$TMPDIR` and `/dev/shm` (macOS: `/tmp` and `$TMPDIR`); a `$TMPDIR` of `/` or the
