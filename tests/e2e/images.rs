@@ -3,6 +3,11 @@
 //! after the response's results, on each wire; a file that is not an image is a clear error;
 //! a model the catalog says takes no images is not offered the tool.
 
+// The hostile-command tests' ACP client; not every helper is used here.
+#[allow(dead_code)]
+#[path = "hostile_commands/acp.rs"]
+mod acp;
+
 use mock_llm::e2e::TestRepo;
 use mock_llm::{MockServer, Reply, Script};
 use serde_json::{Value, json};
@@ -242,4 +247,85 @@ fn kimi_codes_read_media_file_reads_a_short_pdf_as_pages() {
         .clone();
     let urls: Vec<_> = parts.iter().filter(|p| p["type"] == "image_url").collect();
     assert_eq!(urls.len(), 2);
+}
+
+/// Issue 41: an attachment is a regular file, bounded, and an image by its bytes. A text file
+/// named `.png` and a `.png` link to `/dev/zero` are refused by name, exec exits non-zero, and
+/// the model is never asked; a real PNG named `.jpg` goes as the PNG it is.
+#[test]
+fn exec_image_attachments_are_checked_by_their_bytes_and_kind_of_file() {
+    let repo = TestRepo::new();
+    std::fs::write(repo.path().join("notes.png"), "just text").unwrap();
+    std::fs::write(repo.path().join("shot.jpg"), mock_llm::e2e::TINY_PNG).unwrap();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("seen")])).unwrap();
+    let run = |image: &str| {
+        let mut args = mock_llm::e2e::exec_args(&mock.url(), &["--image", image]);
+        args.push("what is this?".into());
+        repo.run(&args, "")
+    };
+    let out = run("notes.png");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("notes.png") && stderr.contains("not a png, jpeg, gif or webp image"),
+        "{stderr}"
+    );
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/dev/zero", repo.path().join("zero.png")).unwrap();
+        let out = run("zero.png");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            stderr.contains("zero.png is not a regular file"),
+            "{stderr}"
+        );
+    }
+    assert!(mock.model_requests().is_empty());
+    let out = run("shot.jpg");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = mock.model_requests()[0].body.to_string();
+    assert!(body.contains("data:image/png;base64,iVBORw0KGgo"), "{body}");
+}
+
+/// Issue 41: an ACP image block is an image by its bytes, whatever its `mimeType` says.
+#[test]
+fn acp_an_image_block_that_is_not_an_image_is_refused_and_the_agent_goes_on() {
+    use base64::Engine;
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("seen")])).unwrap();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let mut agent = acp::Agent::start(&repo, &mock, &[], &[]);
+    agent.initialize();
+    let id = agent.new_session(&cwd, json!([]));
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let prompt = |data: String| {
+        json!({"sessionId": id, "prompt": [
+            {"type": "image", "data": data, "mimeType": "image/png"},
+            {"type": "text", "text": "what is this?"}]})
+    };
+    let refused = agent
+        .request("session/prompt", prompt(b64(b"just text")))
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("image 1 of the prompt: not a png, jpeg, gif or webp image"),
+        "{refused}"
+    );
+    assert!(mock.model_requests().is_empty());
+    agent
+        .request("session/prompt", prompt(b64(&mock_llm::e2e::TINY_PNG)))
+        .unwrap();
+    assert!(
+        mock.model_requests()[0]
+            .body
+            .to_string()
+            .contains("data:image/png;base64,iVBORw0KGgo")
+    );
+    agent.exit();
 }

@@ -829,7 +829,10 @@ fn prompt_input(blocks: &[ContentBlock]) -> Result<Vec<InputItem>, String> {
                 text.push_str(&t.text);
             }
             ContentBlock::Image(i) => {
-                images.push(format!("data:{};base64,{}", i.mime_type, i.data))
+                // The bytes say what the image is, not the block's `mimeType`.
+                let mime = interpreter_core::model::sniff_image_base64(&i.data)
+                    .map_err(|e| format!("image {} of the prompt: {e}", images.len() + 1))?;
+                images.push(format!("data:{mime};base64,{}", i.data))
             }
             ContentBlock::ResourceLink(l) => {
                 text.push_str(&format!("\n[{}]({})", l.name, l.uri));

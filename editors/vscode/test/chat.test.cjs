@@ -94,12 +94,12 @@ test("an image pasted in the panel reaches the model as an image", { timeout: 60
   stub.state.webviewProviders.get("interpreter.chat").resolveWebviewView(page.view);
   await page.send({ type: "ready" });
   await waitUntil(() => page.posted.some((m) => m.type === "status" && m.status.state === "ready"), "the agent's initialize");
-  const image = { kind: "image", path: "shot.png", label: "Image #1", data: "iVBORw0KGgo=", mimeType: "image/png" };
+  const image = { kind: "image", path: "shot.png", label: "Image #1", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", mimeType: "image/png" };
   await page.send({ type: "send", text: "what is this?", attachments: [image] });
   await waitUntil(() => page.posted.some((m) => m.type === "turn" && !m.running && m.stopReason), "the end of the turn", 20_000);
   const recorded = await (await fetch(`${baseUrl.replace(/\/v1$/, "")}/_mock/requests`)).json();
   const body = JSON.stringify(recorded.filter((r) => r.method === "POST").at(-1).body);
-  assert.ok(body.includes("data:image/png;base64,iVBORw0KGgo="), body);
+  assert.ok(body.includes("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="), body);
   assert.ok(body.includes("what is this?"), body);
 });
 

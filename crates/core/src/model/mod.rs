@@ -17,7 +17,7 @@ mod usage;
 mod wire;
 
 pub(crate) use client::ModelClient;
-pub use image::image_data_url;
+pub use image::{image_data_url, sniff as sniff_image, sniff_base64 as sniff_image_base64};
 pub(crate) use redact::redact_history_item;
 pub use types::{
     AssistantReply, FinishReason, HistoryItem, HostedSearch, MessagePhase, ModelError,
