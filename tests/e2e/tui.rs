@@ -1678,6 +1678,58 @@ fn the_terminal_asks_about_a_projects_hooks_and_runs_them_once_approved() {
     t.keys(&["C-c"]);
 }
 
+/// Issue 38: a custom agent of the user's own folder is a subagent type in the terminal: the
+/// model starts it, it runs with its file's prompt and only its tools, and its answer comes back.
+#[test]
+fn the_terminal_runs_a_custom_agent_from_the_users_folder() {
+    let repo = TestRepo::new();
+    let agents = repo.home.path().join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews code, read-only\ntools: Read, Grep\n---\nYou review code and report findings.\n",
+    )
+    .unwrap();
+    let replies = json!([
+        tool(
+            "a1",
+            "Agent",
+            json!({"description": "review", "prompt": "Review src.", "subagent_type": "reviewer"})
+        ),
+        text("No findings."),
+        text("The reviewer found nothing."),
+    ]);
+    let Some((mock, t)) = session_at_composer(&repo, replies, "chat") else {
+        return;
+    };
+    t.line("/harness claude-code");
+    t.line("review the code");
+    t.wait_for("the answer", Duration::from_secs(15), |s| {
+        s.contains("The reviewer found nothing.")
+    });
+    let reqs = mock.model_requests();
+    let agent_tool = reqs[0].body.to_string();
+    assert!(
+        agent_tool.contains("- reviewer: Reviews code, read-only"),
+        "{agent_tool}"
+    );
+    let child = &reqs[1].body;
+    assert_eq!(
+        child["messages"][0]["content"],
+        "You review code and report findings."
+    );
+    let mut names: Vec<String> = child["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    assert_eq!(names, ["Grep", "Read"]);
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}
+
 /// Issue 38: a turn that completes while the terminal is not focused sends a desktop
 /// notification (OSC 9) in a terminal that shows one.
 #[test]
