@@ -225,11 +225,21 @@ fn a_trusted_projects_claude_hooks_wait_for_their_own_trust_and_a_change_asks_ag
         ".claude/settings.json",
         &settings(&format!("{record}; true")),
     );
-    mock.set_script(script());
-    std::fs::remove_file(repo.path().join("a.txt")).unwrap();
-    std::fs::remove_file(repo.path().join("b.txt")).unwrap();
-    let out = exec(&repo, &mock, &[], "edit");
-    assert!(said(&out).contains("do not run until you trust them"));
+    let again = |extra: &[&str]| {
+        mock.set_script(script());
+        std::fs::remove_file(repo.path().join("a.txt")).unwrap();
+        std::fs::remove_file(repo.path().join("b.txt")).unwrap();
+        said(&exec(&repo, &mock, extra, "edit"))
+    };
+    assert!(again(&[]).contains("do not run until you trust them"));
+    assert_eq!(edits(&repo).len(), 2, "the changed hook ran unreviewed");
+    // Codex's flag runs it for one run, and says so; nothing is recorded.
+    assert!(
+        again(&["--dangerously-bypass-hook-trust"])
+            .contains("--dangerously-bypass-hook-trust is on")
+    );
+    assert_eq!(edits(&repo).len(), 4);
+    assert!(again(&[]).contains("do not run until you trust them"));
 }
 
 #[test]

@@ -62,6 +62,8 @@ pub struct ExecOptions {
     pub yolo: bool,
     /// `--trust`: trust the folder's project (saved) before loading its config.
     pub trust: bool,
+    /// `--dangerously-bypass-hook-trust`: a trusted project's unreviewed hooks run this once.
+    pub bypass_hook_trust: bool,
     /// The task; stdin when absent or `-`.
     pub prompt: Option<String>,
     /// `exec resume`.

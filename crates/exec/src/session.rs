@@ -41,7 +41,9 @@ pub(crate) fn load_config(args: &ExecOptions, cwd: Option<&Path>) -> Result<Conf
         o.sandbox_mode = Some(SandboxMode::DangerFullAccess);
         o.approval_policy = Some(ApprovalPolicy::Never);
     }
-    Config::load(&o).map_err(|e| format!("{e:#}"))
+    let mut config = Config::load(&o).map_err(|e| format!("{e:#}"))?;
+    config.bypass_hook_trust = args.bypass_hook_trust;
+    Ok(config)
 }
 
 /// What argv and stdin ask for, checked before any session exists.

@@ -264,6 +264,10 @@ pub(crate) struct ExecArgs {
     /// own config loads. Without it, an untrusted project's files are left out and named.
     #[arg(long, global = true)]
     pub trust: bool,
+    /// Run a trusted project's new or changed hooks without review, for this run only (as
+    /// Codex's flag); disabled hooks stay off.
+    #[arg(long, global = true)]
+    pub dangerously_bypass_hook_trust: bool,
     /// The task. Read from stdin when absent (or `-`).
     pub prompt: Option<String>,
     #[command(subcommand)]
@@ -293,6 +297,7 @@ impl ExecArgs {
             color: self.color,
             yolo: self.yolo,
             trust: self.trust,
+            bypass_hook_trust: self.dangerously_bypass_hook_trust,
             prompt: self.prompt,
             resume: match &self.resume {
                 Some(ExecSub::Resume {

@@ -95,9 +95,10 @@ impl Session {
             self.state.total_usage.total_tokens(),
             self.state.goal.as_ref(),
         ));
+        // Hooks of this turn (a compaction's too) run from where the session is now.
+        self.place_hooks(Some(turn_id.clone()));
         let reason = match kind {
             TurnKind::User(_) | TurnKind::Goal(_) => {
-                self.place_hooks(Some(turn_id.clone()));
                 self.start_hooks(None, &cancel).await;
                 let blocked = match &kind {
                     TurnKind::User(items) => {

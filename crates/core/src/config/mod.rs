@@ -217,6 +217,9 @@ pub struct Config {
     /// Saved permission rules (`rules::load`), shared by every session opened with this
     /// configuration, so a rule saved in one applies at once.
     pub rules: std::sync::Arc<rules::SavedRules>,
+    /// A face's `--dangerously-bypass-hook-trust`: a trusted project's hooks that wait for
+    /// review run anyway, for this process only (never read from a file).
+    pub bypass_hook_trust: bool,
 }
 
 /// What the command line contributes on top of the files.
@@ -449,22 +452,10 @@ impl Config {
             mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
             project: None,
             warnings: Vec::new(),
+            bypass_hook_trust: false,
             rules: std::sync::Arc::default(),
             notify: raw.notify.clone(),
-            terminal_notifications: match &raw.tui.notifications {
-                None => TerminalNotifications {
-                    turn_complete: true,
-                    approval: true,
-                },
-                Some(TuiNotifications::All(on)) => TerminalNotifications {
-                    turn_complete: *on,
-                    approval: *on,
-                },
-                Some(TuiNotifications::Some(events)) => TerminalNotifications {
-                    turn_complete: events.iter().any(|e| e == "agent-turn-complete"),
-                    approval: events.iter().any(|e| e == "approval-requested"),
-                },
-            },
+            terminal_notifications: terminal_notifications(raw.tui.notifications.as_ref()),
             web: std::sync::Arc::new(
                 web::WebConfig::from_toml(
                     &raw.web,
@@ -477,6 +468,24 @@ impl Config {
             ),
             provider,
         })
+    }
+}
+
+/// `[tui] notifications`: both by default, `true`/`false` for both, or a list of events.
+fn terminal_notifications(setting: Option<&TuiNotifications>) -> TerminalNotifications {
+    match setting {
+        None => TerminalNotifications {
+            turn_complete: true,
+            approval: true,
+        },
+        Some(TuiNotifications::All(on)) => TerminalNotifications {
+            turn_complete: *on,
+            approval: *on,
+        },
+        Some(TuiNotifications::Some(events)) => TerminalNotifications {
+            turn_complete: events.iter().any(|e| e == "agent-turn-complete"),
+            approval: events.iter().any(|e| e == "approval-requested"),
+        },
     }
 }
 

@@ -112,12 +112,19 @@ pub fn load_for(config: &crate::config::Config) -> (Hooks, Vec<String>) {
     if !enabled(user.as_deref()) {
         return (Hooks::default(), Vec::new());
     }
-    let (hooks, mut warnings) = load(&Sources {
+    let (mut hooks, mut warnings) = load(&Sources {
         home: &config.home,
         user_config: user.as_deref(),
         claude_home: dirs::home_dir().map(|h| h.join(".claude")),
         project: config.project.as_ref(),
     });
+    if config.bypass_hook_trust {
+        warnings.push(
+            "--dangerously-bypass-hook-trust is on: the project's enabled hooks run without review for this run".into(),
+        );
+        let pending = std::mem::take(&mut hooks.pending);
+        hooks.handlers.extend(pending);
+    }
     warnings.extend(hooks.review_note());
     (hooks, warnings)
 }
