@@ -245,8 +245,10 @@ fn a_trusted_projects_claude_hooks_wait_for_their_own_trust_and_a_change_asks_ag
 #[test]
 fn a_hook_that_hangs_or_floods_is_bounded_and_the_turn_goes_on() {
     let repo = TestRepo::new();
+    // Claude Code's `async` hook runs in the background: its exit 2 blocks nothing.
     let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "head -c 50000000 /dev/zero | tr '\\0' x; sleep 30", "timeout": 2}
+        {"type": "command", "command": "head -c 50000000 /dev/zero | tr '\\0' x; sleep 30", "timeout": 2},
+        {"type": "command", "command": "echo 'too late to block' >&2; exit 2", "async": true}
     ]}]}});
     std::fs::write(repo.home.path().join("hooks.json"), hooks.to_string()).unwrap();
     let mock = MockServer::start_blocking(Script::new([

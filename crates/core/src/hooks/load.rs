@@ -6,11 +6,11 @@
 //! 3. once the project is trusted, its `.codex/` and `.openinterpreter/` (`hooks.json`,
 //!    `[hooks]` in config.toml) and `.claude/settings.json` and `settings.local.json`.
 //!
-//! A file that cannot be read as hooks (bad JSON or TOML, a group that is not a list, a
-//! command handler without a command, a matcher that is not a regex) is left out whole, with
-//! a warning naming it and the line; the others load. An event name that does not exist is
-//! skipped with a warning, as is a handler type other than `command`.
-
+//! A file that cannot be read at all (bad JSON or TOML, or a Codex `hooks.json` root with
+//! fields other than `description` and `hooks`) is left out whole, with a warning naming it and
+//! the line. Inside a readable file one bad entry leaves out only itself: an event name that
+//! does not exist, an event that is not a list, a group with a bad matcher, a handler without a
+//! command or of a type other than `command`.
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,7 +44,16 @@ struct Group {
     #[serde(default)]
     matcher: Option<String>,
     #[serde(default)]
-    hooks: Vec<RawHandler>,
+    hooks: Option<Vec<serde_json::Value>>,
+}
+
+/// Where a group is, for its handlers' keys and messages.
+struct Place<'a> {
+    path: &'a Path,
+    event: HookEvent,
+    group: usize,
+    source: HookSource,
+    dialect: Dialect,
 }
 
 #[derive(Deserialize)]
@@ -60,9 +69,13 @@ struct RawHandler {
     timeout: Option<f64>,
     #[serde(default, rename = "statusMessage", alias = "status_message")]
     status_message: Option<String>,
+    /// Claude Code's `async`: runs in the background; it cannot block.
+    #[serde(default, rename = "async")]
+    run_async: bool,
 }
 
-type Events = BTreeMap<String, Vec<Group>>;
+/// Each event's groups, read one by one: a bad entry is left out alone.
+type Events = BTreeMap<String, serde_json::Value>;
 
 /// Codex's `hooks.json`: its root takes only these two.
 #[derive(Deserialize)]
@@ -74,13 +87,13 @@ struct HooksJson {
     hooks: Events,
 }
 
-/// Claude Code's `settings.json`: only its hooks are read here.
+/// Claude Code's `settings.json`: only its hooks are read here (whatever else it holds).
 #[derive(Deserialize)]
 struct ClaudeSettings {
     #[serde(default)]
-    hooks: Option<Events>,
+    hooks: Option<serde_json::Value>,
     #[serde(default, rename = "disableAllHooks")]
-    disable_all: bool,
+    disable_all: serde_json::Value,
 }
 
 /// A config.toml: `[[hooks.<Event>]]` groups; `[hooks.state]` is trust, not an event.
@@ -95,7 +108,7 @@ struct TomlHooks {
     #[serde(default, rename = "state")]
     _state: Option<toml::Value>,
     #[serde(flatten)]
-    events: Events,
+    events: BTreeMap<String, toml::Value>,
 }
 
 /// The user's own approvals and switches, from `[hooks.state]` of their config.toml.
@@ -259,81 +272,151 @@ fn read(
             toml::from_str::<ConfigHooks>(text)
                 .map_err(|e| format!("{shown}: {}", e.to_string().trim_end()))?
                 .hooks
-                .map(|h| h.events)
+                .map(|h| {
+                    h.events
+                        .into_iter()
+                        .map(|(k, v)| (k, serde_json::to_value(v).unwrap_or_default()))
+                        .collect()
+                })
                 .unwrap_or_default(),
             Dialect::Codex,
         ),
         Form::Claude => {
             let s: ClaudeSettings =
                 serde_json::from_str(text).map_err(|e| format!("{shown}: {e}"))?;
-            match s.disable_all {
-                true => (Events::new(), Dialect::Claude),
-                false => (s.hooks.unwrap_or_default(), Dialect::Claude),
-            }
+            let hooks = match (s.disable_all, s.hooks) {
+                (serde_json::Value::Bool(true), _) | (_, None) => Events::new(),
+                (_, Some(serde_json::Value::Object(m))) => m.into_iter().collect(),
+                (_, Some(_)) => {
+                    return Err(format!(
+                        "{shown} (line {}): `hooks` is not an object of events",
+                        line_of(text, "\"hooks\"")
+                    ));
+                }
+            };
+            (hooks, Dialect::Claude)
         }
     };
     let mut handlers = Vec::new();
     let mut notes = Vec::new();
     for (name, groups) in events {
+        let at = line_of(text, &name);
         let Some(event) = HookEvent::parse(&name) else {
             notes.push(format!(
-                "{shown} (line {}): `{name}` is not a hook event; its hooks are skipped (events: {})",
-                line_of(text, &name),
+                "{shown} (line {at}): `{name}` is not a hook event; its hooks are skipped (events: {})",
                 HookEvent::ALL.map(HookEvent::name).join(", ")
             ));
             continue;
         };
+        let serde_json::Value::Array(groups) = groups else {
+            notes.push(format!(
+                "{shown} (line {at}): {name} is not a list of matcher groups; its hooks are skipped"
+            ));
+            continue;
+        };
         for (g, group) in groups.into_iter().enumerate() {
-            let matcher = group.matcher.filter(|m| !m.is_empty());
-            if let Some(m) = &matcher
-                && let Err(e) = super::matcher::validate(m)
-            {
-                return Err(format!(
-                    "{shown} (line {}): the matcher `{m}` is not a valid regex: {e}",
-                    line_of(text, m)
-                ));
-            }
-            for (i, raw) in group.hooks.into_iter().enumerate() {
-                if raw.kind != "command" {
+            let group: Group = match serde_json::from_value(group) {
+                Ok(group) => group,
+                Err(e) => {
                     notes.push(format!(
-                        "{shown}: a `{}` hook of {name} is skipped: only `command` hooks run here",
-                        raw.kind
+                        "{shown} (line {at}): group {} of {name} is skipped: {e}",
+                        g + 1
                     ));
                     continue;
                 }
-                let command = match raw.command_windows {
-                    Some(w) if cfg!(windows) => Some(w),
-                    _ => raw.command,
-                };
-                let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
-                    return Err(format!(
-                        "{shown}: a command hook of {name} has no `command`"
-                    ));
-                };
-                let timeout = raw
-                    .timeout
-                    .filter(|t| t.is_finite() && *t > 0.0)
-                    .map_or(DEFAULT_TIMEOUT, |t| {
-                        Duration::from_secs_f64(t.min(86_400.0))
-                    });
-                let key = format!("{}:{}:{g}:{i}", path.display(), event.key_label());
-                let hash = super::trust::hash(event, matcher.as_deref(), &command, timeout);
-                handlers.push(Handler {
-                    event,
-                    matcher: matcher.clone(),
-                    command,
-                    timeout,
-                    status_message: raw.status_message,
-                    source,
-                    path: path.to_path_buf(),
-                    dialect,
-                    key,
-                    hash,
-                });
-            }
+            };
+            let place = Place {
+                path,
+                event,
+                group: g,
+                source,
+                dialect,
+            };
+            read_group(&place, group, text, &mut handlers, &mut notes);
         }
     }
     Ok((handlers, notes))
+}
+
+/// One group's handlers; a bad matcher leaves the group out, a bad handler itself.
+fn read_group(
+    at: &Place,
+    group: Group,
+    text: &str,
+    handlers: &mut Vec<Handler>,
+    notes: &mut Vec<String>,
+) {
+    let (shown, name) = (at.path.display(), at.event.name());
+    let matcher = group.matcher.filter(|m| !m.is_empty());
+    if let Some(m) = &matcher
+        && let Err(e) = super::matcher::validate(m)
+    {
+        notes.push(format!(
+            "{shown} (line {}): the matcher `{m}` of {name} is not a valid regex ({e}); its group is skipped",
+            line_of(text, m)
+        ));
+        return;
+    }
+    // Real files put a handler where its group goes: said, not guessed at.
+    let Some(group_hooks) = group.hooks else {
+        notes.push(format!(
+            "{shown}: group {} of {name} has no `hooks` list (a handler needs a group: {{\"matcher\": …, \"hooks\": [{{\"type\": \"command\", …}}]}}); it is skipped",
+            at.group + 1
+        ));
+        return;
+    };
+    for (i, raw) in group_hooks.into_iter().enumerate() {
+        let raw: RawHandler = match serde_json::from_value(raw) {
+            Ok(raw) => raw,
+            Err(e) => {
+                notes.push(format!("{shown}: a hook of {name} is skipped: {e}"));
+                continue;
+            }
+        };
+        if raw.kind != "command" {
+            notes.push(format!(
+                "{shown}: a `{}` hook of {name} is skipped: only `command` hooks run here",
+                raw.kind
+            ));
+            continue;
+        }
+        let command = match raw.command_windows {
+            Some(w) if cfg!(windows) => Some(w),
+            _ => raw.command,
+        };
+        let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
+            notes.push(format!(
+                "{shown}: a command hook of {name} has no `command`; it is skipped"
+            ));
+            continue;
+        };
+        let timeout = raw
+            .timeout
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map_or(DEFAULT_TIMEOUT, |t| {
+                Duration::from_secs_f64(t.min(86_400.0))
+            });
+        let key = format!(
+            "{}:{}:{}:{i}",
+            at.path.display(),
+            at.event.key_label(),
+            at.group
+        );
+        let hash = super::trust::hash(at.event, matcher.as_deref(), &command, timeout);
+        handlers.push(Handler {
+            event: at.event,
+            matcher: matcher.clone(),
+            command,
+            timeout,
+            status_message: raw.status_message,
+            run_async: raw.run_async,
+            source: at.source,
+            path: at.path.to_path_buf(),
+            dialect: at.dialect,
+            key,
+            hash,
+        });
+    }
 }
 
 /// The 1-based line where `needle` first appears, for a message.

@@ -136,6 +136,8 @@ pub struct Handler {
     pub timeout: Duration,
     /// Shown while it runs.
     pub status_message: Option<String>,
+    /// Claude Code's `async`: started in the background, never waited for, never blocks.
+    pub run_async: bool,
     /// Whose file defined it.
     pub source: HookSource,
     /// That file.

@@ -78,6 +78,20 @@ impl HookRunner {
         runner
     }
 
+    /// What a background hook run needs, owned.
+    fn detached(&self) -> HookRunner {
+        let runner = HookRunner::new(
+            self.hooks.clone(),
+            self.session_id.clone(),
+            self.transcript_path.clone(),
+            self.model.clone(),
+            self.max_processes,
+            self.events.clone(),
+        );
+        runner.set_place(self.place());
+        runner
+    }
+
     /// Whether any hook runs for `event`.
     pub(crate) fn has(&self, event: HookEvent) -> bool {
         self.hooks.handlers.iter().any(|h| h.event == event)
@@ -109,6 +123,16 @@ impl HookRunner {
         let mut runs = Vec::new();
         for h in handlers {
             for (suffix, fields) in payloads(h.dialect) {
+                if h.run_async {
+                    // Reported when it ends; what it says decides nothing.
+                    let me = self.detached();
+                    let (h, place) = (h.clone(), place.clone());
+                    tokio::spawn(async move {
+                        let cancel = CancellationToken::new();
+                        me.run_one(h, suffix, fields, &place, &cancel).await;
+                    });
+                    continue;
+                }
                 runs.push(self.run_one(h.clone(), suffix, fields, &place, cancel));
             }
         }
@@ -163,7 +187,12 @@ impl HookRunner {
             turn_id: place.turn_id.clone(),
             run: run.clone(),
         });
-        let ran = self.spawn(&h, input.to_string(), place, cancel).await;
+        let file_path = input["tool_input"]["file_path"]
+            .as_str()
+            .map(str::to_string);
+        let ran = self
+            .spawn(&h, input.to_string(), file_path, place, cancel)
+            .await;
         let (verdict, status, entries) = output::parse(h.event, ran);
         let completed_at = now_ms();
         run.status = status;
@@ -181,6 +210,7 @@ impl HookRunner {
         &self,
         h: &Handler,
         input: String,
+        file_path: Option<String>,
         place: &Place,
         cancel: &CancellationToken,
     ) -> Ran {
@@ -189,10 +219,14 @@ impl HookRunner {
             .project_dir
             .clone()
             .unwrap_or_else(|| place.cwd.clone());
-        let env = [
+        let mut env = vec![
             ("CLAUDE_PROJECT_DIR", project.display().to_string()),
             ("CODEX_PROJECT_DIR", project.display().to_string()),
         ];
+        // Older Claude Code hooks read the edited file from the environment.
+        if let Some(path) = file_path {
+            env.push(("CLAUDE_FILE_PATHS", path));
+        }
         // A user's own hook may also write beside the file that defines it (its logs, as
         // Claude Code's documented hooks keep in ~/.claude); a project's may not.
         let confinement = match (place.confinement.clone(), h.source, h.path.parent()) {

@@ -160,3 +160,46 @@ fn every_source_loads_a_broken_file_alone_is_left_out_and_project_hooks_wait_for
     let (hooks, _) = load(&sources(home.path(), claude.path(), user, &untrusted));
     assert!(hooks.pending.is_empty() && hooks.handlers.len() == 2);
 }
+
+#[test]
+fn one_bad_entry_leaves_out_only_itself() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("hooks.json"),
+        r#"{"hooks": {
+            "Stop": {"hooks": [{"type": "command", "command": "x"}]},
+            "PreToolUse": [
+                {"matcher": "(", "hooks": [{"type": "command", "command": "bad-matcher"}]},
+                "not a group",
+                {"type": "command", "command": "a-handler-without-its-group"},
+                {"matcher": "Bash", "hooks": [
+                    {"type": "command"},
+                    {"type": "prompt", "prompt": "is it safe?"},
+                    {"type": "command", "command": "./kept.sh"}
+                ]}
+            ]
+        }}"#,
+    )
+    .unwrap();
+    let (hooks, warnings) = load(&Sources {
+        home: home.path(),
+        user_config: None,
+        claude_home: None,
+        project: None,
+    });
+    let commands: Vec<&str> = hooks.handlers.iter().map(|h| h.command.as_str()).collect();
+    assert_eq!(commands, ["./kept.sh"], "{warnings:#?}");
+    for part in [
+        "Stop is not a list",
+        "matcher `(`",
+        "group 2 of PreToolUse",
+        "group 3 of PreToolUse has no `hooks` list",
+        "has no `command`",
+        "`prompt` hook",
+    ] {
+        assert!(
+            warnings.iter().any(|w| w.contains(part)),
+            "{part}: {warnings:#?}"
+        );
+    }
+}
