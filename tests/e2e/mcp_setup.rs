@@ -219,3 +219,83 @@ fn a_server_added_by_the_command_runs_in_exec() {
         .expect("tool result");
     assert_eq!(result["content"], "added: hi");
 }
+
+fn error_items(out: &std::process::Output) -> Vec<String> {
+    jsonl(out)
+        .iter()
+        .filter(|e| e["type"] == "error")
+        .filter_map(|e| e["message"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Claude Code's `.mcp.json` with `${VAR:-default}`: left out while the project is not
+/// trusted (and named), then a working server once it is.
+#[test]
+fn a_trusted_projects_mcp_json_provides_a_server_and_an_untrusted_ones_is_not_read() {
+    let repo = TestRepo::new();
+    let file = serde_json::json!({"mcpServers": {"proj": {
+        "command": ECHO,
+        "env": {"MCP_ECHO_PREFIX": "${INTERPRETER_TEST_UNSET_PREFIX:-proj: }"}
+    }}});
+    repo.write(".mcp.json", &file.to_string());
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::text("untrusted"),
+        Reply::tool_call("c1", "proj__say", serde_json::json!({"text": "hi"})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let out = exec_json(&repo, &mock, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = format!(
+        "{}{:?}",
+        String::from_utf8_lossy(&out.stderr),
+        error_items(&out)
+    );
+    assert!(
+        said.contains(".mcp.json"),
+        "the file left out is not named: {said}"
+    );
+    let names = tool_names(&mock.model_requests()[0].body);
+    assert!(!names.iter().any(|n| n.starts_with("proj__")), "{names:?}");
+
+    mock.clear_requests();
+    let out = exec_json(&repo, &mock, &["--trust"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqs = mock.model_requests();
+    assert!(tool_names(&reqs[0].body).contains(&"proj__say".to_string()));
+    let msgs = reqs[1].body["messages"].as_array().unwrap();
+    let result = msgs
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool result");
+    assert_eq!(result["content"], "proj: hi");
+}
+
+#[test]
+fn a_malformed_mcp_json_is_named_with_its_line_and_the_session_runs() {
+    let repo = TestRepo::new();
+    repo.write(".mcp.json", "{\n  \"mcpServers\": oops\n}\n");
+    let mock = MockServer::start_blocking(Script::new([Reply::text("fine")])).unwrap();
+    let out = exec_json(&repo, &mock, &["--trust"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let errors = error_items(&out);
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.contains(".mcp.json") && m.contains("line 2")),
+        "{errors:?}"
+    );
+    assert_eq!(mock.model_requests().len(), 1);
+}

@@ -12,6 +12,7 @@ use crate::secrets::ConfiguredKeys;
 mod edit;
 pub mod mcp;
 mod mcp_edit;
+mod mcp_files;
 pub mod rules;
 mod trust;
 pub mod web;
@@ -280,6 +281,12 @@ impl Config {
         );
         config.rules = rules;
         config.warnings.extend(warnings);
+        if let Some(p) = config.project.as_ref().filter(|p| p.trusted()) {
+            let taken: Vec<String> = config.mcp_servers.iter().map(|s| s.name.clone()).collect();
+            let (servers, warnings) = mcp_files::load(&p.root, &taken, &|v| std::env::var(v).ok());
+            config.mcp_servers.extend(servers);
+            config.warnings.extend(warnings);
+        }
         Ok(config)
     }
 
