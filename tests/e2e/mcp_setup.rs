@@ -1,5 +1,6 @@
 //! Issue 41 through the real binary: a Codex config.toml with a server that cannot start
-//! (an unset token variable) still runs a session, with a warning naming it; Codex's
+//! (an unset token variable, a missing command, a crash, a hang past `startup_timeout_sec`)
+//! still runs a session, with a warning naming it; Codex's
 //! `enabled_tools` / `disabled_tools` choose the tools the model sees.
 
 use mock_llm::e2e::{TestRepo, exec_args, jsonl};
@@ -33,7 +34,9 @@ fn an_unset_bearer_variable_leaves_only_that_server_out_and_tool_filters_apply()
         format!(
             "[mcp_servers.github]\nurl = \"https://api.githubcopilot.com/mcp/\"\nbearer_token_env_var = \"INTERPRETER_TEST_UNSET_TOKEN\"\n\n\
              [mcp_servers.echo]\ncommand = '{ECHO}'\nenabled_tools = [\"say\", \"fail\"]\ndisabled_tools = [\"fail\"]\n\n\
-             [mcp_servers.gone]\ncommand = '/nonexistent/mcp-server'\n"
+             [mcp_servers.gone]\ncommand = '/nonexistent/mcp-server'\n\n\
+             [mcp_servers.crashes]\ncommand = 'sh'\nargs = ['-c', 'echo boom >&2; exit 3']\n\n\
+             [mcp_servers.hangs]\ncommand = 'sleep'\nargs = ['30']\nstartup_timeout_sec = 0.5\n"
         ),
     )
     .unwrap();
@@ -57,6 +60,18 @@ fn an_unset_bearer_variable_leaves_only_that_server_out_and_tool_filters_apply()
         errors
             .iter()
             .any(|m| m.contains("`gone`") && m.contains("/nonexistent/mcp-server")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.contains("`crashes`") && m.contains("boom")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.contains("`hangs`") && m.contains("0.5 s")),
         "{errors:?}"
     );
     let reqs = mock.model_requests();
