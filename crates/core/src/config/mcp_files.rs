@@ -64,15 +64,16 @@ fn server(
     root: &Path,
     env: &impl Fn(&str) -> Option<String>,
 ) -> Result<McpServerConfig, String> {
-    let x = |s: &str| expand(s, root, env);
+    let x = |s: &str| expand(s, root, env, false);
+    // A header's variables are tokens (`Bearer ${API_KEY}`): kept out of logs and output.
     let strings = |k: &str| -> Result<Vec<(String, String)>, String> {
         match entry.get(k) {
             None => Ok(Vec::new()),
             Some(Value::Object(m)) => m
                 .iter()
-                .map(|(k, v)| match v.as_str() {
-                    Some(v) => Ok((k.clone(), x(v)?)),
-                    None => Err(format!("`{k}` must be a string")),
+                .map(|(name, v)| match v.as_str() {
+                    Some(v) => Ok((name.clone(), expand(v, root, env, k == "headers")?)),
+                    None => Err(format!("`{k}.{name}` must be a string")),
                 })
                 .collect(),
             Some(_) => Err(format!("`{k}` must be an object of strings")),
@@ -127,8 +128,14 @@ fn server(
 
 /// Expands Claude Code's `${VAR}` and `${VAR:-default}`, VS Code's and Cursor's `${env:VAR}`
 /// and `${workspaceFolder}`. An unset variable without a default, or VS Code's
-/// `${input:…}` (a prompt we cannot show), is an error naming it.
-fn expand(s: &str, root: &Path, env: &impl Fn(&str) -> Option<String>) -> Result<String, String> {
+/// `${input:…}` (a prompt we cannot show), is an error naming it. `secret`: the values of
+/// the variables are registered as secrets.
+fn expand(
+    s: &str,
+    root: &Path,
+    env: &impl Fn(&str) -> Option<String>,
+    secret: bool,
+) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = s;
     while let Some(start) = rest.find("${") {
@@ -154,7 +161,12 @@ fn expand(s: &str, root: &Path, env: &impl Fn(&str) -> Option<String>) -> Result
             None => (inner, None),
         };
         match (env(var), default) {
-            (Some(v), _) => out.push_str(&v),
+            (Some(v), _) => {
+                if secret {
+                    crate::secrets::register(&v);
+                }
+                out.push_str(&v);
+            }
             (None, Some(d)) => out.push_str(d),
             (None, None) => return Err(format!("the variable {var} is not set")),
         }
@@ -174,19 +186,19 @@ mod tests {
     #[test]
     fn expansion_follows_claude_code_and_vs_code() {
         let root = Path::new("/p");
-        assert_eq!(expand("a${SET}b", root, &env).unwrap(), "ayesb");
+        assert_eq!(expand("a${SET}b", root, &env, false).unwrap(), "ayesb");
         assert_eq!(
-            expand("${UNSET:-d}/${SET:-x}", root, &env).unwrap(),
+            expand("${UNSET:-d}/${SET:-x}", root, &env, false).unwrap(),
             "d/yes"
         );
-        assert_eq!(expand("${env:SET}", root, &env).unwrap(), "yes");
+        assert_eq!(expand("${env:SET}", root, &env, false).unwrap(), "yes");
         assert!(
-            expand("${UNSET}", root, &env)
+            expand("${UNSET}", root, &env, false)
                 .unwrap_err()
                 .contains("UNSET")
         );
         assert!(
-            expand("${input:tok}", root, &env)
+            expand("${input:tok}", root, &env, false)
                 .unwrap_err()
                 .contains("input:tok")
         );
