@@ -314,3 +314,56 @@ fn a_malformed_mcp_json_is_named_with_its_line_and_the_session_runs() {
     );
     assert_eq!(mock.model_requests().len(), 1);
 }
+
+/// config.toml's server wins a name over `.mcp.json`'s; VS Code's `.vscode/mcp.json` adds its
+/// own, and an entry asking for an `${input:…}` is left out and named.
+#[test]
+fn config_toml_wins_a_name_and_vs_code_inputs_are_named() {
+    let repo = TestRepo::new();
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!("[mcp_servers.dup]\ncommand = '{ECHO}'\nenv = {{ MCP_ECHO_PREFIX = 'cfg: ' }}\n"),
+    )
+    .unwrap();
+    let dup = serde_json::json!({"mcpServers": {"dup": {
+        "command": ECHO, "env": {"MCP_ECHO_PREFIX": "proj: "}
+    }}});
+    repo.write(".mcp.json", &dup.to_string());
+    let vscode = serde_json::json!({
+        "inputs": [{"type": "promptString", "id": "tok", "password": true}],
+        "servers": {
+            "code": {"type": "stdio", "command": ECHO},
+            "asks": {"type": "http", "url": "https://h/mcp",
+                     "headers": {"Authorization": "Bearer ${input:tok}"}}
+        }
+    });
+    repo.write(".vscode/mcp.json", &vscode.to_string());
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "dup__say", serde_json::json!({"text": "hi"})),
+        Reply::text("done"),
+    ]))
+    .unwrap();
+    let out = exec_json(&repo, &mock, &["--trust"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let errors = error_items(&out);
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.contains("`asks`") && m.contains("input:tok")),
+        "{errors:?}"
+    );
+    let reqs = mock.model_requests();
+    let names = tool_names(&reqs[0].body);
+    assert!(names.contains(&"code__say".to_string()), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("asks__")), "{names:?}");
+    let msgs = reqs[1].body["messages"].as_array().unwrap();
+    let result = msgs
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool result");
+    assert_eq!(result["content"], "cfg: hi");
+}
