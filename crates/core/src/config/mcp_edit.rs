@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::mcp::{DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerToml};
+use super::mcp::McpServerToml;
 
 /// What `add` writes: a command to start, or a streamable HTTP URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,8 +167,9 @@ fn server_json(name: &str, s: &McpServerToml) -> Value {
         "name": name,
         "enabled": s.enabled.unwrap_or(true),
         "transport": transport,
-        "startup_timeout_sec": s.startup_timeout_sec.unwrap_or(DEFAULT_STARTUP_TIMEOUT.as_secs_f64()),
-        "tool_timeout_sec": s.tool_timeout_sec.unwrap_or(DEFAULT_TOOL_TIMEOUT.as_secs_f64()),
+        // As Codex: null when unset (the defaults are 10 and 60 s).
+        "startup_timeout_sec": s.startup_timeout_sec,
+        "tool_timeout_sec": s.tool_timeout_sec,
         "enabled_tools": s.enabled_tools,
         "disabled_tools": (!s.disabled_tools.is_empty()).then_some(&s.disabled_tools),
         "auth_status": auth_status,
@@ -210,6 +211,7 @@ mod tests {
         assert_eq!(all[0]["transport"]["type"], "stdio");
         assert_eq!(all[0]["transport"]["args"], json!(["-y", "docs"]));
         assert_eq!(all[0]["auth_status"], "unsupported");
+        assert_eq!(all[0]["startup_timeout_sec"], Value::Null);
         assert_eq!(all[1]["transport"]["type"], "streamable_http");
         assert_eq!(all[1]["auth_status"], "bearer_token");
         add_mcp_server(dir.path(), "docs", &web, true).unwrap();
