@@ -406,6 +406,35 @@ fn a_session_whose_only_server_fails_still_answers() {
     agent.exit();
 }
 
+/// Issue 41 in ACP: a config.toml server naming an unset token variable is left out with a
+/// warning the user sees, and the session answers.
+#[test]
+fn acp_an_unset_bearer_variable_leaves_only_that_server_out() {
+    let repo = TestRepo::new();
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!(
+            "[mcp_servers.github]\nurl = 'https://api.githubcopilot.com/mcp/'\nbearer_token_env_var = 'INTERPRETER_TEST_UNSET_TOKEN'\n\n[mcp_servers.echo]\ncommand = '{ECHO}'\n"
+        ),
+    )
+    .unwrap();
+    let mock = MockServer::start_blocking(Script::new([Reply::text("hello")])).unwrap();
+    let mut agent = Agent::start(&repo, &mock, "workspace-write");
+    agent.initialize();
+    let sid = agent.new_session(&canonical(repo.path()), json!([]));
+    let resp = agent.prompt(&sid, "hi");
+    assert_eq!(resp["stopReason"], "end_turn");
+    let text = agent.agent_text(&sid);
+    assert!(
+        text.contains("MCP server `github` was left out")
+            && text.contains("INTERPRETER_TEST_UNSET_TOKEN"),
+        "{text:?}"
+    );
+    let names = tool_names(&mock.model_requests()[0].body);
+    assert!(names.contains(&"echo__say".to_string()), "{names:?}");
+    agent.exit();
+}
+
 #[test]
 fn http_server_tools_run_without_asking_in_full_access() {
     let repo = TestRepo::new();

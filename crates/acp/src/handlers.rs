@@ -338,6 +338,8 @@ fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Ve
                 },
                 startup_timeout: None,
                 tool_timeout: None,
+                enabled_tools: None,
+                disabled_tools: Vec::new(),
             }),
             McpServer::Http(m) => configs.push(McpServerConfig {
                 name: m.name,
@@ -347,6 +349,8 @@ fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Ve
                 },
                 startup_timeout: None,
                 tool_timeout: None,
+                enabled_tools: None,
+                disabled_tools: Vec::new(),
             }),
             McpServer::Sse(m) => warnings.push(format!(
                 "MCP server `{}` was not started: the SSE transport is not supported; use its streamable HTTP URL",

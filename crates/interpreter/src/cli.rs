@@ -130,6 +130,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         what: Option<crate::hooks::HooksCommand>,
     },
+    /// Add, list, show and remove MCP servers in config.toml (Codex's `codex mcp`).
+    Mcp {
+        #[command(subcommand)]
+        what: crate::mcp::McpCommand,
+    },
     /// Inspect what the agent would send.
     Debug {
         #[command(subcommand)]
@@ -351,8 +356,8 @@ impl Command {
             Command::Debug {
                 what: DebugCommand::Prompt { common, .. },
             } => common,
-            // The terminal's own options merge in `main`.
-            Command::Resume { .. } => return,
+            // The terminal's own options merge in `main`; `mcp` edits the user's file only.
+            Command::Resume { .. } | Command::Mcp { .. } => return,
         };
         let later = std::mem::take(&mut common.config);
         common.config = top.config.iter().cloned().chain(later).collect();
@@ -490,6 +495,7 @@ pub(crate) fn main() -> i32 {
                 with_api_key,
             } => crate::login::run(common.overrides(), provider, with_api_key),
             Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
+            Command::Mcp { what } => crate::mcp::run(what),
             Command::Debug {
                 what:
                     DebugCommand::Prompt {

@@ -3,6 +3,7 @@
 mod cli;
 mod hooks;
 mod login;
+mod mcp;
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

@@ -142,14 +142,14 @@ pub fn toml_literal(v: &serde_json::Value) -> String {
 }
 
 /// A table that shows only through its subtables (`[model_providers.kimi]`, no bare header).
-fn implicit_table() -> toml_edit::Item {
+pub(super) fn implicit_table() -> toml_edit::Item {
     let mut t = toml_edit::Table::new();
     t.set_implicit(true);
     toml_edit::Item::Table(t)
 }
 
 /// Edits config.toml in place (comments and layout kept); written 0600.
-fn edit_config(
+pub(super) fn edit_config(
     path: &Path,
     f: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<()>,
 ) -> Result<()> {

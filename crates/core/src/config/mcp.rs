@@ -29,84 +29,112 @@ pub(crate) const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// One `[mcp_servers.<name>]` table. Unknown keys are accepted (Codex has more).
 #[derive(Debug, Default, Clone, Deserialize)]
-pub(crate) struct McpServerToml {
+pub struct McpServerToml {
+    /// A stdio server's program.
     pub command: Option<String>,
+    /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
+    /// Variables set for it.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Where it starts.
     pub cwd: Option<PathBuf>,
+    /// A streamable HTTP server's endpoint.
     pub url: Option<String>,
+    /// Headers sent to `url`.
     #[serde(default)]
     pub http_headers: BTreeMap<String, String>,
     /// The variable holding a bearer token for `url`.
     pub bearer_token_env_var: Option<String>,
+    /// False: kept but not started.
     pub enabled: Option<bool>,
+    /// Start, handshake and tool list within this many seconds.
     pub startup_timeout_sec: Option<f64>,
+    /// One tool call within this many seconds.
     pub tool_timeout_sec: Option<f64>,
+    /// Only these of its tools, when given.
+    pub enabled_tools: Option<Vec<String>>,
+    /// None of these of its tools.
+    #[serde(default)]
+    pub disabled_tools: Vec<String>,
 }
 
-/// The enabled servers of config.toml, in name order. `env` reads variables
-/// (`bearer_token_env_var`). An entry that is neither a command nor a URL, or both, is an
-/// error naming it.
+/// The enabled servers of config.toml, in name order, and a warning for each one left out.
+/// `env` reads variables (`bearer_token_env_var`). As in Codex, one bad entry (neither a
+/// command nor a URL, an unset token variable, a bad timeout) leaves only that server out.
 pub(crate) fn from_toml(
     servers: &BTreeMap<String, McpServerToml>,
     env: impl Fn(&str) -> Option<String>,
-) -> anyhow::Result<Vec<McpServerConfig>> {
+) -> (Vec<McpServerConfig>, Vec<String>) {
     let mut out = Vec::new();
+    let mut warnings = Vec::new();
     for (name, s) in servers {
         if s.enabled == Some(false) {
             continue;
         }
-        let key = format!("mcp_servers.{name}");
-        let transport = match (&s.command, &s.url) {
-            (Some(command), None) => McpTransport::Stdio {
-                command: PathBuf::from(command),
-                args: s.args.clone(),
-                env: s.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                cwd: s.cwd.clone(),
-            },
-            (None, Some(url)) => {
-                let mut headers: Vec<(String, String)> = s
-                    .http_headers
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                if let Some(var) = &s.bearer_token_env_var {
-                    let token = env(var).filter(|t| !t.trim().is_empty()).ok_or_else(|| {
-                        anyhow::anyhow!("{key}.bearer_token_env_var: the variable {var} is not set")
-                    })?;
-                    crate::secrets::register(token.trim());
-                    headers.push(("Authorization".into(), format!("Bearer {}", token.trim())));
-                }
-                McpTransport::Http {
-                    url: url.clone(),
-                    headers,
-                }
-            }
-            (Some(_), Some(_)) => {
-                anyhow::bail!(
-                    "{key}: give either `command` (stdio) or `url` (streamable HTTP), not both"
-                )
-            }
-            (None, None) => {
-                anyhow::bail!("{key}: give `command` (stdio) or `url` (streamable HTTP)")
-            }
-        };
-        out.push(McpServerConfig {
-            name: name.clone(),
-            transport,
-            startup_timeout: Some(
-                seconds(&key, "startup_timeout_sec", s.startup_timeout_sec)?
-                    .unwrap_or(DEFAULT_STARTUP_TIMEOUT),
-            ),
-            tool_timeout: Some(
-                seconds(&key, "tool_timeout_sec", s.tool_timeout_sec)?
-                    .unwrap_or(DEFAULT_TOOL_TIMEOUT),
-            ),
-        });
+        match server(name, s, &env) {
+            Ok(c) => out.push(c),
+            Err(e) => warnings.push(format!("MCP server `{name}` was left out: {e}")),
+        }
     }
-    Ok(out)
+    (out, warnings)
+}
+
+fn server(
+    name: &str,
+    s: &McpServerToml,
+    env: &impl Fn(&str) -> Option<String>,
+) -> anyhow::Result<McpServerConfig> {
+    let key = format!("mcp_servers.{name}");
+    let transport = match (&s.command, &s.url) {
+        (Some(command), None) => McpTransport::Stdio {
+            command: PathBuf::from(command),
+            args: s.args.clone(),
+            env: s.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            cwd: s.cwd.clone(),
+        },
+        (None, Some(url)) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                anyhow::bail!("{key}.url `{url}` is not an http(s) URL");
+            }
+            let mut headers: Vec<(String, String)> = s
+                .http_headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if let Some(var) = &s.bearer_token_env_var {
+                let token = env(var).filter(|t| !t.trim().is_empty()).ok_or_else(|| {
+                    anyhow::anyhow!("{key}.bearer_token_env_var: the variable {var} is not set")
+                })?;
+                crate::secrets::register(token.trim());
+                headers.push(("Authorization".into(), format!("Bearer {}", token.trim())));
+            }
+            McpTransport::Http {
+                url: url.clone(),
+                headers,
+            }
+        }
+        (Some(_), Some(_)) => {
+            anyhow::bail!(
+                "{key}: give either `command` (stdio) or `url` (streamable HTTP), not both"
+            )
+        }
+        (None, None) => anyhow::bail!("{key}: give `command` (stdio) or `url` (streamable HTTP)"),
+    };
+    Ok(McpServerConfig {
+        name: name.to_string(),
+        transport,
+        startup_timeout: Some(
+            seconds(&key, "startup_timeout_sec", s.startup_timeout_sec)?
+                .unwrap_or(DEFAULT_STARTUP_TIMEOUT),
+        ),
+        tool_timeout: Some(
+            seconds(&key, "tool_timeout_sec", s.tool_timeout_sec)?.unwrap_or(DEFAULT_TOOL_TIMEOUT),
+        ),
+        enabled_tools: s.enabled_tools.clone(),
+        disabled_tools: s.disabled_tools.clone(),
+    })
 }
 
 fn seconds(key: &str, field: &str, v: Option<f64>) -> anyhow::Result<Option<Duration>> {
@@ -154,6 +182,20 @@ pub struct McpServerConfig {
     pub startup_timeout: Option<Duration>,
     /// One tool call within this; None: no limit but cancellation.
     pub tool_timeout: Option<Duration>,
+    /// Codex's `enabled_tools`: only these tools, when given (applied before `disabled_tools`).
+    pub enabled_tools: Option<Vec<String>>,
+    /// Codex's `disabled_tools`: these tools are left out.
+    pub disabled_tools: Vec<String>,
+}
+
+impl McpServerConfig {
+    /// Whether the server's tool `tool` is offered, by `enabled_tools` and `disabled_tools`.
+    pub(crate) fn offers(&self, tool: &str) -> bool {
+        self.enabled_tools
+            .as_ref()
+            .is_none_or(|on| on.iter().any(|t| t == tool))
+            && !self.disabled_tools.iter().any(|t| t == tool)
+    }
 }
 
 /// How an MCP server is reached: a child process or an HTTP endpoint.
@@ -188,11 +230,19 @@ mod tests {
     use std::path::Path;
 
     fn parse(text: &str) -> anyhow::Result<Vec<McpServerConfig>> {
+        let (servers, warnings) = parse_all(text);
+        match warnings.first() {
+            Some(w) => anyhow::bail!("{w}"),
+            None => Ok(servers),
+        }
+    }
+
+    fn parse_all(text: &str) -> (Vec<McpServerConfig>, Vec<String>) {
         #[derive(Deserialize)]
         struct T {
             mcp_servers: BTreeMap<String, McpServerToml>,
         }
-        let t: T = toml::from_str(text)?;
+        let t: T = toml::from_str(text).unwrap();
         from_toml(&t.mcp_servers, |v| {
             (v == "TOKEN_VAR").then(|| "tok-123".to_string())
         })
@@ -274,6 +324,22 @@ enabled = false
     }
 
     #[test]
+    fn a_bad_server_leaves_only_itself_out() {
+        let (got, warnings) = parse_all(
+            "[mcp_servers.gh]\nurl = \"https://api.example/mcp\"\nbearer_token_env_var = \"UNSET\"\n\
+             [mcp_servers.ftp]\nurl = \"ftp://h/mcp\"\n\
+             [mcp_servers.ok]\ncommand = \"srv\"\nenabled_tools = [\"a\", \"b\"]\ndisabled_tools = [\"b\"]\n",
+        );
+        assert_eq!(got.len(), 1);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("`ftp` was left out") && warnings[0].contains("http(s)"));
+        assert!(warnings[1].contains("`gh` was left out") && warnings[1].contains("UNSET"));
+        assert!(got[0].offers("a"));
+        assert!(!got[0].offers("b"));
+        assert!(!got[0].offers("c"));
+    }
+
+    #[test]
     fn client_servers_win_on_a_name_clash() {
         let configured =
             parse("[mcp_servers.a]\ncommand = \"from-config\"\n[mcp_servers.b]\ncommand = \"b\"\n")
@@ -286,6 +352,8 @@ enabled = false
             },
             startup_timeout: None,
             tool_timeout: None,
+            enabled_tools: None,
+            disabled_tools: vec![],
         }];
         let merged = merge(&configured, client.clone(), Path::new("/work"));
         assert_eq!(merged.len(), 2);

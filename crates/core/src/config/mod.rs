@@ -11,11 +11,16 @@ use crate::secrets::ConfiguredKeys;
 
 mod edit;
 pub mod mcp;
+mod mcp_edit;
+mod mcp_files;
 pub mod rules;
 mod trust;
 pub mod web;
 pub use edit::{
     remove_api_key, set_api_key, set_harness, set_hook_trust, set_project_trust, toml_literal,
+};
+pub use mcp_edit::{
+    NewMcpServer, add_mcp_server, check_server_name, mcp_servers_json, remove_mcp_server,
 };
 pub use trust::{ProjectTrust, TrustLevel, project_root};
 
@@ -279,6 +284,12 @@ impl Config {
         );
         config.rules = rules;
         config.warnings.extend(warnings);
+        if let Some(p) = config.project.as_ref().filter(|p| p.trusted()) {
+            let taken: Vec<String> = config.mcp_servers.iter().map(|s| s.name.clone()).collect();
+            let (servers, warnings) = mcp_files::load(&p.root, &taken, &|v| std::env::var(v).ok());
+            config.mcp_servers.extend(servers);
+            config.warnings.extend(warnings);
+        }
         Ok(config)
     }
 
@@ -372,9 +383,13 @@ impl Config {
         let raw: ConfigToml = toml::Value::Table(table)
             .try_into()
             .map_err(|e| anyhow::anyhow!("invalid configuration after overrides: {e}"))?;
+        let (mcp_servers, mcp_warnings) =
+            mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok());
         let mut config = Self::resolve(home, raw)?;
         config.project = project;
+        config.mcp_servers = mcp_servers;
         config.warnings = warnings;
+        config.warnings.extend(mcp_warnings);
         Ok(config)
     }
 
@@ -449,7 +464,8 @@ impl Config {
             tool_output_token_limit: raw.tool_output_token_limit.unwrap_or(10_000),
             parallel_tool_calls: raw.parallel_tool_calls.unwrap_or(true),
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
-            mcp_servers: mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok())?,
+            // Set by `from_layers`, with the warnings for servers left out.
+            mcp_servers: Vec::new(),
             project: None,
             warnings: Vec::new(),
             bypass_hook_trust: false,
@@ -1041,14 +1057,15 @@ approval_policy = "never"
         .unwrap();
         assert_eq!(c.mcp_servers.len(), 1);
         assert_eq!(c.mcp_servers[0].name, "a");
-        let err = load(
+        // A bad entry is left out with a warning; the config still loads.
+        let c = load(
             Some("[mcp_servers.a]\nargs = []\n"),
             &[],
             Overrides::default(),
         )
-        .unwrap_err()
-        .to_string();
-        assert!(err.contains("mcp_servers.a"), "{err}");
+        .unwrap();
+        assert!(c.mcp_servers.is_empty());
+        assert!(c.warnings[0].contains("mcp_servers.a"), "{:?}", c.warnings);
     }
 
     #[test]

@@ -145,13 +145,16 @@ pub(crate) fn config_files(root: &Path, cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// A project's files besides its config and custom folders that load only once it is
-/// trusted: hooks and Claude Code's settings (hooks, permissions); the rules files are
-/// `rules::project_files`.
-const GOVERNED: [&str; 4] = [
+/// trusted: hooks, Claude Code's settings (hooks, permissions) and the MCP files
+/// (`mcp_files`); the rules files are `rules::project_files`.
+const GOVERNED: [&str; 7] = [
     ".codex/hooks.json",
     ".openinterpreter/hooks.json",
     ".claude/settings.json",
     ".claude/settings.local.json",
+    ".mcp.json",
+    ".cursor/mcp.json",
+    ".vscode/mcp.json",
 ];
 
 /// The project's folders of custom agents and commands (the `custom` module reads them):

@@ -89,7 +89,7 @@ pub(super) async fn connect(
                 Ok(Err(e)) => e,
                 Err(_) => format!(
                     "no answer to the MCP handshake within {} s",
-                    timeout.as_secs()
+                    timeout.as_secs_f64()
                 ),
             };
             // Kill it now, so its stderr closes and the tail is complete.
@@ -121,7 +121,7 @@ pub(super) async fn connect(
                 Ok(Err(e)) => Err(e),
                 Err(_) => Err(format!(
                     "no answer from {url} within {} s",
-                    timeout.as_secs()
+                    timeout.as_secs_f64()
                 )),
             }
         }

@@ -136,7 +136,7 @@ impl McpTools {
                 SchemaDialect::Kimi => kimi_schema::tool_name(&config.name),
                 SchemaDialect::Standard => config.name.clone(),
             };
-            for t in conn.tools {
+            for t in conn.tools.into_iter().filter(|t| config.offers(&t.name)) {
                 let parameters = names::parameters_schema(&t.input_schema);
                 let parameters = match dialect {
                     SchemaDialect::Standard => parameters,
