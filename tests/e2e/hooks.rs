@@ -58,6 +58,8 @@ fn codex_hooks(repo: &TestRepo) {
                 format!("cat > '{dir}/post.json'; echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"formatted\"}}}}'")}]}],
             "Stop": [{"hooks": [{"type": "command", "command":
                 "if grep -q '\"stop_hook_active\":false'; then echo '{\"decision\": \"block\", \"reason\": \"run the tests first\"}'; fi"}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command":
+                format!("cat > '{dir}/end.json'")}]}],
             "NoSuchEvent": [{"hooks": [{"type": "command", "command": "true"}]}]
         }
     });
@@ -123,6 +125,14 @@ fn a_codex_hooks_file_adds_context_blocks_a_call_gives_feedback_and_sends_the_tu
     assert!(
         fourth.contains("Stop hook feedback: run the tests first"),
         "{fourth}"
+    );
+    // SessionEnd ran as exec closed the session.
+    let end: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.path().join("end.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (end["hook_event_name"].as_str(), end["reason"].as_str()),
+        (Some("SessionEnd"), Some("other"))
     );
     // exec --json reports the blocked call's hook as an error item; the turn completed.
     let events = jsonl(&out);

@@ -357,7 +357,7 @@ pub(crate) fn hook_run_json(run: &interpreter_protocol::HookRun) -> Value {
         first.make_ascii_lowercase();
     }
     let scope = match run.event_name.as_str() {
-        "SessionStart" | "SubagentStart" => "thread",
+        "SessionStart" | "SubagentStart" | "SessionEnd" => "thread",
         _ => "turn",
     };
     json!({

@@ -6,6 +6,7 @@
 //! - `PostToolUse`: feedback and context join the call's result;
 //! - `Stop` (a subagent: `SubagentStop`): a block makes the turn go on with the reason;
 //! - `PreCompact`, `PostCompact`: around compaction, reported only;
+//! - `SessionEnd` as the session closes, reported only;
 //! - `PermissionRequest` and `Notification` (`permission_prompt`) when a call asks the user,
 //!   in [`HookedApprover`].
 
@@ -230,6 +231,27 @@ impl Session {
             return None;
         }
         v.block
+    }
+
+    /// `SessionEnd` as the session closes, once a `SessionStart` ran in this process (a copy
+    /// opened and closed unused says nothing). Reported only.
+    pub(super) async fn end_hooks(&mut self) {
+        if self.parent_id.is_some()
+            || !self.state.hooks_started
+            || !self.services.hooks.has(HookEvent::SessionEnd)
+        {
+            return;
+        }
+        let extra = fields(json!({"reason": "other"}));
+        self.services
+            .hooks
+            .run(
+                HookEvent::SessionEnd,
+                |_| vec!["other".into()],
+                |_| vec![(String::new(), extra.clone())],
+                &CancellationToken::new(),
+            )
+            .await;
     }
 
     /// `PreCompact` or `PostCompact`, reported only.

@@ -130,9 +130,11 @@ impl Session {
         self.state.notifying.push(task);
     }
 
-    /// Closes the session: the log (and its writer lock) goes first, so whoever waits may
-    /// reopen the session at once; then the notify programs still running get their moment.
+    /// Closes the session: its `SessionEnd` hooks run, then the log (and its writer lock)
+    /// goes, so whoever waits may reopen the session at once; then the notify programs still
+    /// running get their moment.
     pub(super) async fn close(&mut self) {
+        self.end_hooks().await;
         self.state.log = None;
         self.finish_notifying().await;
     }

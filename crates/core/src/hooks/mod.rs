@@ -55,11 +55,13 @@ pub enum HookEvent {
     PostCompact,
     /// The agent waits for the user (matcher: `permission_prompt`).
     Notification,
+    /// The session ends (matcher: its reason, `other`).
+    SessionEnd,
 }
 
 impl HookEvent {
     /// Every event, in the order hooks files list them.
-    pub const ALL: [HookEvent; 11] = [
+    pub const ALL: [HookEvent; 12] = [
         HookEvent::SessionStart,
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
@@ -71,6 +73,7 @@ impl HookEvent {
         HookEvent::SubagentStart,
         HookEvent::SubagentStop,
         HookEvent::Stop,
+        HookEvent::SessionEnd,
     ];
 
     /// As hooks files spell it.
@@ -87,6 +90,7 @@ impl HookEvent {
             HookEvent::PreCompact => "PreCompact",
             HookEvent::PostCompact => "PostCompact",
             HookEvent::Notification => "Notification",
+            HookEvent::SessionEnd => "SessionEnd",
         }
     }
 
