@@ -182,11 +182,20 @@ fn malformed_files_name_the_line() {
     }
 }
 
+/// `p`, absolute on this platform (`C:` in front on Windows).
+fn abs(p: &str) -> PathBuf {
+    match cfg!(windows) {
+        true => PathBuf::from(format!("C:{p}")),
+        false => PathBuf::from(p),
+    }
+}
+
 fn claude(json: &str, root: &Path) -> (Rules, Vec<String>) {
     let mut r = Rules::default();
+    let home = abs("/home/u");
     let bases = claude::Bases {
         project: root,
-        home: Some(Path::new("/home/u")),
+        home: Some(&home),
     };
     let w = claude::parse("settings.json", json, &bases, &mut r).unwrap();
     (r, w)
@@ -194,7 +203,7 @@ fn claude(json: &str, root: &Path) -> (Rules, Vec<String>) {
 
 #[test]
 fn claude_lists_cover_commands_files_fetches_and_mcp() {
-    let root = Path::new("/w/app");
+    let root = &abs("/w/app");
     let (r, warnings) = claude(
         r#"{"permissions": {
             "allow": ["Bash(cargo test:*)", "Bash(npm run build)", "Bash(git * main)", "Edit(src/**)",
@@ -216,15 +225,12 @@ fn claude_lists_cover_commands_files_fetches_and_mcp() {
     assert_eq!(cmd("git push origin"), Some(Decision::Prompt));
     assert_eq!(cmd("curl"), Some(Decision::Forbidden));
     assert_eq!(cmd("curl -s x"), Some(Decision::Forbidden));
-    let write = |p: &str| r.write(&[PathBuf::from(p)]).map(|h| h.decision);
+    let write = |p: &str| r.write(&[abs(p)]).map(|h| h.decision);
     assert_eq!(write("/w/app/src/a/b.rs"), Some(Decision::Allow));
     assert_eq!(write("/w/app/tests/a.rs"), None);
     assert_eq!(write("/etc/passwd"), Some(Decision::Prompt));
     assert_eq!(write("/home/u/.ssh/config"), Some(Decision::Forbidden));
-    assert_eq!(
-        r.write(&[PathBuf::from("/w/app/src/x"), PathBuf::from("/w/app/y")]),
-        None
-    );
+    assert_eq!(r.write(&[abs("/w/app/src/x"), abs("/w/app/y")]), None);
     assert_eq!(r.fetch("example.com").unwrap().decision, Decision::Allow);
     assert_eq!(r.fetch("evil.com"), None);
     assert_eq!(r.mcp("github", "list").unwrap().decision, Decision::Allow);
