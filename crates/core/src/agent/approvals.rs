@@ -64,6 +64,25 @@ pub(super) fn fields(pairs: Value) -> Map<String, Value> {
     }
 }
 
+/// Runs `event`'s hooks for a tool call, with the event's own fields `extra`.
+pub(super) async fn run_for_call(
+    hooks: &HookRunner,
+    event: HookEvent,
+    call: &CallView,
+    call_id: &str,
+    extra: &Map<String, Value>,
+    cancel: &CancellationToken,
+) -> crate::hooks::Verdict {
+    hooks
+        .run(
+            event,
+            |d| crate::hooks::call_names(call, d),
+            |d| call_payloads(call, call_id, d, extra),
+            cancel,
+        )
+        .await
+}
+
 /// A call's payloads for a dialect: `tool_name`, `tool_input` and `tool_use_id`, plus `extra`.
 pub(super) fn call_payloads(
     call: &CallView,
@@ -119,15 +138,15 @@ impl Approver for HookedApprover {
             let cancel = CancellationToken::new();
             if hooks.has(HookEvent::PermissionRequest) {
                 let call = Self::call_view(&req);
-                let none = Map::new();
-                let v = hooks
-                    .run(
-                        HookEvent::PermissionRequest,
-                        |d| crate::hooks::call_names(&call, d),
-                        |d| call_payloads(&call, &req.call_id, d, &none),
-                        &cancel,
-                    )
-                    .await;
+                let v = run_for_call(
+                    &hooks,
+                    HookEvent::PermissionRequest,
+                    &call,
+                    &req.call_id,
+                    &Map::new(),
+                    &cancel,
+                )
+                .await;
                 match v.permission {
                     Some(Permission::Deny) => return ApprovalDecision::Reject,
                     // A dangerous call is the user's to allow.
@@ -147,10 +166,10 @@ impl Approver for HookedApprover {
                 // The user is asked now, whatever the hook does and however long it takes.
                 tokio::spawn(async move {
                     hooks
-                        .run(
+                        .run_plain(
                             HookEvent::Notification,
-                            |_| vec!["permission_prompt".into()],
-                            |_| vec![(String::new(), extra.clone())],
+                            Some("permission_prompt"),
+                            extra,
                             &CancellationToken::new(),
                         )
                         .await;

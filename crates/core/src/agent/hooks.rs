@@ -13,7 +13,7 @@
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::approvals::{call_payloads, fields};
+use super::approvals::{fields, run_for_call};
 use super::session::Session;
 use crate::hooks::{CallView, HookEvent, Permission, Place};
 use crate::model::HistoryItem;
@@ -81,12 +81,7 @@ impl Session {
         let v = self
             .services
             .hooks
-            .run(
-                event,
-                |_| vec![matcher.clone()],
-                |_| vec![(String::new(), extra.clone())],
-                cancel,
-            )
+            .run_plain(event, Some(&matcher), extra, cancel)
             .await;
         self.push_hook_context(event, v.context);
     }
@@ -114,12 +109,7 @@ impl Session {
         let v = self
             .services
             .hooks
-            .run(
-                HookEvent::UserPromptSubmit,
-                |_| Vec::new(),
-                |_| vec![(String::new(), extra.clone())],
-                cancel,
-            )
+            .run_plain(HookEvent::UserPromptSubmit, None, extra, cancel)
             .await;
         if let Some(why) = v.block.or(v.stop) {
             return Err(why);
@@ -139,17 +129,16 @@ impl Session {
         if !self.services.hooks.has(HookEvent::PreToolUse) {
             return Ok((None, Vec::new()));
         }
-        let none = Map::new();
-        let v = self
-            .services
-            .hooks
-            .run(
-                HookEvent::PreToolUse,
-                |d| crate::hooks::call_names(call, d),
-                |d| call_payloads(call, call_id, d, &none),
-                cancel,
-            )
-            .await;
+        let hooks = &self.services.hooks;
+        let v = run_for_call(
+            hooks,
+            HookEvent::PreToolUse,
+            call,
+            call_id,
+            &Map::new(),
+            cancel,
+        )
+        .await;
         if v.permission == Some(Permission::Deny) || v.block.is_some() || v.stop.is_some() {
             let why = v.block.or(v.stop).unwrap_or_default();
             return Err(format!("A PreToolUse hook blocked this tool call: {why}"));
@@ -169,16 +158,8 @@ impl Session {
             return Vec::new();
         }
         let extra = fields(json!({"tool_response": response}));
-        let v = self
-            .services
-            .hooks
-            .run(
-                HookEvent::PostToolUse,
-                |d| crate::hooks::call_names(call, d),
-                |d| call_payloads(call, call_id, d, &extra),
-                cancel,
-            )
-            .await;
+        let hooks = &self.services.hooks;
+        let v = run_for_call(hooks, HookEvent::PostToolUse, call, call_id, &extra, cancel).await;
         let mut notes = Vec::new();
         if let Some(why) = v.block {
             notes.push(format!("PostToolUse hook feedback: {why}"));
@@ -220,12 +201,7 @@ impl Session {
         let v = self
             .services
             .hooks
-            .run(
-                event,
-                |_| Vec::new(),
-                |_| vec![(String::new(), extra.clone())],
-                cancel,
-            )
+            .run_plain(event, None, extra, cancel)
             .await;
         if v.stop.is_some() {
             return None;
@@ -245,10 +221,10 @@ impl Session {
         let extra = fields(json!({"reason": "other"}));
         self.services
             .hooks
-            .run(
+            .run_plain(
                 HookEvent::SessionEnd,
-                |_| vec!["other".into()],
-                |_| vec![(String::new(), extra.clone())],
+                Some("other"),
+                extra,
                 &CancellationToken::new(),
             )
             .await;
@@ -267,12 +243,7 @@ impl Session {
         let extra = fields(json!({"trigger": trigger}));
         self.services
             .hooks
-            .run(
-                event,
-                |_| vec![trigger.to_string()],
-                |_| vec![(String::new(), extra.clone())],
-                cancel,
-            )
+            .run_plain(event, Some(trigger), extra, cancel)
             .await;
     }
 }

@@ -27,7 +27,7 @@ use interpreter_protocol::HookSource;
 
 pub use load::{Sources, load, load_for, to_review};
 pub(crate) use matcher::{CallView, call_names, tool_inputs};
-pub(crate) use output::Permission;
+pub(crate) use output::{Permission, Verdict};
 pub(crate) use run::{HookRunner, Payload, Place};
 
 /// When a hook runs.

@@ -143,6 +143,25 @@ impl HookRunner {
         verdict
     }
 
+    /// Runs `event`'s hooks once each with the event's own fields `extra`; `matcher` is what
+    /// its matchers read (None for the events that read none).
+    pub(crate) async fn run_plain(
+        &self,
+        event: HookEvent,
+        matcher: Option<&str>,
+        extra: Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> Verdict {
+        let inputs: Vec<String> = matcher.into_iter().map(str::to_string).collect();
+        self.run(
+            event,
+            |_| inputs.clone(),
+            |_| vec![(String::new(), extra.clone())],
+            cancel,
+        )
+        .await
+    }
+
     async fn run_one(
         &self,
         h: Arc<Handler>,
