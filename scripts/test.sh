@@ -100,6 +100,13 @@ fi
 .venv-pygls/bin/pip install --disable-pip-version-check -q -r tests/python/requirements.txt
 .venv-pygls/bin/python tests/python/lsp_cancel.py "$target_dir/debug/interpreter" "$target_dir/debug/mock-llm"
 
+stage "mcp oauth: the official MCP Python SDK's OAuth server against interpreter mcp add/login/logout and a turn"
+if [ ! -x .venv-mcp/bin/python ]; then
+  python3 -m venv .venv-mcp
+fi
+.venv-mcp/bin/pip install --disable-pip-version-check -q -r tests/mcp-python/requirements.txt
+MCP_PYTHON="$root/.venv-mcp/bin/python" cargo test --workspace --test mcp_oauth -- --ignored
+
 stage "neovim plugin: editors/neovim headless tests (LSP code actions, ACP chat)"
 if [ ! -x .venv-nvim/bin/nvim ]; then
   python3 -m venv .venv-nvim

@@ -346,6 +346,8 @@ fn mcp_configs(servers: Vec<McpServer>, cwd: &Path) -> (Vec<McpServerConfig>, Ve
                 transport: McpTransport::Http {
                     url: m.url,
                     headers: m.headers.into_iter().map(|h| (h.name, h.value)).collect(),
+                    // The client signs its servers in itself.
+                    oauth: None,
                 },
                 startup_timeout: None,
                 tool_timeout: None,

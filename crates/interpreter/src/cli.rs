@@ -495,7 +495,7 @@ pub(crate) fn main() -> i32 {
                 with_api_key,
             } => crate::login::run(common.overrides(), provider, with_api_key),
             Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
-            Command::Mcp { what } => crate::mcp::run(what),
+            Command::Mcp { what } => crate::mcp::run(what).await,
             Command::Debug {
                 what:
                     DebugCommand::Prompt {

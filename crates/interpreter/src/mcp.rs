@@ -1,9 +1,13 @@
-//! `interpreter mcp`: Codex's `codex mcp add/list/get/remove`, on the user's config.toml
-//! (`$OPENINTERPRETER_HOME/config.toml`). The JSON is Codex's; the text is for people.
+//! `interpreter mcp`: Codex's `codex mcp add/list/get/remove/login/logout`, on the user's
+//! config.toml (`$OPENINTERPRETER_HOME/config.toml`). The JSON is Codex's; the text is for
+//! people.
 
 use interpreter_core::config::{
-    NewMcpServer, add_mcp_server, home_dir, mcp_servers_json, remove_mcp_server,
+    NewMcpServer, add_mcp_server, home_dir, mcp_oauth_settings, mcp_servers_json, remove_mcp_server,
 };
+use interpreter_core::mcp::oauth;
+use std::io::IsTerminal;
+use std::path::Path;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum McpCommand {
@@ -46,6 +50,19 @@ pub(crate) enum McpCommand {
         /// The server's name.
         name: String,
     },
+    /// Sign in to a streamable HTTP server with OAuth (always a fresh sign-in).
+    Login {
+        /// The server's name.
+        name: String,
+        /// Scopes to ask for, comma-separated (default: what the server advertises).
+        #[arg(long, value_delimiter = ',', num_args = 1..)]
+        scopes: Vec<String>,
+    },
+    /// Forget a server's OAuth tokens.
+    Logout {
+        /// The server's name.
+        name: String,
+    },
 }
 
 fn parse_env_pair(raw: &str) -> Result<(String, String), String> {
@@ -55,7 +72,7 @@ fn parse_env_pair(raw: &str) -> Result<(String, String), String> {
     }
 }
 
-pub(crate) fn run(what: McpCommand) -> i32 {
+pub(crate) async fn run(what: McpCommand) -> i32 {
     let home = home_dir();
     let mut missing = false;
     let result = match what {
@@ -67,6 +84,7 @@ pub(crate) fn run(what: McpCommand) -> i32 {
             force,
             command,
         } => {
+            let offer_login = url.clone().filter(|_| bearer_token_env_var.is_none());
             let server = match url {
                 Some(url) => NewMcpServer::Http {
                     url,
@@ -74,8 +92,24 @@ pub(crate) fn run(what: McpCommand) -> i32 {
                 },
                 None => NewMcpServer::Stdio { command, env },
             };
-            add_mcp_server(&home, &name, &server, force)
-                .map(|()| println!("Added MCP server `{name}`."))
+            match add_mcp_server(&home, &name, &server, force) {
+                Ok(()) => {
+                    println!("Added MCP server `{name}`.");
+                    match offer_login {
+                        // As Codex: a server that offers OAuth is signed in to at once, when
+                        // someone is there to use the browser.
+                        Some(url)
+                            if std::io::stdout().is_terminal()
+                                && oauth::supports_oauth(&url).await =>
+                        {
+                            println!("Detected OAuth support. Starting OAuth flow…");
+                            login(&home, &name, &url, &[]).await
+                        }
+                        _ => Ok(()),
+                    }
+                }
+                Err(e) => Err(e),
+            }
         }
         McpCommand::Remove { name } => remove_mcp_server(&home, &name).map(|found| {
             if found {
@@ -84,7 +118,7 @@ pub(crate) fn run(what: McpCommand) -> i32 {
                 println!("No MCP server named `{name}` found.");
             }
         }),
-        McpCommand::List { json } => mcp_servers_json(&home).map(|all| {
+        McpCommand::List { json } => servers(&home).map(|all| {
             if json {
                 println!("{}", serde_json::Value::Array(all));
             } else if all.is_empty() {
@@ -95,7 +129,7 @@ pub(crate) fn run(what: McpCommand) -> i32 {
                 }
             }
         }),
-        McpCommand::Get { name, json } => mcp_servers_json(&home).map(|all| {
+        McpCommand::Get { name, json } => servers(&home).map(|all| {
             match all.into_iter().find(|s| s["name"] == name.as_str()) {
                 Some(s) if json => println!("{s}"),
                 Some(s) => println!("{}", describe(&s)),
@@ -105,6 +139,19 @@ pub(crate) fn run(what: McpCommand) -> i32 {
                 }
             }
         }),
+        McpCommand::Login { name, scopes } => match http_url(&home, &name) {
+            Ok(url) => login(&home, &name, &url, &scopes).await,
+            Err(e) => Err(e),
+        },
+        McpCommand::Logout { name } => http_url(&home, &name).and_then(|url| {
+            let settings = mcp_oauth_settings(&home)?;
+            match oauth::logout(&settings, &name, &url) {
+                Ok(true) => println!("Removed OAuth credentials for `{name}`."),
+                Ok(false) => println!("No OAuth credentials stored for `{name}`."),
+                Err(e) => anyhow::bail!("{e}"),
+            }
+            Ok(())
+        }),
     };
     match result {
         Ok(()) => i32::from(missing),
@@ -113,6 +160,39 @@ pub(crate) fn run(what: McpCommand) -> i32 {
             1
         }
     }
+}
+
+/// Every configured server as Codex's JSON, with `o_auth` for those signed in.
+fn servers(home: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
+    let settings = mcp_oauth_settings(home)?;
+    mcp_servers_json(home, &|name, url| {
+        oauth::has_credentials(&settings, name, url)
+    })
+}
+
+/// The URL of the streamable HTTP server `name`; an error for a stdio or unknown one.
+fn http_url(home: &Path, name: &str) -> anyhow::Result<String> {
+    let all = mcp_servers_json(home, &|_, _| false)?;
+    let Some(s) = all.iter().find(|s| s["name"] == name) else {
+        anyhow::bail!("no MCP server named `{name}` is configured");
+    };
+    match s["transport"]["url"].as_str() {
+        Some(url) if s["transport"]["type"] == "streamable_http" => Ok(url.to_string()),
+        _ => anyhow::bail!(
+            "`{name}` is a stdio server: OAuth login is only for streamable HTTP servers"
+        ),
+    }
+}
+
+async fn login(home: &Path, name: &str, url: &str, scopes: &[String]) -> anyhow::Result<()> {
+    let settings = mcp_oauth_settings(home)?;
+    oauth::login(&settings, name, url, scopes, |auth_url| {
+        println!("Authorize `{name}` by opening this URL in your browser:\n{auth_url}\n");
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    println!("Successfully logged in to MCP server `{name}`.");
+    Ok(())
 }
 
 /// One server in a line or two: name, how it is reached, its auth, and whether it is off.

@@ -113,6 +113,7 @@ fn server(
             McpTransport::Http {
                 url: url.clone(),
                 headers,
+                oauth: None,
             }
         }
         (Some(_), Some(_)) => {
@@ -221,7 +222,57 @@ pub enum McpTransport {
         /// Sent with every request: `http_headers`, plus `Authorization` from
         /// `bearer_token_env_var`.
         headers: Vec<(String, String)>,
+        /// Where `interpreter mcp login` keeps its tokens, for a server the user configured
+        /// without an `Authorization` header (`Config::attach_oauth`); None: no OAuth.
+        oauth: Option<OAuthSettings>,
     },
+}
+
+/// Where OAuth tokens of MCP servers are kept (Codex's `mcp_oauth_credentials_store`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CredentialsStore {
+    /// The OS keyring when one answers, else the file.
+    #[default]
+    Auto,
+    /// The OS keyring only.
+    Keyring,
+    /// `$OPENINTERPRETER_HOME/.credentials.json` (mode 0600).
+    File,
+}
+
+impl std::str::FromStr for CredentialsStore {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "keyring" => Ok(Self::Keyring),
+            "file" => Ok(Self::File),
+            other => anyhow::bail!(
+                "mcp_oauth_credentials_store = \"{other}\": expected \"auto\", \"keyring\" or \"file\""
+            ),
+        }
+    }
+}
+
+/// How MCP OAuth sign-in is set up: the token store, the home folder its file lives in, and
+/// the loopback port of the sign-in callback (`mcp_oauth_callback_port`; None: any free one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthSettings {
+    /// Keyring, file, or the keyring with the file behind it.
+    pub store: CredentialsStore,
+    /// `$OPENINTERPRETER_HOME`.
+    pub home: PathBuf,
+    /// The callback's port.
+    pub callback_port: Option<u16>,
+}
+
+impl McpTransport {
+    /// True when `headers` authenticate already (a bearer token variable, an explicit header).
+    pub fn has_authorization_header(headers: &[(String, String)]) -> bool {
+        headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+    }
 }
 
 #[cfg(test)]
@@ -292,6 +343,7 @@ enabled = false
                     ("X-Team".into(), "core".into()),
                     ("Authorization".into(), "Bearer tok-123".into())
                 ],
+                oauth: None,
             }
         );
         assert_eq!(got[1].startup_timeout, Some(DEFAULT_STARTUP_TIMEOUT));
@@ -349,6 +401,7 @@ enabled = false
             transport: McpTransport::Http {
                 url: "http://client".into(),
                 headers: vec![],
+                oauth: None,
             },
             startup_timeout: None,
             tool_timeout: None,

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::mcp::McpServerToml;
+use super::mcp::{McpServerToml, OAuthSettings};
 
 /// What `add` writes: a command to start, or a streamable HTTP URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,30 +114,52 @@ pub fn remove_mcp_server(home: &Path, name: &str) -> Result<bool> {
     Ok(found)
 }
 
-/// Every `[mcp_servers]` entry of the user's config.toml, in name order, as Codex's
-/// `mcp list --json` shows it.
-pub fn mcp_servers_json(home: &Path) -> Result<Vec<Value>> {
-    #[derive(serde::Deserialize, Default)]
-    struct File {
-        #[serde(default)]
-        mcp_servers: BTreeMap<String, McpServerToml>,
-    }
+/// The parts of the user's config.toml the `mcp` commands read.
+#[derive(serde::Deserialize, Default)]
+struct File {
+    #[serde(default)]
+    mcp_servers: BTreeMap<String, McpServerToml>,
+    mcp_oauth_credentials_store: Option<String>,
+    mcp_oauth_callback_port: Option<u16>,
+}
+
+fn read_file(home: &Path) -> Result<File> {
     let path = home.join("config.toml");
-    let file: File = match std::fs::read_to_string(&path) {
+    match std::fs::read_to_string(&path) {
         Ok(text) => toml::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("invalid config {}: {e}", path.display()))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => File::default(),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
-    Ok(file
+            .map_err(|e| anyhow::anyhow!("invalid config {}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(File::default()),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+/// Every `[mcp_servers]` entry of the user's config.toml, in name order, as Codex's
+/// `mcp list --json` shows it. `signed_in(name, url)` tells whether OAuth tokens are saved for
+/// an HTTP server (its `auth_status` is then `o_auth`).
+pub fn mcp_servers_json(home: &Path, signed_in: &dyn Fn(&str, &str) -> bool) -> Result<Vec<Value>> {
+    Ok(read_file(home)?
         .mcp_servers
         .iter()
-        .map(|(name, s)| server_json(name, s))
+        .map(|(name, s)| server_json(name, s, signed_in))
         .collect())
 }
 
-fn server_json(name: &str, s: &McpServerToml) -> Value {
-    // Without OAuth built, only a bearer variable authenticates an HTTP server.
+/// Where `interpreter mcp login` keeps tokens, by the user's config.toml.
+pub fn mcp_oauth_settings(home: &Path) -> Result<OAuthSettings> {
+    let file = read_file(home)?;
+    Ok(OAuthSettings {
+        store: file
+            .mcp_oauth_credentials_store
+            .as_deref()
+            .map(str::parse)
+            .transpose()?
+            .unwrap_or_default(),
+        home: home.to_path_buf(),
+        callback_port: file.mcp_oauth_callback_port,
+    })
+}
+
+fn server_json(name: &str, s: &McpServerToml, signed_in: &dyn Fn(&str, &str) -> bool) -> Value {
     let (transport, auth_status) = match &s.url {
         Some(url) => (
             json!({
@@ -148,6 +170,8 @@ fn server_json(name: &str, s: &McpServerToml) -> Value {
             }),
             if s.bearer_token_env_var.is_some() {
                 "bearer_token"
+            } else if signed_in(name, url) {
+                "o_auth"
             } else {
                 "not_logged_in"
             },
@@ -206,7 +230,7 @@ mod tests {
         assert!(add_mcp_server(dir.path(), "f", &ftp, false).is_err());
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.starts_with("# mine\nmodel = \"m\"\n"), "{text}");
-        let all = mcp_servers_json(dir.path()).unwrap();
+        let all = mcp_servers_json(dir.path(), &|_, _| false).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0]["transport"]["type"], "stdio");
         assert_eq!(all[0]["transport"]["args"], json!(["-y", "docs"]));
@@ -216,7 +240,7 @@ mod tests {
         assert_eq!(all[1]["auth_status"], "bearer_token");
         add_mcp_server(dir.path(), "docs", &web, true).unwrap();
         assert_eq!(
-            mcp_servers_json(dir.path()).unwrap()[0]["transport"]["type"],
+            mcp_servers_json(dir.path(), &|_, _| false).unwrap()[0]["transport"]["type"],
             "streamable_http"
         );
         assert!(remove_mcp_server(dir.path(), "docs").unwrap());

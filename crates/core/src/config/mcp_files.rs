@@ -112,6 +112,7 @@ fn server(
             McpTransport::Http {
                 url,
                 headers: strings("headers")?,
+                oauth: None,
             }
         }
         _ => return Err("give a string `command` (stdio) or `url` (HTTP), not both".into()),

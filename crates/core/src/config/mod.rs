@@ -20,7 +20,8 @@ pub use edit::{
     remove_api_key, set_api_key, set_harness, set_hook_trust, set_project_trust, toml_literal,
 };
 pub use mcp_edit::{
-    NewMcpServer, add_mcp_server, check_server_name, mcp_servers_json, remove_mcp_server,
+    NewMcpServer, add_mcp_server, check_server_name, mcp_oauth_settings, mcp_servers_json,
+    remove_mcp_server,
 };
 pub use trust::{ProjectTrust, TrustLevel, project_root};
 
@@ -84,6 +85,10 @@ pub(crate) struct ConfigToml {
     /// MCP servers every session connects, as in Codex (see `config::mcp`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, mcp::McpServerToml>,
+    /// Codex's `mcp_oauth_credentials_store`: `auto`, `keyring` or `file`.
+    pub(crate) mcp_oauth_credentials_store: Option<String>,
+    /// Codex's `mcp_oauth_callback_port`: the sign-in callback's loopback port.
+    pub(crate) mcp_oauth_callback_port: Option<u16>,
     /// Codex's `notify`: a program (and its arguments) run with each completed turn's JSON.
     #[serde(default)]
     pub(crate) notify: Vec<String>,
@@ -210,6 +215,8 @@ pub struct Config {
     pub web: std::sync::Arc<web::WebConfig>,
     /// The enabled `[mcp_servers]`; front ends merge their own in (`config::mcp::merge`).
     pub mcp_servers: Vec<mcp::McpServerConfig>,
+    /// Where MCP OAuth tokens are kept, and the sign-in callback's port.
+    pub mcp_oauth: mcp::OAuthSettings,
     /// The session folder's project and whether its own config loaded (`Overrides::project`).
     pub project: Option<ProjectTrust>,
     /// Codex's `notify`: run with each completed turn's JSON as the last argument.
@@ -289,8 +296,21 @@ impl Config {
             let (servers, warnings) = mcp_files::load(&p.root, &taken, &|v| std::env::var(v).ok());
             config.mcp_servers.extend(servers);
             config.warnings.extend(warnings);
+            config.attach_oauth();
         }
         Ok(config)
+    }
+
+    /// Lets the HTTP servers the user configured without an `Authorization` header use the
+    /// tokens `interpreter mcp login` saved for them.
+    fn attach_oauth(&mut self) {
+        for server in &mut self.mcp_servers {
+            if let mcp::McpTransport::Http { headers, oauth, .. } = &mut server.transport
+                && !mcp::McpTransport::has_authorization_header(headers)
+            {
+                *oauth = Some(self.mcp_oauth.clone());
+            }
+        }
     }
 
     /// Pure layering, for tests: file text, env pairs (key, value), then overrides.
@@ -388,6 +408,7 @@ impl Config {
         let mut config = Self::resolve(home, raw)?;
         config.project = project;
         config.mcp_servers = mcp_servers;
+        config.attach_oauth();
         config.warnings = warnings;
         config.warnings.extend(mcp_warnings);
         Ok(config)
@@ -425,6 +446,16 @@ impl Config {
             .filter(|(id, _)| **id != provider_id)
             .filter_map(|(id, t)| provider_config(id, catalog::provider(id), t, &raw).ok())
             .collect();
+        let mcp_oauth = mcp::OAuthSettings {
+            store: raw
+                .mcp_oauth_credentials_store
+                .as_deref()
+                .map(str::parse)
+                .transpose()?
+                .unwrap_or_default(),
+            home: home.clone(),
+            callback_port: raw.mcp_oauth_callback_port,
+        };
         Ok(Config {
             home,
             other_providers,
@@ -466,6 +497,7 @@ impl Config {
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             // Set by `from_layers`, with the warnings for servers left out.
             mcp_servers: Vec::new(),
+            mcp_oauth,
             project: None,
             warnings: Vec::new(),
             bypass_hook_trust: false,

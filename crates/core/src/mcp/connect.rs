@@ -43,7 +43,7 @@ fn client_config() -> ClientConfig {
 pub(super) async fn connect(
     config: &McpServerConfig,
     timeout: Duration,
-) -> Result<Connection, String> {
+) -> Result<Connection, Failure> {
     match &config.transport {
         McpTransport::Stdio {
             command,
@@ -71,8 +71,9 @@ pub(super) async fn connect(
                 let pid = transport.id();
                 Ok(((transport, stderr), pid))
             });
-            let ((transport, stderr), tree) =
-                spawned.map_err(|e| format!("could not run `{}`: {e}", command.display()))?;
+            let ((transport, stderr), tree) = spawned.map_err(|e| {
+                Failure::failed(format!("could not run `{}`: {e}", command.display()))
+            })?;
             let process = Some(tree);
             let mut tail = StderrTail::default();
             if let Some(stderr) = stderr {
@@ -86,7 +87,7 @@ pub(super) async fn connect(
                         process,
                     });
                 }
-                Ok(Err(e)) => e,
+                Ok(Err(e)) => e.message,
                 Err(_) => format!(
                     "no answer to the MCP handshake within {} s",
                     timeout.as_secs_f64()
@@ -94,59 +95,139 @@ pub(super) async fn connect(
             };
             // Kill it now, so its stderr closes and the tail is complete.
             drop(process);
-            Err(tail.append_to(error).await)
+            Err(Failure::failed(tail.append_to(error).await))
         }
-        McpTransport::Http { url, headers } => {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("`{url}` is not an http(s) URL"));
-            }
-            let mut custom = HashMap::new();
-            for (name, value) in headers {
-                let n = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|e| format!("invalid header name `{name}`: {e}"))?;
-                let v = reqwest::header::HeaderValue::from_str(value)
-                    .map_err(|e| format!("invalid value for header `{name}`: {e}"))?;
-                custom.insert(n, v);
-            }
-            install_crypto_provider();
-            let transport = StreamableHttpClientTransport::from_config(
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom),
-            );
-            match tokio::time::timeout(timeout, handshake(transport)).await {
-                Ok(Ok((client, tools))) => Ok(Connection {
-                    client,
-                    tools,
-                    process: None,
-                }),
-                Ok(Err(e)) => Err(e),
-                Err(_) => Err(format!(
-                    "no answer from {url} within {} s",
-                    timeout.as_secs_f64()
-                )),
-            }
-        }
+        McpTransport::Http {
+            url,
+            headers,
+            oauth,
+        } => connect_http(&config.name, url, headers, oauth.as_ref(), timeout).await,
     }
 }
 
-async fn handshake<T, E, A>(transport: T) -> Result<(Client, Vec<Tool>), String>
+/// A streamable HTTP server: with the tokens `mcp login` saved when there are some.
+async fn connect_http(
+    name: &str,
+    url: &str,
+    headers: &[(String, String)],
+    oauth: Option<&super::OAuthSettings>,
+    timeout: Duration,
+) -> Result<Connection, Failure> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(Failure::failed(format!("`{url}` is not an http(s) URL")));
+    }
+    let mut custom = HashMap::new();
+    for (header, value) in headers {
+        let n = reqwest::header::HeaderName::from_bytes(header.as_bytes())
+            .map_err(|e| Failure::failed(format!("invalid header name `{header}`: {e}")))?;
+        let v = reqwest::header::HeaderValue::from_str(value)
+            .map_err(|e| Failure::failed(format!("invalid value for header `{header}`: {e}")))?;
+        custom.insert(n, v);
+    }
+    install_crypto_provider();
+    let transport_config =
+        StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    let attempt = async {
+        let signed_in = match oauth {
+            Some(settings) => super::oauth::authorized_client(settings, name, url)
+                .await
+                .map_err(|(needs_login, message)| Failure {
+                    message,
+                    needs_login,
+                })?,
+            None => None,
+        };
+        match signed_in {
+            Some(client) => {
+                handshake(StreamableHttpClientTransport::with_client(
+                    client,
+                    transport_config,
+                ))
+                .await
+            }
+            None => handshake(StreamableHttpClientTransport::from_config(transport_config)).await,
+        }
+    };
+    match tokio::time::timeout(timeout, attempt).await {
+        Ok(Ok((client, tools))) => Ok(Connection {
+            client,
+            tools,
+            process: None,
+        }),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(Failure::failed(format!(
+            "no answer from {url} within {} s",
+            timeout.as_secs_f64()
+        ))),
+    }
+}
+
+async fn handshake<T, E, A>(transport: T) -> Result<(Client, Vec<Tool>), Failure>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let client = client_config()
-        .serve(transport)
-        .await
-        .map_err(|e| format!("the MCP handshake failed: {e}"))?;
+    let client = client_config().serve(transport).await.map_err(|e| {
+        let message = format!("the MCP handshake failed: {e}");
+        if asks_for_sign_in(&e) {
+            Failure::needs_login(message)
+        } else {
+            Failure::failed(message)
+        }
+    })?;
     let tools = client
         .list_all_tools()
         .await
-        .map_err(|e| format!("listing its tools failed: {e}"))?;
+        .map_err(|e| Failure::failed(format!("listing its tools failed: {e}")))?;
     Ok((client, tools))
+}
+
+/// Why a server did not connect.
+#[derive(Debug)]
+pub(super) struct Failure {
+    pub message: String,
+    /// The server answered 401: it needs `interpreter mcp login` (again).
+    pub needs_login: bool,
+}
+
+impl Failure {
+    fn failed(message: String) -> Failure {
+        Failure {
+            message,
+            needs_login: false,
+        }
+    }
+
+    fn needs_login(message: String) -> Failure {
+        Failure {
+            message,
+            needs_login: true,
+        }
+    }
+}
+
+/// True when the handshake ended on the server's 401 (rmcp's `AuthRequiredError` somewhere in
+/// the transport error's chain).
+fn asks_for_sign_in(e: &rmcp::service::ClientInitializeError) -> bool {
+    let rmcp::service::ClientInitializeError::TransportError { error, .. } = e else {
+        return false;
+    };
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(err) = next {
+        if err
+            .downcast_ref::<rmcp::transport::streamable_http_client::AuthRequiredError>()
+            .is_some()
+        {
+            return true;
+        }
+        next = err.source();
+    }
+    false
 }
 
 /// rmcp's HTTP client (reqwest 0.13) is built without a crypto provider so that it shares
 /// the ring-based rustls of the rest of the binary; it needs a process default.
-fn install_crypto_provider() {
+pub(super) fn install_crypto_provider() {
     // Err only means one is installed already.
     let _ = rustls::crypto::ring::default_provider().install_default();
 }

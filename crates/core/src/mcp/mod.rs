@@ -11,6 +11,7 @@
 mod cap;
 mod connect;
 mod names;
+pub mod oauth;
 mod output;
 
 use futures::future::BoxFuture;
@@ -21,7 +22,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use crate::config::mcp::{McpServerConfig, McpTransport};
+pub use crate::config::mcp::{McpServerConfig, McpTransport, OAuthSettings};
 use crate::model::{ToolSpec, kimi_schema};
 use crate::sandbox::Intent;
 use crate::tools::exec::ServerTree;
@@ -124,8 +125,19 @@ impl McpTools {
             let conn = match result {
                 Ok(c) => c,
                 Err(e) => {
-                    tracing::warn!("MCP server `{}` failed to start: {e}", config.name);
-                    warnings.push(format!("MCP server `{}` failed to start: {e}", config.name));
+                    let w = if e.needs_login {
+                        format!(
+                            "MCP server `{0}` needs login: run `interpreter mcp login {0}` ({1})",
+                            config.name, e.message
+                        )
+                    } else {
+                        format!(
+                            "MCP server `{}` failed to start: {}",
+                            config.name, e.message
+                        )
+                    };
+                    tracing::warn!("{w}");
+                    warnings.push(w);
                     continue;
                 }
             };
