@@ -21,7 +21,7 @@ pub(super) enum Outcome {
 
 /// The commands ACP offers: the built-ins that make sense in an editor, then the skills.
 const OFFERED: &[&str] = &[
-    "harness", "model", "compact", "undo", "rewind", "init", "review", "status",
+    "harness", "model", "compact", "undo", "rewind", "init", "review", "status", "mcp",
 ];
 
 pub(super) fn available(skills: &[SkillInfo]) -> Vec<AvailableCommand> {
@@ -114,6 +114,17 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
         }
         Command::Status => {
             say(&status(s));
+            done
+        }
+        Command::Mcp => {
+            let servers = s
+                .translator
+                .view
+                .lock()
+                .ok()
+                .and_then(|v| v.as_ref().map(|v| v.mcp_servers.clone()))
+                .unwrap_or_default();
+            say(&interpreter_face::mcp::servers_text(&servers));
             done
         }
         // Goal turns start on their own, outside any `session/prompt`: not for ACP yet.

@@ -330,6 +330,9 @@ impl App {
             | Event::Diff { .. }
             | Event::RequestPreview { .. }
             | Event::UndoableTurns { .. }
+            // Failures come as warnings too; `/mcp` shows the list (kept by the view).
+            | Event::McpServers { .. }
+            | Event::McpServerUpdated(_)
             | Event::DiagnosticsRequested(_) => {}
         }
     }

@@ -210,6 +210,11 @@ pub struct Config {
     pub web: std::sync::Arc<web::WebConfig>,
     /// The enabled `[mcp_servers]`; front ends merge their own in (`config::mcp::merge`).
     pub mcp_servers: Vec<mcp::McpServerConfig>,
+    /// The `[mcp_servers]` not started: disabled, or left out with why (shown by `/mcp`).
+    pub mcp_skipped: Vec<mcp::McpServerSkipped>,
+    /// What `load` was given, so a session can read config.toml's servers again
+    /// (`Op::ReloadMcpServers`); None for a configuration built otherwise.
+    pub(crate) loaded_with: Option<Overrides>,
     /// The session folder's project and whether its own config loaded (`Overrides::project`).
     pub project: Option<ProjectTrust>,
     /// Codex's `notify`: run with each completed turn's JSON as the last argument.
@@ -283,6 +288,7 @@ impl Config {
             config.project.as_ref(),
         );
         config.rules = rules;
+        config.loaded_with = Some(overrides.clone());
         config.warnings.extend(warnings);
         if let Some(p) = config.project.as_ref().filter(|p| p.trusted()) {
             let taken: Vec<String> = config.mcp_servers.iter().map(|s| s.name.clone()).collect();
@@ -383,11 +389,12 @@ impl Config {
         let raw: ConfigToml = toml::Value::Table(table)
             .try_into()
             .map_err(|e| anyhow::anyhow!("invalid configuration after overrides: {e}"))?;
-        let (mcp_servers, mcp_warnings) =
+        let (mcp_servers, mcp_skipped, mcp_warnings) =
             mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok());
         let mut config = Self::resolve(home, raw)?;
         config.project = project;
         config.mcp_servers = mcp_servers;
+        config.mcp_skipped = mcp_skipped;
         config.warnings = warnings;
         config.warnings.extend(mcp_warnings);
         Ok(config)
@@ -466,6 +473,8 @@ impl Config {
             acp_client_terminals: raw.acp_client_terminals.unwrap_or(false),
             // Set by `from_layers`, with the warnings for servers left out.
             mcp_servers: Vec::new(),
+            mcp_skipped: Vec::new(),
+            loaded_with: None,
             project: None,
             warnings: Vec::new(),
             bypass_hook_trust: false,
