@@ -117,14 +117,7 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             done
         }
         Command::Mcp => {
-            let servers = s
-                .translator
-                .view
-                .lock()
-                .ok()
-                .and_then(|v| v.as_ref().map(|v| v.mcp_servers.clone()))
-                .unwrap_or_default();
-            say(&interpreter_face::mcp::servers_text(&servers));
+            say(&mcp_text(s));
             done
         }
         // Goal turns start on their own, outside any `session/prompt`: not for ACP yet.
@@ -176,6 +169,18 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             Ok(Outcome::Run(input))
         }
     }
+}
+
+/// `/mcp`: the servers as the session last reported them.
+fn mcp_text(s: &AcpSession) -> String {
+    let servers = s
+        .translator
+        .view
+        .lock()
+        .ok()
+        .and_then(|v| v.as_ref().map(|v| v.mcp_servers.clone()))
+        .unwrap_or_default();
+    interpreter_face::mcp::servers_text(&servers)
 }
 
 /// `/rewind`: the list of turns, or back to before one of them.
