@@ -292,8 +292,14 @@ impl Config {
         config.warnings.extend(warnings);
         if let Some(p) = config.project.as_ref().filter(|p| p.trusted()) {
             let taken: Vec<String> = config.mcp_servers.iter().map(|s| s.name.clone()).collect();
-            let (servers, warnings) = mcp_files::load(&p.root, &taken, &|v| std::env::var(v).ok());
+            let (servers, skipped, warnings) =
+                mcp_files::load(&p.root, &taken, &|v| std::env::var(v).ok());
             config.mcp_servers.extend(servers);
+            // config.toml's entry of a name wins, even one left out.
+            let shown: Vec<String> = config.mcp_skipped.iter().map(|k| k.name.clone()).collect();
+            config
+                .mcp_skipped
+                .extend(skipped.into_iter().filter(|k| !shown.contains(&k.name)));
             config.warnings.extend(warnings);
         }
         Ok(config)
