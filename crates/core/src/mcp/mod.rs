@@ -147,9 +147,13 @@ impl From<String> for StartFailure {
 }
 
 impl StartFailure {
-    fn message(&self) -> &str {
+    /// What the user reads about server `name`.
+    fn warning(&self, name: &str) -> String {
         match self {
-            StartFailure::NeedsLogin(m) | StartFailure::Failed(m) => m,
+            StartFailure::NeedsLogin(m) => format!(
+                "MCP server `{name}` needs a login: run `interpreter mcp login {name}` ({m})"
+            ),
+            StartFailure::Failed(m) => format!("MCP server `{name}` failed to start: {m}"),
         }
     }
 
@@ -246,9 +250,9 @@ impl McpTools {
             let conn = match result {
                 Ok(c) => c,
                 Err(failure) => {
-                    let e = failure.message();
-                    tracing::warn!("MCP server `{}` failed to start: {e}", config.name);
-                    warnings.push(format!("MCP server `{}` failed to start: {e}", config.name));
+                    let w = failure.warning(&config.name);
+                    tracing::warn!("{w}");
+                    warnings.push(w);
                     continue;
                 }
             };
@@ -444,5 +448,37 @@ impl Drop for McpTools {
             }
             Err(_) => drop(servers),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connect_error_is_a_failure_and_a_login_demand_names_the_command() {
+        let failed = StartFailure::from("could not run `x`".to_string());
+        assert_eq!(
+            failed.status(),
+            McpServerStatus::Failed {
+                error: "could not run `x`".into()
+            }
+        );
+        assert_eq!(
+            failed.warning("docs"),
+            "MCP server `docs` failed to start: could not run `x`"
+        );
+        let login = StartFailure::NeedsLogin("401 Unauthorized".into());
+        assert_eq!(
+            login.status(),
+            McpServerStatus::NeedsLogin {
+                error: "401 Unauthorized".into()
+            }
+        );
+        assert!(
+            login
+                .warning("tracker")
+                .contains("run `interpreter mcp login tracker` (401 Unauthorized)")
+        );
     }
 }
