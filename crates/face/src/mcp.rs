@@ -118,3 +118,58 @@ mod tests {
         assert!(servers_text(&[]).starts_with("No MCP servers"));
     }
 }
+
+#[cfg(test)]
+mod view_tests {
+    use crate::view::SessionView;
+    use interpreter_protocol::{
+        Event, McpAuthStatus, McpServerInfo, McpServerStatus, Permissions, SessionConfigured,
+        SessionSettings,
+    };
+
+    fn server(name: &str, status: McpServerStatus) -> McpServerInfo {
+        McpServerInfo {
+            name: name.into(),
+            status,
+            auth: McpAuthStatus::Unsupported,
+            tools: vec![],
+        }
+    }
+
+    #[test]
+    fn the_view_keeps_the_list_and_each_update_replaces_its_server() {
+        let mut v = SessionView::new(SessionConfigured {
+            session_id: "s".into(),
+            cwd: "/w".into(),
+            roots: vec![],
+            settings: SessionSettings {
+                provider: "p".into(),
+                model: "m".into(),
+                harness: "h".into(),
+                permissions: Permissions::default(),
+                effort: None,
+                context_window: None,
+            },
+            skills: vec![],
+            title: None,
+        });
+        v.observe(&Event::McpServers {
+            servers: vec![
+                server("a", McpServerStatus::Starting),
+                server("b", McpServerStatus::Starting),
+            ],
+        });
+        let failed = McpServerStatus::Failed {
+            error: "boom".into(),
+        };
+        v.observe(&Event::McpServerUpdated(server("b", failed.clone())));
+        let states: Vec<_> = v.mcp_servers.iter().map(|s| s.status.clone()).collect();
+        assert_eq!(states, [McpServerStatus::Starting, failed]);
+        // A reload's list replaces the old one whole.
+        v.observe(&Event::McpServers {
+            servers: vec![server("c", McpServerStatus::Starting)],
+        });
+        assert_eq!(v.mcp_servers.len(), 1);
+        assert_eq!(v.mcp_servers[0].name, "c");
+    }
+}
