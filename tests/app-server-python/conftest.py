@@ -55,6 +55,8 @@ RESPONSE_MODELS = {
     "account/read": v2.GetAccountResponse,
     "account/login/start": v2.LoginAccountResponse,
     "account/logout": v2.LogoutAccountResponse,
+    "mcpServerStatus/list": v2.ListMcpServerStatusResponse,
+    "config/mcpServer/reload": v2.McpServerRefreshResponse,
 }
 
 # Server requests have no generated model in the SDK; these are the schema's required fields.

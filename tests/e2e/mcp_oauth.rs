@@ -202,7 +202,7 @@ fn add_login_call_refresh_and_logout_against_the_sdks_oauth_server() {
     let (out, _) = turn(&repo);
     assert!(out.status.success(), "{}", text(&out));
     assert!(
-        text(&out).contains("`docs` needs login: run `interpreter mcp login docs`"),
+        text(&out).contains("`docs` needs a login: run `interpreter mcp login docs`"),
         "{}",
         text(&out)
     );
@@ -300,7 +300,7 @@ fn add_login_call_refresh_and_logout_against_the_sdks_oauth_server() {
     assert!(
         errors
             .iter()
-            .any(|e| e["message"].as_str().unwrap().contains("needs login")),
+            .any(|e| e["message"].as_str().unwrap().contains("needs a login")),
         "{errors:?}"
     );
 }
@@ -388,7 +388,11 @@ fn add_in_a_terminal_signs_in_at_once_as_codex_does() {
     assert_eq!(auth_status(&repo), "o_auth");
 
     // Without a terminal (a script, CI) it only adds.
-    let out = mcp(&repo, &["add", "other", "--url", &server.url], Some(&follow));
+    let out = mcp(
+        &repo,
+        &["add", "other", "--url", &server.url],
+        Some(&follow),
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert!(!text(&out).contains("OAuth"), "{}", text(&out));
 }

@@ -1,7 +1,14 @@
 //! Issue 41 through the real binary: a Codex config.toml with a server that cannot start
 //! (an unset token variable, a missing command, a crash, a hang past `startup_timeout_sec`)
 //! still runs a session, with a warning naming it; Codex's
-//! `enabled_tools` / `disabled_tools` choose the tools the model sees.
+//! `enabled_tools` / `disabled_tools` choose the tools the model sees. Exec and ACP report the
+//! three unusable servers of the issue (the terminal's test is in `tui.rs`, the app-server's in
+//! `tests/app-server-python/test_mcp.py`), and ACP's `/mcp` says why each failed.
+
+// The hostile-command tests' ACP client; not every helper is used here.
+#[allow(dead_code)]
+#[path = "hostile_commands/acp.rs"]
+mod acp;
 
 use mock_llm::e2e::{TestRepo, exec_args, jsonl};
 use mock_llm::{MockServer, Reply, Script};
@@ -366,4 +373,115 @@ fn config_toml_wins_a_name_and_vs_code_inputs_are_named() {
         .find(|m| m["role"] == "tool")
         .expect("tool result");
     assert_eq!(result["content"], "cfg: hi");
+}
+
+/// The issue's config: an unset token variable, a missing command and a hanging server, next
+/// to a working server and a disabled one.
+fn three_broken(repo: &TestRepo) {
+    std::fs::write(
+        repo.home.path().join("config.toml"),
+        format!(
+            "[mcp_servers.echo]\ncommand = '{ECHO}'\n\n\
+             [mcp_servers.github]\nurl = \"https://tracker.example/mcp\"\nbearer_token_env_var = \"INTERPRETER_TEST_UNSET_TOKEN\"\n\n\
+             [mcp_servers.gone]\ncommand = '/nonexistent/mcp-server'\n\n\
+             [mcp_servers.hangs]\ncommand = 'sleep'\nargs = ['30']\nstartup_timeout_sec = 0.5\n\n\
+             [mcp_servers.off]\ncommand = 'true'\nenabled = false\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// Each of the three named with its reason in `text`.
+fn names_the_three(text: &str) -> bool {
+    text.contains("`github`")
+        && text.contains("INTERPRETER_TEST_UNSET_TOKEN")
+        && text.contains("`gone`")
+        && text.contains("/nonexistent/mcp-server")
+        && text.contains("`hangs`")
+        && text.contains("0.5 s")
+}
+
+#[test]
+fn exec_without_json_says_the_three_on_stderr_and_runs_the_turn() {
+    let repo = TestRepo::new();
+    three_broken(&repo);
+    let mock = MockServer::start_blocking(Script::new([Reply::text("done")])).unwrap();
+    let mut args = exec_args(&mock.url(), &[]);
+    args.push("hi".into());
+    let home = repo.home.path().display().to_string();
+    let out = repo.run_with_env(&args, "", &[("HOME", home.as_str())]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "done");
+    assert!(names_the_three(&stderr), "{stderr}");
+    assert!(
+        !stderr.contains("`off`"),
+        "a disabled server is no warning: {stderr}"
+    );
+}
+
+/// The agent's text in every `agent_message_chunk` seen since update `from`.
+fn agent_text(agent: &acp::Agent, from: usize) -> String {
+    agent.updates()[from..]
+        .iter()
+        .filter(|u| u["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["update"]["content"]["text"].as_str())
+        .collect()
+}
+
+#[test]
+fn acp_warns_of_the_three_runs_the_turn_and_slash_mcp_says_why_each_failed() {
+    let repo = TestRepo::new();
+    three_broken(&repo);
+    let mock = MockServer::start_blocking(Script::new([Reply::text("done")])).unwrap();
+    let home = repo.home.path().display().to_string();
+    let mut agent = acp::Agent::start(&repo, &mock, &[], &[("HOME", home.as_str())]);
+    agent.initialize();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let session = agent.new_session(&cwd, serde_json::json!([]));
+    let answer = agent.prompt(&session, "hi");
+    assert_eq!(answer["stopReason"], "end_turn", "{}", agent.log());
+    let said = agent_text(&agent, 0);
+    assert!(said.contains("done"), "{said}");
+    assert!(names_the_three(&said), "{said}");
+    let offered = agent
+        .updates()
+        .iter()
+        .rev()
+        .find(|u| u["update"]["sessionUpdate"] == "available_commands_update")
+        .map(|u| u["update"]["availableCommands"].to_string())
+        .unwrap_or_default();
+    assert!(
+        offered.contains("\"name\":\"mcp\"") && offered.contains("Show MCP servers"),
+        "{offered}"
+    );
+
+    let from = agent.updates().len();
+    let answer = agent.prompt(&session, "/mcp");
+    assert_eq!(answer["stopReason"], "end_turn");
+    let listed = agent_text(&agent, from);
+    assert!(listed.starts_with("MCP servers:"), "{listed}");
+    assert!(
+        listed.contains("- `echo`: ready (auth: unsupported)\n  - `say`: Repeats the text."),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("- `github`: failed: mcp_servers.github.bearer_token_env_var: the variable INTERPRETER_TEST_UNSET_TOKEN is not set (auth: bearer_token)"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("- `gone`: failed: could not run `/nonexistent/mcp-server`"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("- `hangs`: failed: no answer to the MCP handshake within 0.5 s"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("- `off`: disabled (enabled = false) (auth: unsupported)"),
+        "{listed}"
+    );
+    // `/mcp` is answered by the agent, not the model.
+    assert_eq!(mock.model_requests().len(), 1);
+    agent.exit();
 }

@@ -1856,3 +1856,61 @@ fn always_and_save_writes_a_rule_and_the_next_matching_command_runs_unasked() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// Issue 41 in the terminal: an unset token variable, a missing command and a hanging server
+/// are three warnings, the turn runs, and `/mcp` says why each failed, next to a ready server
+/// with its tools and a disabled one.
+#[test]
+fn three_broken_mcp_servers_are_warnings_and_slash_mcp_says_why() {
+    let repo = TestRepo::new();
+    let script = Script::from_json(&json!({ "replies": [text("Ran anyway.")] }).to_string())
+        .expect("script");
+    let mock = MockServer::start_blocking(script).expect("mock");
+    mock_config_on(&repo, &mock, "chat");
+    let config = repo.home.path().join("config.toml");
+    let mut text_now = std::fs::read_to_string(&config).unwrap();
+    text_now.push_str(&format!(
+        "\n[mcp_servers.echo]\ncommand = '{}'\n\n\
+         [mcp_servers.github]\nurl = \"https://tracker.example/mcp\"\nbearer_token_env_var = \"INTERPRETER_TEST_UNSET_TOKEN\"\n\n\
+         [mcp_servers.gone]\ncommand = '/nonexistent/mcp-server'\n\n\
+         [mcp_servers.hangs]\ncommand = 'sleep'\nargs = ['30']\nstartup_timeout_sec = 0.5\n\n\
+         [mcp_servers.off]\ncommand = 'true'\nenabled = false\n",
+        env!("CARGO_BIN_EXE_mcp-echo")
+    ));
+    std::fs::write(&config, text_now).unwrap();
+    let Some(t) = Tmux::start(&repo, &[]) else {
+        return;
+    };
+    t.line(&format!("clear; {}", bin()));
+    t.wait_for("the three warnings", Duration::from_secs(15), |s| {
+        s.contains("`github` was left out")
+            && s.contains("`gone` failed to start")
+            && s.contains("`hangs` failed to start")
+    });
+    t.line("hi");
+    t.wait_for("the answer", Duration::from_secs(15), |s| {
+        s.contains("Ran anyway.") && idle(s)
+    });
+    t.line("/mcp");
+    let s = t.wait_for("the servers", Duration::from_secs(10), |s| {
+        s.contains("`off`: disabled")
+    });
+    assert!(s.contains("MCP servers:"), "{s}");
+    assert!(s.contains("- `echo`: ready (auth: unsupported)"), "{s}");
+    assert!(s.contains("- `say`: Repeats the text."), "{s}");
+    assert!(
+        s.contains("- `github`: failed: mcp_servers.github.bearer_token_env_var: the variable INTERPRETER_TEST_UNSET_TOKEN"),
+        "{s}"
+    );
+    assert!(
+        s.contains("- `gone`: failed: could not run `/nonexistent/mcp-server`"),
+        "{s}"
+    );
+    assert!(
+        s.contains("- `hangs`: failed: no answer to the MCP handshake within 0.5 s"),
+        "{s}"
+    );
+    assert_eq!(mock.model_requests().len(), 1);
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+}

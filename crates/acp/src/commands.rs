@@ -21,7 +21,7 @@ pub(super) enum Outcome {
 
 /// The commands ACP offers: the built-ins that make sense in an editor, then the skills.
 const OFFERED: &[&str] = &[
-    "harness", "model", "compact", "undo", "rewind", "init", "review", "status",
+    "harness", "model", "compact", "undo", "rewind", "init", "review", "status", "mcp",
 ];
 
 pub(super) fn available(skills: &[SkillInfo]) -> Vec<AvailableCommand> {
@@ -116,6 +116,10 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             say(&status(s));
             done
         }
+        Command::Mcp => {
+            say(&mcp_text(s));
+            done
+        }
         // Goal turns start on their own, outside any `session/prompt`: not for ACP yet.
         Command::Goal(_) => {
             say(
@@ -165,6 +169,18 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             Ok(Outcome::Run(input))
         }
     }
+}
+
+/// `/mcp`: the servers as the session last reported them.
+fn mcp_text(s: &AcpSession) -> String {
+    let servers = s
+        .translator
+        .view
+        .lock()
+        .ok()
+        .and_then(|v| v.as_ref().map(|v| v.mcp_servers.clone()))
+        .unwrap_or_default();
+    interpreter_face::mcp::servers_text(&servers)
 }
 
 /// `/rewind`: the list of turns, or back to before one of them.

@@ -73,6 +73,12 @@ impl ThreadShared {
                 st.waiting_on_approval += 1;
                 super::approvals::ask(self, &turn_id, &cwd, req);
             }
+            Event::McpServers { servers } => {
+                for s in &servers {
+                    self.mcp_startup(s);
+                }
+            }
+            Event::McpServerUpdated(s) => self.mcp_startup(&s),
             Event::BackgroundTask(t) => self.background_task(&mut st, t),
             Event::BackgroundTaskOutput { task_id, chunk } => {
                 self.background_output(&mut st, &task_id, &chunk)
@@ -88,6 +94,13 @@ impl ThreadShared {
                     self.turn_event(turn, &cwd, e);
                 }
             }
+        }
+    }
+
+    /// `mcpServer/startupStatus/updated`, as each server starts, is ready or fails.
+    fn mcp_startup(&self, s: &interpreter_protocol::McpServerInfo) {
+        if let Some(params) = super::wire::mcp_startup_json(&self.id, s) {
+            self.out.notify("mcpServer/startupStatus/updated", params);
         }
     }
 

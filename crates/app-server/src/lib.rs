@@ -14,6 +14,7 @@ mod events;
 mod goals;
 mod history;
 mod items;
+mod mcp;
 mod methods;
 mod questions;
 mod state;
@@ -177,6 +178,11 @@ async fn handle_line(server: &Arc<Server>, line: &[u8]) {
         {
             turns::compact(server, &id, params)
         }
+        Ok(Some(Incoming::Request { id, method, params }))
+            if server.initialized.load(Ordering::SeqCst) && method == "mcpServerStatus/list" =>
+        {
+            mcp::list(server, &id, params)
+        }
         Ok(Some(Incoming::Request { id, method, params })) => {
             let result = dispatch(server, &method, params).await;
             if let Err(e) = &result {
@@ -225,6 +231,7 @@ async fn dispatch(server: &Arc<Server>, method: &str, params: Value) -> Result<V
         ext::APP_SERVER_THREAD_UNDO => turns::rollback(server, parse(params)?, Restore::Both).await,
         "turn/interrupt" => turns::interrupt(server, parse(params)?),
         "turn/steer" => turns::steer(server, parse(params)?),
+        "config/mcpServer/reload" => mcp::reload(server),
         "model/list" => account::model_list(server),
         "account/read" => account::read(server),
         "account/login/start" => account::login(server, params),

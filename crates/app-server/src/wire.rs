@@ -377,3 +377,79 @@ pub(crate) fn hook_run_json(run: &interpreter_protocol::HookRun) -> Value {
         "entries": run.entries,
     })
 }
+
+/// `ListMcpServerStatusParams`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct McpStatusListParams {
+    pub cursor: Option<String>,
+    pub limit: Option<usize>,
+    pub server_name: Option<String>,
+    pub thread_id: Option<String>,
+}
+
+/// Codex's `McpAuthStatus`.
+fn mcp_auth(a: interpreter_protocol::McpAuthStatus) -> &'static str {
+    use interpreter_protocol::McpAuthStatus as A;
+    match a {
+        A::Unknown => "unknown",
+        A::Unsupported => "unsupported",
+        A::NotLoggedIn => "notLoggedIn",
+        A::BearerToken => "bearerToken",
+        A::OAuth => "oAuth",
+    }
+}
+
+/// `McpServerStatus`: its tools by name and its auth; `runtimeStatus` (Codex's
+/// `McpServerConnectionStatus`) when the server is a thread's. We read no resources.
+pub(crate) fn mcp_server_status_json(
+    s: &interpreter_protocol::McpServerInfo,
+    thread: bool,
+) -> Value {
+    use interpreter_protocol::McpServerStatus as S;
+    let tools: serde_json::Map<String, Value> = s
+        .tools
+        .iter()
+        .map(|t| {
+            let mut tool = json!({"name": t.name, "inputSchema": t.input_schema});
+            if let Some(title) = &t.title {
+                tool["title"] = json!(title);
+            }
+            if let Some(d) = &t.description {
+                tool["description"] = json!(d);
+            }
+            (t.name.clone(), tool)
+        })
+        .collect();
+    let runtime = thread.then_some(match s.status {
+        S::Starting => "starting",
+        S::Ready => "connected",
+        S::Failed { .. } => "failed",
+        S::Disabled => "disabled",
+        S::NeedsLogin { .. } => "authenticationRequired",
+    });
+    json!({
+        "name": s.name,
+        "tools": tools,
+        "resources": [],
+        "resourceTemplates": [],
+        "authStatus": mcp_auth(s.auth),
+        "runtimeStatus": runtime,
+    })
+}
+
+/// `McpServerStatusUpdatedNotification` for a server that is starting, ready or failed; None
+/// for a disabled one (it never starts).
+pub(crate) fn mcp_startup_json(
+    thread_id: &str,
+    s: &interpreter_protocol::McpServerInfo,
+) -> Option<Value> {
+    use interpreter_protocol::McpServerStatus as S;
+    let (status, error) = match &s.status {
+        S::Starting => ("starting", None),
+        S::Ready => ("ready", None),
+        S::Failed { error } | S::NeedsLogin { error } => ("failed", Some(error.as_str())),
+        S::Disabled => return None,
+    };
+    Some(json!({"threadId": thread_id, "name": s.name, "status": status, "error": error}))
+}

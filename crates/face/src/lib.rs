@@ -4,6 +4,7 @@
 //! not the agent.
 
 pub mod hooks;
+pub mod mcp;
 pub mod slash;
 pub mod terminal_text;
 pub mod view;

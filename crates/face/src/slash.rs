@@ -65,6 +65,11 @@ pub const BUILTINS: &[Builtin] = &[
         input: None,
     },
     Builtin {
+        name: "mcp",
+        description: "Show MCP servers: status, tools and auth",
+        input: None,
+    },
+    Builtin {
         name: "new",
         description: "Start a new session",
         input: None,
@@ -102,6 +107,8 @@ pub enum Command<'a> {
     /// `/review [focus]`: a turn with the review prompt.
     Review(&'a str),
     Status,
+    /// `/mcp`: the session's MCP servers.
+    Mcp,
     New,
     Resume(&'a str),
     Quit,
@@ -142,6 +149,7 @@ pub fn parse<'a>(text: &'a str, skills: &[SkillInfo]) -> Option<Command<'a>> {
         "init" => Command::Init(args),
         "review" => Command::Review(args),
         "status" => Command::Status,
+        "mcp" => Command::Mcp,
         "new" => Command::New,
         "resume" => Command::Resume(args),
         "quit" | "exit" => Command::Quit,
@@ -362,6 +370,7 @@ mod tests {
         );
         assert_eq!(parse("  /model  k3 \n", &s), Some(Command::Model("k3")));
         assert_eq!(parse("/compact", &s), Some(Command::Compact));
+        assert_eq!(parse("/mcp", &s), Some(Command::Mcp));
         assert_eq!(
             parse("/deploy staging now", &s),
             Some(Command::Skill {

@@ -24,6 +24,8 @@ pub struct SessionView {
     pub undoable: Vec<interpreter_protocol::UndoableTurn>,
     /// The session's background tasks, by id, as last reported.
     pub tasks: std::collections::BTreeMap<String, interpreter_protocol::BackgroundTask>,
+    /// The configured MCP servers, each as last reported.
+    pub mcp_servers: Vec<interpreter_protocol::McpServerInfo>,
 }
 
 impl SessionView {
@@ -39,6 +41,7 @@ impl SessionView {
             goal: None,
             undoable: Vec::new(),
             tasks: Default::default(),
+            mcp_servers: Vec::new(),
         }
     }
 
@@ -53,6 +56,13 @@ impl SessionView {
             Event::GoalUpdated { goal, .. } => self.goal = Some(goal.clone()),
             Event::GoalCleared => self.goal = None,
             Event::UndoableTurns { turns } => self.undoable = turns.clone(),
+            Event::McpServers { servers } => self.mcp_servers = servers.clone(),
+            Event::McpServerUpdated(one) => {
+                match self.mcp_servers.iter_mut().find(|s| s.name == one.name) {
+                    Some(s) => *s = one.clone(),
+                    None => self.mcp_servers.push(one.clone()),
+                }
+            }
             Event::BackgroundTask(t) => {
                 self.tasks.insert(t.task_id.clone(), t.clone());
             }

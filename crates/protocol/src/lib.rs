@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod ext;
+mod mcp;
 mod settings;
 
 mod asks;
@@ -19,6 +20,8 @@ pub use asks::{
     Diagnostic, DiagnosticMap, DiagnosticSeverity, DiagnosticsRequest, Position, Question,
     QuestionAnswer, QuestionOption, QuestionRequest, Range,
 };
+
+pub use mcp::{McpAuthStatus, McpServerInfo, McpServerStatus, McpToolInfo};
 
 pub use settings::{
     ApprovalPolicy, PermissionMode, Permissions, ReasoningEffort, SandboxMode, UnknownValue,
@@ -136,6 +139,10 @@ pub enum Op {
     },
     /// Removes the goal.
     ClearGoal,
+    /// Reads the MCP servers of config.toml again and reconnects them all (a front end's own
+    /// servers too), announced as [`Event::McpServers`] then one [`Event::McpServerUpdated`]
+    /// per server.
+    ReloadMcpServers,
     /// Ends the session: a running turn is cancelled, then the session stops.
     Shutdown,
 }
@@ -450,6 +457,15 @@ pub enum Event {
     },
     /// The goal was removed.
     GoalCleared,
+    /// Every configured MCP server, each with its status: sent as the servers start (those
+    /// starting, disabled, or left out of the config) and after [`Op::ReloadMcpServers`].
+    /// Not sent when there is none.
+    McpServers {
+        /// In the order they were configured.
+        servers: Vec<McpServerInfo>,
+    },
+    /// One MCP server's status changed (it is ready, failed, or needs a login).
+    McpServerUpdated(McpServerInfo),
 }
 
 /// What an assistant message is for, as the Responses wire labels it: words on the way, or the

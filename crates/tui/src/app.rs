@@ -304,15 +304,7 @@ impl App {
                 provider,
                 attempt,
                 elapsed_ms,
-            } => {
-                if let Some(t) = self.turn.as_mut() {
-                    t.waiting = Some(interpreter_face::waiting_text(
-                        &clean(&provider),
-                        attempt,
-                        elapsed_ms,
-                    ));
-                }
-            }
+            } => self.model_waiting(&provider, attempt, elapsed_ms),
             Event::ContextCompacted {
                 tokens_before,
                 tokens_after,
@@ -330,7 +322,20 @@ impl App {
             | Event::Diff { .. }
             | Event::RequestPreview { .. }
             | Event::UndoableTurns { .. }
+            // Failures come as warnings too; `/mcp` shows the list (kept by the view).
+            | Event::McpServers { .. }
+            | Event::McpServerUpdated(_)
             | Event::DiagnosticsRequested(_) => {}
+        }
+    }
+
+    fn model_waiting(&mut self, provider: &str, attempt: u32, elapsed_ms: u64) {
+        if let Some(t) = self.turn.as_mut() {
+            t.waiting = Some(interpreter_face::waiting_text(
+                &clean(provider),
+                attempt,
+                elapsed_ms,
+            ));
         }
     }
 

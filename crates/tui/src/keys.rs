@@ -422,6 +422,15 @@ impl App {
                 let lines = self.status_lines();
                 self.push(Cell::Info(lines));
             }
+            Command::Mcp => {
+                let servers = self
+                    .view
+                    .as_ref()
+                    .map(|v| v.mcp_servers.clone())
+                    .unwrap_or_default();
+                let text = interpreter_face::mcp::servers_text(&servers);
+                self.push(Cell::Info(text.lines().map(str::to_string).collect()));
+            }
             Command::New => self.act(Action::NewSession),
             Command::Resume("") => self.act(Action::Resume(None)),
             Command::Resume(id) => self.act(Action::Resume(Some(id.to_string()))),

@@ -184,6 +184,7 @@ run_test background background.json setup_none
 run_test notify notify.json setup_none
 run_test trust trust.json setup_trust 'UserPromptSubmit hook additional context: Team rule: small commits'
 run_test rules rules.json setup_none
+run_test mcp mcp.json setup_none
 run_test questions questions.json setup_none \
   'User has answered your questions: \"Which database?\"=\"Postgres\", \"Which extras?\"=\"Auth, Cache\"'
 # A real language server (pygls) publishes the diagnostics; PYGLS_PYTHON is a Python with

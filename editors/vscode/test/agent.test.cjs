@@ -7,7 +7,7 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const { setup, textReply, toolReply, agentText, waitUntil, sleep } = require("./agent-helpers.cjs");
+const { setup, textReply, toolReply, agentText, waitUntil, sleep, MOCK_LLM_BIN } = require("./agent-helpers.cjs");
 
 const TIMEOUT = { timeout: 40_000 };
 const kinds = (updates) => updates.map((n) => n.update.sessionUpdate);
@@ -214,4 +214,28 @@ test("no API key: session/new fails with auth_required naming the provider; with
   assert.equal(await ctx.agent.refresh(), false, "an unchanged one does not");
   const { sessionId } = await ctx.agent.newSession(ctx.work);
   assert.ok(sessionId);
+});
+
+test("/mcp is offered and answers each MCP server's status, auth and tools", TIMEOUT, async (t) => {
+  const ctx = await setup(t, { replies: [textReply("Ran anyway.")] });
+  const echo = path.join(path.dirname(MOCK_LLM_BIN), "mcp-echo");
+  fs.writeFileSync(
+    path.join(ctx.home, "config.toml"),
+    `[mcp_servers.echo]\ncommand = '${echo}'\n\n` +
+      `[mcp_servers.github]\nurl = "https://tracker.example/mcp"\nbearer_token_env_var = "INTERPRETER_TEST_UNSET_TOKEN"\n\n` +
+      `[mcp_servers.gone]\ncommand = "/nonexistent/mcp-server"\n`,
+  );
+  const { sessionId } = await ctx.agent.newSession(ctx.work);
+  assert.equal((await ctx.agent.prompt(sessionId, [{ type: "text", text: "hi" }])).stopReason, "end_turn");
+  const offered = ctx.updates.filter((n) => n.update.sessionUpdate === "available_commands_update").pop();
+  const mcp = offered.update.availableCommands.find((c) => c.name === "mcp");
+  assert.equal(mcp?.description, "Show MCP servers: status, tools and auth");
+  const before = ctx.updates.length;
+  assert.equal((await ctx.agent.prompt(sessionId, [{ type: "text", text: "/mcp" }])).stopReason, "end_turn");
+  const listed = agentText(ctx.updates.slice(before));
+  assert.match(listed, /^MCP servers:/);
+  assert.match(listed, /- `echo`: ready \(auth: unsupported\)\n  - `say`: Repeats the text\./);
+  assert.match(listed, /- `github`: failed: .*INTERPRETER_TEST_UNSET_TOKEN is not set \(auth: bearer_token\)/);
+  assert.match(listed, /- `gone`: failed: could not run `\/nonexistent\/mcp-server`/);
+  assert.equal((await ctx.mock.modelRequests()).length, 1, "/mcp is answered without the model");
 });

@@ -367,9 +367,10 @@ impl Session {
         Ok(())
     }
 
-    /// Adds tools from outside the harness (MCP); they follow the harness's own tools.
-    pub(super) fn set_external_tools(&mut self, tools: Arc<dyn ExternalTools>) {
-        self.services.external = Some(tools);
+    /// Sets the tools from outside the harness (MCP), replacing any; they follow the
+    /// harness's own tools.
+    pub(super) fn set_external_tools(&mut self, tools: Option<Arc<dyn ExternalTools>>) {
+        self.services.external = tools;
         self.refresh_tools();
     }
 

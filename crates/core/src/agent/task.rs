@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::handle::{OpResult, Submission};
 use super::session::Session;
 use super::turn::TurnKind;
-use crate::mcp::McpServerConfig;
+use crate::mcp::{McpServerConfig, StatusReport};
 
 /// Starts the session's task.
 pub(super) fn start(
@@ -30,14 +30,7 @@ async fn run(
 ) {
     // The front end's servers and config.toml's `[mcp_servers]`, before any op: a prompt
     // waits for their tools.
-    let cwd = s.services.workspace.cwd().to_path_buf();
-    let (tools, warnings) = crate::mcp::connect_session_servers(&s.config, mcp, &cwd).await;
-    for message in warnings {
-        s.services.events.send(Event::Warning { message });
-    }
-    if let Some(tools) = tools {
-        s.set_external_tools(tools);
-    }
+    connect_mcp(&mut s, mcp.clone()).await;
     let mut queue = VecDeque::new();
     loop {
         let sub = match queue.pop_front() {
@@ -108,6 +101,11 @@ async fn run(
                 let _ = done.send(undone(&s, result));
                 continue;
             }
+            Op::ReloadMcpServers => {
+                reload_mcp(&mut s, mcp.clone()).await;
+                let _ = done.send(OpResult::Done);
+                continue;
+            }
             op => {
                 let _ = done.send(apply(&mut s, op));
                 continue;
@@ -130,6 +128,55 @@ async fn run(
             }
         }
     }
+}
+
+/// Connects the session's MCP servers (config.toml's and `from_client`), telling the face
+/// each server's status as it goes, and gives the session their tools.
+async fn connect_mcp(s: &mut Session, from_client: Vec<McpServerConfig>) {
+    let cwd = s.services.workspace.cwd().to_path_buf();
+    let events = s.services.events.clone();
+    let report = move |r: StatusReport| {
+        events.send(match r {
+            StatusReport::All(servers) => Event::McpServers { servers },
+            StatusReport::One(server) => Event::McpServerUpdated(server),
+        })
+    };
+    let (tools, warnings) =
+        crate::mcp::connect_session_servers(&s.config, from_client, &cwd, &report).await;
+    for message in warnings {
+        s.services.events.send(Event::Warning { message });
+    }
+    s.set_external_tools(tools);
+}
+
+/// `Op::ReloadMcpServers`: config.toml read again (with the overrides the session was opened
+/// with), the old servers stopped, the new list connected. A config that no longer loads
+/// keeps the servers it had, with an error.
+async fn reload_mcp(s: &mut Session, from_client: Vec<McpServerConfig>) {
+    if let Some(overrides) = s.config.loaded_with.clone() {
+        match crate::config::Config::load(&overrides) {
+            Ok(fresh) => {
+                s.config.mcp_servers = fresh.mcp_servers;
+                s.config.mcp_skipped = fresh.mcp_skipped;
+                for message in fresh
+                    .warnings
+                    .into_iter()
+                    .filter(|w| w.contains("MCP server"))
+                {
+                    s.services.events.send(Event::Warning { message });
+                }
+            }
+            Err(e) => {
+                s.services.events.send(Event::Error {
+                    message: format!("reloading the MCP servers: {e:#}"),
+                });
+                return;
+            }
+        }
+    }
+    // Stops the old servers before the new ones start: a stdio server may hold a lock.
+    s.set_external_tools(None);
+    connect_mcp(s, from_client).await;
 }
 
 /// The turn an idle session starts on its own: a scheduled prompt that is due (announced
@@ -225,6 +272,7 @@ fn apply(s: &mut Session, op: Op) -> OpResult {
         | Op::Diagnostics { .. }
         | Op::Undo { .. }
         | Op::Rewind { .. }
+        | Op::ReloadMcpServers
         | Op::Shutdown => {}
     }
     OpResult::Done

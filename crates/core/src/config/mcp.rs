@@ -17,6 +17,7 @@
 //! enabled = false               # keep the entry, do not start it
 //! ```
 
+use interpreter_protocol::McpAuthStatus;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -60,25 +61,60 @@ pub struct McpServerToml {
     pub disabled_tools: Vec<String>,
 }
 
-/// The enabled servers of config.toml, in name order, and a warning for each one left out.
-/// `env` reads variables (`bearer_token_env_var`). As in Codex, one bad entry (neither a
-/// command nor a URL, an unset token variable, a bad timeout) leaves only that server out.
+/// The enabled servers of config.toml, in name order, the entries not started (disabled, or
+/// unusable, with why) and a warning for each unusable one. `env` reads variables
+/// (`bearer_token_env_var`). As in Codex, one bad entry (neither a command nor a URL, an unset
+/// token variable, a bad timeout) leaves only that server out.
 pub(crate) fn from_toml(
     servers: &BTreeMap<String, McpServerToml>,
     env: impl Fn(&str) -> Option<String>,
-) -> (Vec<McpServerConfig>, Vec<String>) {
+) -> (Vec<McpServerConfig>, Vec<McpServerSkipped>, Vec<String>) {
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     let mut warnings = Vec::new();
     for (name, s) in servers {
         if s.enabled == Some(false) {
+            skipped.push(McpServerSkipped {
+                name: name.clone(),
+                why: None,
+                auth: toml_auth(s),
+            });
             continue;
         }
         match server(name, s, &env) {
             Ok(c) => out.push(c),
-            Err(e) => warnings.push(format!("MCP server `{name}` was left out: {e}")),
+            Err(e) => {
+                warnings.push(format!("MCP server `{name}` was left out: {e}"));
+                skipped.push(McpServerSkipped {
+                    name: name.clone(),
+                    why: Some(format!("{e}")),
+                    auth: toml_auth(s),
+                });
+            }
         }
     }
-    (out, warnings)
+    (out, skipped, warnings)
+}
+
+/// A configured server that is not started: disabled, or its entry cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServerSkipped {
+    /// The entry's name.
+    pub name: String,
+    /// Why it cannot be used; None: `enabled = false`.
+    pub why: Option<String>,
+    /// How it would authenticate.
+    pub auth: McpAuthStatus,
+}
+
+/// Codex's `auth_status` of an entry, as `codex mcp list` shows it.
+pub(crate) fn toml_auth(s: &McpServerToml) -> McpAuthStatus {
+    match (&s.command, &s.url) {
+        (Some(_), None) => McpAuthStatus::Unsupported,
+        (None, Some(_)) if s.bearer_token_env_var.is_some() => McpAuthStatus::BearerToken,
+        (None, Some(_)) => McpAuthStatus::NotLoggedIn,
+        _ => McpAuthStatus::Unknown,
+    }
 }
 
 fn server(
@@ -190,6 +226,22 @@ pub struct McpServerConfig {
 }
 
 impl McpServerConfig {
+    /// How it authenticates: stdio servers need no login; an HTTP server sending an
+    /// `Authorization` header has a bearer token.
+    pub(crate) fn auth(&self) -> McpAuthStatus {
+        match &self.transport {
+            McpTransport::Stdio { .. } => McpAuthStatus::Unsupported,
+            McpTransport::Http { headers, .. }
+                if headers
+                    .iter()
+                    .any(|(k, _)| k.eq_ignore_ascii_case("authorization")) =>
+            {
+                McpAuthStatus::BearerToken
+            }
+            McpTransport::Http { .. } => McpAuthStatus::NotLoggedIn,
+        }
+    }
+
     /// Whether the server's tool `tool` is offered, by `enabled_tools` and `disabled_tools`.
     pub(crate) fn offers(&self, tool: &str) -> bool {
         self.enabled_tools
@@ -281,14 +333,14 @@ mod tests {
     use std::path::Path;
 
     fn parse(text: &str) -> anyhow::Result<Vec<McpServerConfig>> {
-        let (servers, warnings) = parse_all(text);
+        let (servers, _, warnings) = parse_all(text);
         match warnings.first() {
             Some(w) => anyhow::bail!("{w}"),
             None => Ok(servers),
         }
     }
 
-    fn parse_all(text: &str) -> (Vec<McpServerConfig>, Vec<String>) {
+    fn parse_all(text: &str) -> (Vec<McpServerConfig>, Vec<McpServerSkipped>, Vec<String>) {
         #[derive(Deserialize)]
         struct T {
             mcp_servers: BTreeMap<String, McpServerToml>,
@@ -348,6 +400,23 @@ enabled = false
         );
         assert_eq!(got[1].startup_timeout, Some(DEFAULT_STARTUP_TIMEOUT));
         assert_eq!(got[1].tool_timeout, Some(DEFAULT_TOOL_TIMEOUT));
+        assert_eq!(got[1].auth(), McpAuthStatus::BearerToken);
+        assert_eq!(got[0].auth(), McpAuthStatus::Unsupported);
+    }
+
+    #[test]
+    fn a_disabled_server_stays_visible_without_a_warning() {
+        let (got, skipped, warnings) =
+            parse_all("[mcp_servers.off]\nurl = \"http://h/mcp\"\nenabled = false\n");
+        assert!(got.is_empty() && warnings.is_empty());
+        assert_eq!(
+            skipped,
+            [McpServerSkipped {
+                name: "off".into(),
+                why: None,
+                auth: McpAuthStatus::NotLoggedIn
+            }]
+        );
     }
 
     #[test]
@@ -377,7 +446,7 @@ enabled = false
 
     #[test]
     fn a_bad_server_leaves_only_itself_out() {
-        let (got, warnings) = parse_all(
+        let (got, skipped, warnings) = parse_all(
             "[mcp_servers.gh]\nurl = \"https://api.example/mcp\"\nbearer_token_env_var = \"UNSET\"\n\
              [mcp_servers.ftp]\nurl = \"ftp://h/mcp\"\n\
              [mcp_servers.ok]\ncommand = \"srv\"\nenabled_tools = [\"a\", \"b\"]\ndisabled_tools = [\"b\"]\n",
@@ -386,6 +455,16 @@ enabled = false
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("`ftp` was left out") && warnings[0].contains("http(s)"));
         assert!(warnings[1].contains("`gh` was left out") && warnings[1].contains("UNSET"));
+        let names: Vec<(&str, McpAuthStatus)> =
+            skipped.iter().map(|s| (s.name.as_str(), s.auth)).collect();
+        assert_eq!(
+            names,
+            [
+                ("ftp", McpAuthStatus::NotLoggedIn),
+                ("gh", McpAuthStatus::BearerToken)
+            ]
+        );
+        assert!(skipped[1].why.as_deref().unwrap().contains("UNSET"));
         assert!(got[0].offers("a"));
         assert!(!got[0].offers("b"));
         assert!(!got[0].offers("c"));

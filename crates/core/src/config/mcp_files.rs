@@ -5,7 +5,10 @@
 use serde_json::Value;
 use std::path::Path;
 
-use super::mcp::{DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport};
+use super::mcp::{
+    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpServerSkipped, McpTransport,
+};
+use interpreter_protocol::McpAuthStatus;
 
 /// The files, in order of precedence after config.toml: a name already taken is skipped.
 pub(crate) const PROJECT_MCP_FILES: [(&str, &str); 3] = [
@@ -15,13 +18,15 @@ pub(crate) const PROJECT_MCP_FILES: [(&str, &str); 3] = [
 ];
 
 /// The servers of a trusted project's MCP files at `root`, skipping names in `taken` (and
-/// each name after its first), with a warning for each file or entry left out.
+/// each name after its first), the entries left out (for `/mcp`), and a warning for each file
+/// or entry left out.
 pub(crate) fn load(
     root: &Path,
     taken: &[String],
     env: &impl Fn(&str) -> Option<String>,
-) -> (Vec<McpServerConfig>, Vec<String>) {
+) -> (Vec<McpServerConfig>, Vec<McpServerSkipped>, Vec<String>) {
     let mut out: Vec<McpServerConfig> = Vec::new();
+    let mut skipped: Vec<McpServerSkipped> = Vec::new();
     let mut warnings = Vec::new();
     for (rel, key) in PROJECT_MCP_FILES {
         let path = root.join(rel);
@@ -50,12 +55,39 @@ pub(crate) fn load(
             match server(name, entry, root, env) {
                 Ok(s) => out.push(s),
                 Err(e) => {
-                    warnings.push(format!("MCP server `{name}` of {shown} was left out: {e}"))
+                    warnings.push(format!("MCP server `{name}` of {shown} was left out: {e}"));
+                    skipped.push(McpServerSkipped {
+                        name: name.clone(),
+                        why: Some(format!("{shown}: {e}")),
+                        auth: entry_auth(entry),
+                    });
                 }
             }
         }
     }
-    (out, warnings)
+    // A name a later file provides is not shown as left out; nor is one twice.
+    skipped.retain(|k| !out.iter().any(|s| s.name == k.name));
+    let mut seen = Vec::new();
+    skipped.retain(|k| {
+        let first = !seen.contains(&k.name);
+        seen.push(k.name.clone());
+        first
+    });
+    (out, skipped, warnings)
+}
+
+/// Codex's `auth_status` of a file's entry.
+fn entry_auth(entry: &Value) -> McpAuthStatus {
+    let bearer = entry
+        .get("headers")
+        .and_then(Value::as_object)
+        .is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("authorization")));
+    match (entry.get("command"), entry.get("url")) {
+        (Some(_), None) => McpAuthStatus::Unsupported,
+        (None, Some(_)) if bearer => McpAuthStatus::BearerToken,
+        (None, Some(_)) => McpAuthStatus::NotLoggedIn,
+        _ => McpAuthStatus::Unknown,
+    }
 }
 
 fn server(
@@ -224,7 +256,7 @@ mod tests {
                 "headers": {"Authorization": "Bearer ${input:tok}"}}, "w": {"type": "http", "url": "https://w"}}}"#,
         )
         .unwrap();
-        let (got, warnings) = load(root, &["cfg".to_string()], &env);
+        let (got, skipped, warnings) = load(root, &["cfg".to_string()], &env);
         let names: Vec<&str> = got.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["a", "w"]);
         assert_eq!(
@@ -237,6 +269,16 @@ mod tests {
             }
         );
         assert_eq!(warnings.len(), 3, "{warnings:?}");
+        let left_out: Vec<(&str, McpAuthStatus)> =
+            skipped.iter().map(|k| (k.name.as_str(), k.auth)).collect();
+        assert_eq!(
+            left_out,
+            [
+                ("ftp", McpAuthStatus::NotLoggedIn),
+                ("v", McpAuthStatus::BearerToken)
+            ]
+        );
+        assert!(skipped[1].why.as_deref().unwrap().contains("input:tok"));
         assert!(warnings[0].contains("`ftp`") && warnings[0].contains("http(s)"));
         assert!(warnings[1].contains(".cursor") && warnings[1].contains("line 2"));
         assert!(warnings[2].contains("`v`") && warnings[2].contains("input:tok"));

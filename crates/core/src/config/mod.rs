@@ -217,6 +217,11 @@ pub struct Config {
     pub mcp_servers: Vec<mcp::McpServerConfig>,
     /// Where MCP OAuth tokens are kept, and the sign-in callback's port.
     pub mcp_oauth: mcp::OAuthSettings,
+    /// The `[mcp_servers]` not started: disabled, or left out with why (shown by `/mcp`).
+    pub mcp_skipped: Vec<mcp::McpServerSkipped>,
+    /// What `load` was given, so a session can read config.toml's servers again
+    /// (`Op::ReloadMcpServers`); None for a configuration built otherwise.
+    pub(crate) loaded_with: Option<Overrides>,
     /// The session folder's project and whether its own config loaded (`Overrides::project`).
     pub project: Option<ProjectTrust>,
     /// Codex's `notify`: run with each completed turn's JSON as the last argument.
@@ -232,6 +237,20 @@ pub struct Config {
     /// A face's `--dangerously-bypass-hook-trust`: a trusted project's hooks that wait for
     /// review run anyway, for this process only (never read from a file).
     pub bypass_hook_trust: bool,
+}
+
+/// `mcp_oauth_credentials_store` and `mcp_oauth_callback_port`.
+fn oauth_settings(home: &Path, raw: &ConfigToml) -> Result<mcp::OAuthSettings> {
+    Ok(mcp::OAuthSettings {
+        store: raw
+            .mcp_oauth_credentials_store
+            .as_deref()
+            .map(str::parse)
+            .transpose()?
+            .unwrap_or_default(),
+        home: home.to_path_buf(),
+        callback_port: raw.mcp_oauth_callback_port,
+    })
 }
 
 /// What the command line contributes on top of the files.
@@ -290,11 +309,18 @@ impl Config {
             config.project.as_ref(),
         );
         config.rules = rules;
+        config.loaded_with = Some(overrides.clone());
         config.warnings.extend(warnings);
         if let Some(p) = config.project.as_ref().filter(|p| p.trusted()) {
             let taken: Vec<String> = config.mcp_servers.iter().map(|s| s.name.clone()).collect();
-            let (servers, warnings) = mcp_files::load(&p.root, &taken, &|v| std::env::var(v).ok());
+            let (servers, skipped, warnings) =
+                mcp_files::load(&p.root, &taken, &|v| std::env::var(v).ok());
             config.mcp_servers.extend(servers);
+            // config.toml's entry of a name wins, even one left out.
+            let shown: Vec<String> = config.mcp_skipped.iter().map(|k| k.name.clone()).collect();
+            config
+                .mcp_skipped
+                .extend(skipped.into_iter().filter(|k| !shown.contains(&k.name)));
             config.warnings.extend(warnings);
             config.attach_oauth();
         }
@@ -403,12 +429,13 @@ impl Config {
         let raw: ConfigToml = toml::Value::Table(table)
             .try_into()
             .map_err(|e| anyhow::anyhow!("invalid configuration after overrides: {e}"))?;
-        let (mcp_servers, mcp_warnings) =
+        let (mcp_servers, mcp_skipped, mcp_warnings) =
             mcp::from_toml(&raw.mcp_servers, |v| std::env::var(v).ok());
         let mut config = Self::resolve(home, raw)?;
         config.project = project;
         config.mcp_servers = mcp_servers;
         config.attach_oauth();
+        config.mcp_skipped = mcp_skipped;
         config.warnings = warnings;
         config.warnings.extend(mcp_warnings);
         Ok(config)
@@ -446,16 +473,7 @@ impl Config {
             .filter(|(id, _)| **id != provider_id)
             .filter_map(|(id, t)| provider_config(id, catalog::provider(id), t, &raw).ok())
             .collect();
-        let mcp_oauth = mcp::OAuthSettings {
-            store: raw
-                .mcp_oauth_credentials_store
-                .as_deref()
-                .map(str::parse)
-                .transpose()?
-                .unwrap_or_default(),
-            home: home.clone(),
-            callback_port: raw.mcp_oauth_callback_port,
-        };
+        let mcp_oauth = oauth_settings(&home, &raw)?;
         Ok(Config {
             home,
             other_providers,
@@ -498,6 +516,8 @@ impl Config {
             // Set by `from_layers`, with the warnings for servers left out.
             mcp_servers: Vec::new(),
             mcp_oauth,
+            mcp_skipped: Vec::new(),
+            loaded_with: None,
             project: None,
             warnings: Vec::new(),
             bypass_hook_trust: false,

@@ -15,7 +15,7 @@ pub mod oauth;
 mod output;
 
 use futures::future::BoxFuture;
-use interpreter_protocol::ToolKind;
+use interpreter_protocol::{McpServerInfo, McpServerStatus, McpToolInfo, ToolKind};
 use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
 use std::path::Path;
@@ -59,21 +59,168 @@ impl SchemaDialect {
 
 /// Connects the MCP servers of a session: config.toml's `[mcp_servers]` merged with the front
 /// end's (`from_client`, which wins on a name clash; see `config::mcp::merge`), schemas shaped
-/// for the session's provider and model. None when no server connected; the warnings name
-/// the servers and tools left out.
+/// for the session's provider and model. `report` hears every configured server's status
+/// (config.toml's skipped entries among them): the whole list first, then each server as it
+/// is ready or fails. None when no server connected; the warnings name the servers and tools
+/// left out.
 pub(crate) async fn connect_session_servers(
     config: &crate::config::Config,
     from_client: Vec<McpServerConfig>,
     cwd: &Path,
+    report: &(dyn Fn(StatusReport) + Sync),
 ) -> (Option<Arc<dyn ExternalTools>>, Vec<String>) {
     let servers = crate::config::mcp::merge(&config.mcp_servers, from_client, cwd);
+    let skipped = config
+        .mcp_skipped
+        .iter()
+        .filter(|k| !servers.iter().any(|s| s.name == k.name));
+    let mut all: Vec<McpServerInfo> = servers
+        .iter()
+        .map(|s| info(s, McpServerStatus::Starting, Vec::new()))
+        .collect();
+    all.extend(skipped.map(|k| McpServerInfo {
+        name: k.name.clone(),
+        status: match &k.why {
+            None => McpServerStatus::Disabled,
+            Some(why) => McpServerStatus::Failed { error: why.clone() },
+        },
+        auth: k.auth,
+        tools: Vec::new(),
+    }));
+    if all.is_empty() {
+        return (None, Vec::new());
+    }
+    report(StatusReport::All(all));
     if servers.is_empty() {
         return (None, Vec::new());
     }
     let dialect = SchemaDialect::for_model(&config.provider.id, &config.model);
-    let (tools, warnings) = McpTools::connect(servers, dialect).await;
+    let (tools, warnings) =
+        McpTools::connect(servers, dialect, &|one| report(StatusReport::One(one))).await;
     let tools = (!tools.is_empty()).then(|| Arc::new(tools) as Arc<dyn ExternalTools>);
     (tools, warnings)
+}
+
+/// Every server of `config` as a session in `cwd` would start them, each started, listed and
+/// stopped again: its status and tools, in the configured order. For a face asked about the
+/// servers outside any session (the app-server's `mcpServerStatus/list` without a thread).
+pub async fn discover(config: &crate::config::Config, cwd: &Path) -> Vec<McpServerInfo> {
+    let found = std::sync::Mutex::new(Vec::new());
+    let report = |r: StatusReport| {
+        let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
+        match r {
+            StatusReport::All(all) => *found = all,
+            StatusReport::One(one) => {
+                if let Some(s) = found.iter_mut().find(|s| s.name == one.name) {
+                    *s = one;
+                }
+            }
+        }
+    };
+    // The tools are dropped here, which stops the servers.
+    let _ = connect_session_servers(config, Vec::new(), cwd, &report).await;
+    found.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What [`connect_session_servers`] tells as servers start.
+pub(crate) enum StatusReport {
+    /// Every configured server, before any has finished starting.
+    All(Vec<McpServerInfo>),
+    /// One server is ready or failed.
+    One(McpServerInfo),
+}
+
+/// Why a server did not start. Connecting gives `Failed` for every error but an HTTP
+/// server's demand for an OAuth login.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StartFailure {
+    /// The server wants a login first (`interpreter mcp login NAME`).
+    NeedsLogin(String),
+    /// Anything else, for a person.
+    Failed(String),
+}
+
+impl From<String> for StartFailure {
+    fn from(error: String) -> Self {
+        StartFailure::Failed(error)
+    }
+}
+
+impl From<connect::Failure> for StartFailure {
+    fn from(f: connect::Failure) -> Self {
+        if f.needs_login {
+            StartFailure::NeedsLogin(f.message)
+        } else {
+            StartFailure::Failed(f.message)
+        }
+    }
+}
+
+impl StartFailure {
+    /// What the user reads about server `name`.
+    fn warning(&self, name: &str) -> String {
+        match self {
+            StartFailure::NeedsLogin(m) => format!(
+                "MCP server `{name}` needs a login: run `interpreter mcp login {name}` ({m})"
+            ),
+            StartFailure::Failed(m) => format!("MCP server `{name}` failed to start: {m}"),
+        }
+    }
+
+    fn status(&self) -> McpServerStatus {
+        match self {
+            StartFailure::NeedsLogin(m) => McpServerStatus::NeedsLogin { error: m.clone() },
+            StartFailure::Failed(m) => McpServerStatus::Failed { error: m.clone() },
+        }
+    }
+}
+
+/// The server's auth, with `o_auth` for one `interpreter mcp login` signed in to.
+fn auth_of(config: &McpServerConfig) -> interpreter_protocol::McpAuthStatus {
+    match (&config.transport, config.auth()) {
+        (
+            McpTransport::Http {
+                url,
+                oauth: Some(settings),
+                ..
+            },
+            interpreter_protocol::McpAuthStatus::NotLoggedIn,
+        ) if oauth::has_credentials(settings, &config.name, url) => {
+            interpreter_protocol::McpAuthStatus::OAuth
+        }
+        (_, auth) => auth,
+    }
+}
+
+fn info(
+    config: &McpServerConfig,
+    status: McpServerStatus,
+    tools: Vec<McpToolInfo>,
+) -> McpServerInfo {
+    McpServerInfo {
+        name: config.name.clone(),
+        status,
+        auth: auth_of(config),
+        tools,
+    }
+}
+
+/// A connected server's status: ready, with the tools its entry lets through.
+fn ready_info(config: &McpServerConfig, tools: &[rmcp::model::Tool]) -> McpServerInfo {
+    let tools = tools
+        .iter()
+        .filter(|t| config.offers(&t.name))
+        .map(|t| McpToolInfo {
+            name: t.name.to_string(),
+            title: t
+                .title
+                .clone()
+                .or_else(|| t.annotations.as_ref().and_then(|a| a.title.clone())),
+            description: t.description.as_deref().map(str::to_string),
+            input_schema: Value::Object((*t.input_schema).clone()),
+        })
+        .collect();
+    info(config, McpServerStatus::Ready, tools)
 }
 
 /// The tools of a session's connected MCP servers.
@@ -108,12 +255,17 @@ impl McpTools {
     pub(crate) async fn connect(
         servers: Vec<McpServerConfig>,
         dialect: SchemaDialect,
+        report: &(dyn Fn(McpServerInfo) + Sync),
     ) -> (McpTools, Vec<String>) {
-        let results = futures::future::join_all(
-            servers
-                .iter()
-                .map(|s| connect::connect(s, s.startup_timeout.unwrap_or(CONNECT_TIMEOUT))),
-        )
+        let results = futures::future::join_all(servers.iter().map(|s| async move {
+            let limit = s.startup_timeout.unwrap_or(CONNECT_TIMEOUT);
+            let result = connect::connect(s, limit).await.map_err(StartFailure::from);
+            report(match &result {
+                Ok(conn) => ready_info(s, &conn.tools),
+                Err(failure) => info(s, failure.status(), Vec::new()),
+            });
+            result
+        }))
         .await;
         let mut names = names::NameAllocator::default();
         let mut out = McpTools {
@@ -124,18 +276,8 @@ impl McpTools {
         for (config, result) in servers.into_iter().zip(results) {
             let conn = match result {
                 Ok(c) => c,
-                Err(e) => {
-                    let w = if e.needs_login {
-                        format!(
-                            "MCP server `{0}` needs login: run `interpreter mcp login {0}` ({1})",
-                            config.name, e.message
-                        )
-                    } else {
-                        format!(
-                            "MCP server `{}` failed to start: {}",
-                            config.name, e.message
-                        )
-                    };
+                Err(failure) => {
+                    let w = failure.warning(&config.name);
                     tracing::warn!("{w}");
                     warnings.push(w);
                     continue;
@@ -333,5 +475,37 @@ impl Drop for McpTools {
             }
             Err(_) => drop(servers),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connect_error_is_a_failure_and_a_login_demand_names_the_command() {
+        let failed = StartFailure::from("could not run `x`".to_string());
+        assert_eq!(
+            failed.status(),
+            McpServerStatus::Failed {
+                error: "could not run `x`".into()
+            }
+        );
+        assert_eq!(
+            failed.warning("docs"),
+            "MCP server `docs` failed to start: could not run `x`"
+        );
+        let login = StartFailure::NeedsLogin("401 Unauthorized".into());
+        assert_eq!(
+            login.status(),
+            McpServerStatus::NeedsLogin {
+                error: "401 Unauthorized".into()
+            }
+        );
+        assert!(
+            login
+                .warning("tracker")
+                .contains("run `interpreter mcp login tracker` (401 Unauthorized)")
+        );
     }
 }
