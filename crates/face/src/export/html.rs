@@ -129,7 +129,8 @@ fn call(out: &mut String, c: &ExportedCall) {
                 Some(b' ') => "ctx",
                 _ => "meta",
             };
-            let _ = writeln!(out, "<span class=\"{class}\">{}</span>", escape(line));
+            // Block spans: a newline between them would show as a blank line.
+            let _ = write!(out, "<span class=\"{class}\">{}</span>", escape(line));
         }
         out.push_str("</pre>");
     }
