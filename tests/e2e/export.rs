@@ -192,3 +192,40 @@ fn export_errors_name_the_missing_or_ambiguous_session() {
     assert!(err.contains("is the start of 2 sessions' ids"), "{err}");
     assert!(err.contains(&first) && err.contains(&second), "{err}");
 }
+
+// The hostile-command tests' raw ACP client; not every helper is used here.
+#[allow(dead_code)]
+#[path = "hostile_commands/acp.rs"]
+mod acp;
+
+/// `/export` over ACP: offered among the commands, it writes the file in the session's folder
+/// and answers with where, as agent text, ending the prompt normally.
+#[test]
+fn acp_slash_export_writes_the_file_and_says_where() {
+    let repo = TestRepo::new();
+    let mock = MockServer::start_blocking(Script::new([
+        Reply::tool_call("c1", "shell", json!({"command": "echo from-acp"})),
+        Reply::text("Answered over ACP."),
+    ]))
+    .unwrap();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let mut agent = acp::Agent::start(&repo, &mock, &[], &[]);
+    agent.initialize();
+    let id = agent.new_session(&cwd, json!([]));
+    agent.prompt(&id, "say something");
+    let answer = agent.prompt(&id, "/export notes/acp.md");
+    assert_eq!(answer["stopReason"], "end_turn", "{answer}");
+    let updates = serde_json::to_string(agent.updates()).unwrap();
+    assert!(updates.contains("\"name\":\"export\""), "{updates}");
+    let file = cwd.join("notes/acp.md");
+    assert!(
+        updates.contains(&format!("Exported the session to {}", file.display())),
+        "{updates}"
+    );
+    let md = std::fs::read_to_string(&file).unwrap();
+    assert!(md.contains("## Prompt 1\n\nsay something"), "{md}");
+    assert!(md.contains("```sh\necho from-acp\n```"), "{md}");
+    assert!(md.contains("Answered over ACP."), "{md}");
+    assert!(!md.contains("/export"), "the command is no prompt: {md}");
+    agent.exit();
+}

@@ -10,6 +10,7 @@ use super::AcpSession;
 use super::answer::{Answer, answer, stop_reason};
 use interpreter_core::agent::OpResult;
 use interpreter_core::harness;
+use interpreter_face::export as face_export;
 use interpreter_face::slash::{self, BUILTINS, Command};
 
 pub(super) enum Outcome {
@@ -21,7 +22,7 @@ pub(super) enum Outcome {
 
 /// The commands ACP offers: the built-ins that make sense in an editor, then the skills.
 const OFFERED: &[&str] = &[
-    "harness", "model", "compact", "undo", "rewind", "init", "review", "status",
+    "harness", "model", "compact", "undo", "rewind", "init", "review", "status", "export",
 ];
 
 pub(super) fn available(skills: &[SkillInfo]) -> Vec<AvailableCommand> {
@@ -116,6 +117,10 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             say(&status(s));
             done
         }
+        Command::Export(file) => {
+            say(&export(s, file).await);
+            done
+        }
         // Goal turns start on their own, outside any `session/prompt`: not for ACP yet.
         Command::Goal(_) => {
             say(
@@ -164,6 +169,27 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
         Command::Mode(_) | Command::New | Command::Resume(_) | Command::Quit => {
             Ok(Outcome::Run(input))
         }
+    }
+}
+
+/// `/export [file]`: the session written beside the session's files (off the dispatch loop);
+/// where it went, or why not, as the answer.
+async fn export(s: &AcpSession, file: &str) -> String {
+    let (home, id) = (s.home.clone(), s.id.clone());
+    let target = face_export::target(&s.cwd, file, &s.id);
+    let done = tokio::task::spawn_blocking(move || {
+        let sessions = interpreter_core::sessions::Sessions::new(&home);
+        let log = sessions
+            .log_path(&id)
+            .ok_or_else(|| format!("session `{id}` has no log to export yet"))?;
+        let e = sessions.export(&log).map_err(|e| format!("{e:#}"))?;
+        face_export::write(&e, face_export::Format::of_path(&target), &target)
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()));
+    match done {
+        Ok(written) => face_export::written_text(&written),
+        Err(e) => format!("/export failed: {e}"),
     }
 }
 

@@ -65,6 +65,11 @@ pub const BUILTINS: &[Builtin] = &[
         input: None,
     },
     Builtin {
+        name: "export",
+        description: "Write the session to a file: Markdown, or HTML for a .html name",
+        input: Some("file"),
+    },
+    Builtin {
         name: "new",
         description: "Start a new session",
         input: None,
@@ -102,6 +107,8 @@ pub enum Command<'a> {
     /// `/review [focus]`: a turn with the review prompt.
     Review(&'a str),
     Status,
+    /// `/export [file]`: the file to write, empty for `<session-id>.md`.
+    Export(&'a str),
     New,
     Resume(&'a str),
     Quit,
@@ -142,6 +149,7 @@ pub fn parse<'a>(text: &'a str, skills: &[SkillInfo]) -> Option<Command<'a>> {
         "init" => Command::Init(args),
         "review" => Command::Review(args),
         "status" => Command::Status,
+        "export" => Command::Export(args),
         "new" => Command::New,
         "resume" => Command::Resume(args),
         "quit" | "exit" => Command::Quit,
@@ -362,6 +370,11 @@ mod tests {
         );
         assert_eq!(parse("  /model  k3 \n", &s), Some(Command::Model("k3")));
         assert_eq!(parse("/compact", &s), Some(Command::Compact));
+        assert_eq!(parse("/export", &s), Some(Command::Export("")));
+        assert_eq!(
+            parse("/export out/s.html ", &s),
+            Some(Command::Export("out/s.html"))
+        );
         assert_eq!(
             parse("/deploy staging now", &s),
             Some(Command::Skill {

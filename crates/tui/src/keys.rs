@@ -422,6 +422,7 @@ impl App {
                 let lines = self.status_lines();
                 self.push(Cell::Info(lines));
             }
+            Command::Export(file) => self.act(Action::Export(file.to_string())),
             Command::New => self.act(Action::NewSession),
             Command::Resume("") => self.act(Action::Resume(None)),
             Command::Resume(id) => self.act(Action::Resume(Some(id.to_string()))),

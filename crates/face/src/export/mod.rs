@@ -39,6 +39,29 @@ pub fn default_file(session_id: &str) -> String {
     format!("{session_id}.md")
 }
 
+/// Where `/export [file]` writes: `file` (relative to `cwd`), else `<session-id>.md` in `cwd`.
+pub fn target(cwd: &Path, file: &str, session_id: &str) -> PathBuf {
+    match file.trim() {
+        "" => cwd.join(default_file(session_id)),
+        f => cwd.join(f),
+    }
+}
+
+/// What `/export` says once `written` (the page first, then its images) is on disk.
+pub fn written_text(written: &[PathBuf]) -> String {
+    let Some(page) = written.first() else {
+        return "Nothing was exported.".into();
+    };
+    match written.len() - 1 {
+        0 => format!("Exported the session to {}", page.display()),
+        n => format!(
+            "Exported the session to {} (and {n} image{} beside it)",
+            page.display(),
+            if n == 1 { "" } else { "s" }
+        ),
+    }
+}
+
 /// `e` as one text, for stdout: images inline in HTML, named only in Markdown.
 pub fn render(e: &SessionExport, format: Format) -> String {
     render_with(e, format, Images::Inline).0
@@ -71,6 +94,10 @@ pub fn write(e: &SessionExport, format: Format, path: &Path) -> Result<Vec<PathB
     let (page, files) = render_with(e, format, Images::Beside(folder.clone()));
     let parent = path.parent().unwrap_or(Path::new(""));
     let mut written = vec![path.to_path_buf()];
+    if !parent.as_os_str().is_empty() {
+        std::fs::create_dir_all(parent)
+            .map_err(|err| format!("creating {}: {err}", parent.display()))?;
+    }
     if !files.is_empty() {
         let dir = parent.join(&folder);
         std::fs::create_dir_all(&dir)
