@@ -175,7 +175,8 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
 /// `/export [file]`: the session written beside the session's files (off the dispatch loop);
 /// where it went, or why not, as the answer.
 async fn export(s: &AcpSession, file: &str) -> String {
-    let (home, id) = (s.home.clone(), s.id.clone());
+    // The home the sessions' logs are kept in, as the trust answers use it.
+    let (home, id) = (interpreter_core::config::home_dir(), s.id.clone());
     let target = face_export::target(&s.cwd, file, &s.id);
     let done = tokio::task::spawn_blocking(move || {
         let sessions = interpreter_core::sessions::Sessions::new(&home);

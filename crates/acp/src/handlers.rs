@@ -185,7 +185,6 @@ pub(super) async fn open_session(
     }
     let config = session_config(state, &cwd)?;
     let pending_trust = pending_trust(&config, again);
-    let home = config.home.clone();
     let caps = state.caps();
     // Client terminals (opt-in) replace the display terminal: the client shows its own.
     let client_terminals = config.acp_client_terminals && caps.terminal;
@@ -260,7 +259,6 @@ pub(super) async fn open_session(
     let s = Arc::new(AcpSession {
         id,
         cwd,
-        home,
         handle,
         translator,
         commands: commands::available(&skills),

@@ -44,8 +44,6 @@ pub(crate) struct AcpState {
 pub(crate) struct AcpSession {
     id: String,
     cwd: PathBuf,
-    /// The home its log is kept in (`/export` reads it).
-    home: PathBuf,
     /// The agent session: ops in, events out (through `translator`).
     handle: SessionHandle,
     /// Holds the session's settings, kept from the session's events (`Translator::settings`).

@@ -30,11 +30,14 @@ pub(super) fn render(e: &SessionExport, images: &mut ImageFiles) -> String {
     for entry in &e.entries {
         entry_html(&mut out, entry, images);
     }
-    let _ = write!(
-        out,
-        "<footer>Tokens in all: {}</footer>\n</main>\n</body>\n</html>\n",
-        escape(&text::usage(&e.total_usage))
-    );
+    if text::counted(e) {
+        let _ = writeln!(
+            out,
+            "<footer>Tokens in all: {}</footer>",
+            escape(&text::usage(&e.total_usage))
+        );
+    }
+    out.push_str("</main>\n</body>\n</html>\n");
     out
 }
 
@@ -142,7 +145,9 @@ fn call(out: &mut String, c: &ExportedCall) {
         let lines = output.lines().count() + omitted;
         let _ = write!(
             out,
-            "<details><summary>Output ({lines} line{})</summary><pre class=\"output\">{}</pre></details>",
+            "<details{}><summary>Output ({lines} line{})</summary><pre class=\"output\">{}</pre></details>",
+            // A failure's output is what a reader looks for: shown unfolded.
+            if c.failed { " open" } else { "" },
             if lines == 1 { "" } else { "s" },
             escape(&output)
         );

@@ -49,11 +49,13 @@ pub(super) fn render(e: &SessionExport, images: &mut ImageFiles) -> String {
             }
         }
     }
-    let _ = write!(
-        out,
-        "\n---\n\n*Tokens in all: {}*\n",
-        text::usage(&e.total_usage)
-    );
+    if text::counted(e) {
+        let _ = write!(
+            out,
+            "\n---\n\n*Tokens in all: {}*\n",
+            text::usage(&e.total_usage)
+        );
+    }
     out
 }
 

@@ -100,3 +100,15 @@ fn a_written_page_keeps_images_beside_it() {
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.contains("![image 1](<s_files/1.png>)"), "{text}");
 }
+
+#[test]
+fn a_log_without_token_counts_claims_none() {
+    let mut e = session();
+    e.entries
+        .retain(|x| !matches!(x, ExportEntry::TurnEnded { .. }));
+    e.total_usage = TokenUsage::default();
+    for format in [Format::Markdown, Format::Html] {
+        let page = render(&e, format);
+        assert!(!page.contains("Tokens"), "{page}");
+    }
+}

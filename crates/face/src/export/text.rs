@@ -2,7 +2,7 @@
 //! tool's output is kept, and attached images decoded from their data URLs.
 
 use base64::Engine as _;
-use interpreter_protocol::export::{ExportedCall, SessionExport};
+use interpreter_protocol::export::{ExportEntry, ExportedCall, SessionExport};
 use interpreter_protocol::{PlanStatus, TokenUsage};
 
 /// Output longer than this many lines keeps its head and tail only.
@@ -16,7 +16,7 @@ pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -47,13 +47,33 @@ pub(super) fn facts(e: &SessionExport) -> Vec<(&'static str, String)> {
         ("Folder", e.cwd.display().to_string()),
         ("Model", format!("{} ({})", e.model, e.provider)),
         ("Harness", e.harness.clone()),
-        ("Started", e.created_at.clone()),
+        ("Started", when(&e.created_at)),
     ];
     if let Some(t) = &e.updated_at {
-        out.push(("Last activity", t.clone()));
+        out.push(("Last activity", when(t)));
     }
-    out.push(("Tokens", usage(&e.total_usage)));
+    if counted(e) {
+        out.push(("Tokens", usage(&e.total_usage)));
+    }
     out
+}
+
+/// Whether the log counted tokens (logs written before turns recorded them did not).
+pub(super) fn counted(e: &SessionExport) -> bool {
+    e.entries
+        .iter()
+        .any(|x| matches!(x, ExportEntry::TurnEnded { usage: Some(_) }))
+}
+
+/// An RFC 3339 time in UTC as people read it ("2026-01-01 08:24:02 UTC"); anything else as
+/// it is.
+pub(super) fn when(t: &str) -> String {
+    let b = t.as_bytes();
+    let utc = t.ends_with('Z') || t.ends_with("+00:00");
+    if utc && b.len() >= 20 && b[10] == b'T' && t.is_char_boundary(19) {
+        return format!("{} {} UTC", &t[..10], &t[11..19]);
+    }
+    t.to_string()
 }
 
 /// The page's title: the session's, else its id.
@@ -233,5 +253,11 @@ mod tests {
         assert_eq!(fence("a ```` b"), "`````");
         assert_eq!(fence("plain"), "```");
         assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(
+            when("2026-12-05T08:24:02.758794117+00:00"),
+            "2026-12-05 08:24:02 UTC"
+        );
+        assert_eq!(when("2026-12-05T08:24:03Z"), "2026-12-05 08:24:03 UTC");
+        assert_eq!(when("now"), "now");
     }
 }
