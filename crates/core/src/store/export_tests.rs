@@ -161,3 +161,35 @@ fn a_log_without_header_is_an_error() {
     let err = read(&path).unwrap_err();
     assert!(format!("{err:#}").contains("no session header"), "{err:#}");
 }
+
+#[test]
+fn find_takes_an_id_a_unique_start_or_a_path() {
+    let home = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(home.path());
+    for id in ["abc-1", "abc-2", "xyz"] {
+        let meta = SessionMeta {
+            id: id.into(),
+            cwd: home.path().into(),
+            created_at: "now".into(),
+            provider: "p".into(),
+            model: "m".into(),
+            harness: "native".into(),
+            additional_directories: vec![],
+        };
+        drop(store.create(&meta).unwrap());
+    }
+    let log = |id: &str| home.path().join(format!("sessions/{id}.jsonl"));
+    assert_eq!(store.find("xyz").unwrap(), log("xyz"));
+    assert_eq!(store.find("x").unwrap(), log("xyz"));
+    assert_eq!(store.find("abc-2").unwrap(), log("abc-2"));
+    let many = format!("{:#}", store.find("abc").unwrap_err());
+    assert!(
+        many.contains("start of 2 sessions' ids") && many.contains("abc-1"),
+        "{many}"
+    );
+    let none = format!("{:#}", store.find("nope").unwrap_err());
+    assert!(none.contains("no session `nope`"), "{none}");
+    let path = log("abc-1");
+    assert_eq!(store.find(path.to_str().unwrap()).unwrap(), path);
+    assert!(store.find("missing.jsonl").is_err());
+}

@@ -298,7 +298,11 @@ impl SessionStore {
     /// one live session's id.
     pub(crate) fn find(&self, query: &str) -> Result<PathBuf> {
         let as_path = Path::new(query);
-        if query.ends_with(".jsonl") || query.contains(std::path::MAIN_SEPARATOR) {
+        // An id is letters, digits, `-` and `_`: anything else names a file.
+        let id_like = query
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !id_like {
             anyhow::ensure!(as_path.is_file(), "no session file {query}");
             return Ok(as_path.to_path_buf());
         }
