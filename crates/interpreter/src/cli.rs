@@ -514,6 +514,15 @@ pub(crate) fn main() -> i32 {
             } => crate::login::run(common.overrides(), provider, with_api_key),
             Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
             Command::Mcp { what } => crate::mcp::run(what),
+            Command::Debug {
+                what:
+                    DebugCommand::Prompt {
+                        common,
+                        harness,
+                        cd,
+                        prompt,
+                    },
+            } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
             Command::Export {
                 common,
                 session,
@@ -529,15 +538,6 @@ pub(crate) fn main() -> i32 {
                     output,
                 },
             ),
-            Command::Debug {
-                what:
-                    DebugCommand::Prompt {
-                        common,
-                        harness,
-                        cd,
-                        prompt,
-                    },
-            } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
         }
     })
 }
