@@ -227,7 +227,9 @@ fn entries(
                     .map(|d| d.changes.iter().map(|c| text(&diff(c, cwd))).collect())
                     .unwrap_or_default(),
             })));
-            if let Some(plan) = detail.and_then(|d| d.plan.clone()) {
+            if let Some(mut plan) = detail.and_then(|d| d.plan.clone()) {
+                plan.explanation = plan.explanation.as_deref().map(text);
+                plan.items.iter_mut().for_each(|i| i.step = text(&i.step));
                 out.push(ExportEntry::Plan(plan));
             }
         }

@@ -86,7 +86,13 @@ fn export_describes_calls_diffs_usage_and_redacts() {
         LogLine::ToolDetail {
             call_id: "c2".into(),
             changes: vec![change],
-            plan: None,
+            plan: Some(interpreter_protocol::Plan {
+                explanation: None,
+                items: vec![interpreter_protocol::PlanItem {
+                    step: format!("rotate {key}"),
+                    status: interpreter_protocol::PlanStatus::Pending,
+                }],
+            }),
         },
         turn_end("t1", 100, 7),
         LogLine::Checkpoint {
@@ -135,7 +141,15 @@ fn export_describes_calls_diffs_usage_and_redacts() {
         .collect();
     assert_eq!(
         kinds,
-        ["prompt", "call", "call", "end", "compacted", "prompt"]
+        [
+            "prompt",
+            "call",
+            "call",
+            "other",
+            "end",
+            "compacted",
+            "prompt"
+        ]
     );
     let ExportEntry::ToolCall(shell) = &e.entries[1] else {
         unreachable!()
@@ -192,4 +206,29 @@ fn find_takes_an_id_a_unique_start_or_a_path() {
     let path = log("abc-1");
     assert_eq!(store.find(path.to_str().unwrap()).unwrap(), path);
     assert!(store.find("missing.jsonl").is_err());
+}
+
+/// Every harness's table can be built from an export's facts alone, and its calls described.
+#[test]
+fn every_harness_describes_calls_for_an_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let meta = SessionMeta {
+        id: "s".into(),
+        cwd: dir.path().into(),
+        created_at: "now".into(),
+        provider: "p".into(),
+        model: "m".into(),
+        harness: "native".into(),
+        additional_directories: vec![],
+    };
+    let mut d = Describer::new(&meta);
+    for h in harness::names() {
+        let table = harness::by_name(h).unwrap().tools(&d.env);
+        let first = table.names().into_iter().next().expect("a tool");
+        let _ = d.describe(h, &first, &serde_json::json!({}));
+        let unknown = d.describe(h, "no_such_tool", &Value::Null);
+        assert_eq!(unknown.title, "no_such_tool", "{h}");
+    }
+    let unknown = d.describe("no-such-harness", "shell", &Value::Null);
+    assert_eq!(unknown.kind, ToolKind::Other);
 }
