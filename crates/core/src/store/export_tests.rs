@@ -48,24 +48,9 @@ fn turn_end(id: &str, input: u64, output: u64) -> LogLine {
     }
 }
 
-/// A log with a command, an edit, an undone turn and a compaction; a key the log holds in
-/// clear (registered only after it was written) comes out redacted.
-#[test]
-fn export_describes_calls_diffs_usage_and_redacts() {
-    let home = tempfile::tempdir().unwrap();
-    let cwd = std::fs::canonicalize(home.path()).unwrap();
-    let store = SessionStore::new(&cwd);
-    let meta = SessionMeta {
-        id: "s1".into(),
-        cwd: cwd.clone(),
-        created_at: "2026-01-01T00:00:00Z".into(),
-        provider: "p".into(),
-        model: "m".into(),
-        harness: "native".into(),
-        additional_directories: vec![],
-    };
-    let key = "export-test-key-4f9a1c77e2";
-    let mut log = store.create(&meta).unwrap();
+/// The log's lines after its header: a turn with a command and an edit, an undone turn, a
+/// compaction.
+fn turn_lines(key: &str, cwd: &Path) -> Vec<LogLine> {
     let change = FileChange {
         path: cwd.join("a.txt"),
         kind: FileChangeKind::Update,
@@ -73,7 +58,7 @@ fn export_describes_calls_diffs_usage_and_redacts() {
         old_text: Some("one\n".into()),
         new_text: Some("two\n".into()),
     };
-    for line in [
+    vec![
         user(&format!("run it with {key}")),
         call("c1", "shell", serde_json::json!({"command": "echo hi"})),
         result("c1", &format!("hi {key}")),
@@ -110,7 +95,28 @@ fn export_describes_calls_diffs_usage_and_redacts() {
         },
         LogLine::Replace { history: vec![] },
         user("after the summary"),
-    ] {
+    ]
+}
+
+/// A log with a command, an edit, an undone turn and a compaction; a key the log holds in
+/// clear (registered only after it was written) comes out redacted.
+#[test]
+fn export_describes_calls_diffs_usage_and_redacts() {
+    let home = tempfile::tempdir().unwrap();
+    let cwd = std::fs::canonicalize(home.path()).unwrap();
+    let store = SessionStore::new(&cwd);
+    let meta = SessionMeta {
+        id: "s1".into(),
+        cwd: cwd.clone(),
+        created_at: "2026-01-01T00:00:00Z".into(),
+        provider: "p".into(),
+        model: "m".into(),
+        harness: "native".into(),
+        additional_directories: vec![],
+    };
+    let key = "export-test-key-4f9a1c77e2";
+    let mut log = store.create(&meta).unwrap();
+    for line in turn_lines(key, &cwd) {
         log.append(&line).unwrap();
     }
     log.sync().unwrap();
@@ -225,7 +231,7 @@ fn every_harness_describes_calls_for_an_export() {
     for h in harness::names() {
         let table = harness::by_name(h).unwrap().tools(&d.env);
         let first = table.names().into_iter().next().expect("a tool");
-        let _ = d.describe(h, &first, &serde_json::json!({}));
+        let _ = d.describe(h, first, &serde_json::json!({}));
         let unknown = d.describe(h, "no_such_tool", &Value::Null);
         assert_eq!(unknown.title, "no_such_tool", "{h}");
     }
