@@ -1914,3 +1914,53 @@ fn three_broken_mcp_servers_are_warnings_and_slash_mcp_says_why() {
     t.keys(&["C-c"]);
     t.keys(&["C-c"]);
 }
+
+/// `/export` writes `<session-id>.md` in the folder, `/export NAME.html` one HTML page, and
+/// says where; the files hold the turn's prompt, command and answer.
+#[test]
+fn slash_export_writes_markdown_and_html_beside_the_session() {
+    let repo = TestRepo::new();
+    let Some((_mock, t)) = session_at_composer(
+        &repo,
+        json!([
+            tool("c1", "shell", json!({"command": "echo exported-output"})),
+            text("All <done>.")
+        ]),
+        "chat",
+    ) else {
+        return;
+    };
+    t.line("run the echo");
+    t.wait_for("the turn", Duration::from_secs(10), |s| {
+        s.contains("All <done>.") && idle(s)
+    });
+    t.line("/export");
+    let s = t.wait_for("the export's report", Duration::from_secs(10), |s| {
+        s.contains("Exported the session to")
+    });
+    let sessions = std::fs::read_dir(repo.home.path().join("sessions")).unwrap();
+    let id = sessions
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".jsonl")
+                .map(String::from)
+        })
+        .next()
+        .expect("a session log");
+    assert!(s.contains(&format!("{id}.md")), "{s}");
+    let md = std::fs::read_to_string(repo.path().join(format!("{id}.md"))).unwrap();
+    assert!(md.contains("## Prompt 1\n\nrun the echo"), "{md}");
+    assert!(md.contains("```sh\necho exported-output\n```"), "{md}");
+    assert!(md.contains("All <done>."), "{md}");
+    t.line("/export page.html");
+    t.wait_for("the second report", Duration::from_secs(10), |s| {
+        s.contains("page.html")
+    });
+    let html = std::fs::read_to_string(repo.path().join("page.html")).unwrap();
+    assert!(
+        html.starts_with("<!doctype html>") && html.contains("All &lt;done&gt;."),
+        "{html}"
+    );
+}

@@ -10,6 +10,7 @@ use super::AcpSession;
 use super::answer::{Answer, answer, stop_reason};
 use interpreter_core::agent::OpResult;
 use interpreter_core::harness;
+use interpreter_face::export as face_export;
 use interpreter_face::slash::{self, BUILTINS, Command};
 
 pub(super) enum Outcome {
@@ -21,7 +22,7 @@ pub(super) enum Outcome {
 
 /// The commands ACP offers: the built-ins that make sense in an editor, then the skills.
 const OFFERED: &[&str] = &[
-    "harness", "model", "compact", "undo", "rewind", "init", "review", "status", "mcp",
+    "harness", "model", "compact", "undo", "rewind", "init", "review", "status", "mcp", "export",
 ];
 
 pub(super) fn available(skills: &[SkillInfo]) -> Vec<AvailableCommand> {
@@ -89,27 +90,7 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             } else {
                 "model"
             };
-            if arg.is_empty() {
-                let st = s.settings();
-                let current = if name == "harness" {
-                    st.harness
-                } else {
-                    st.model
-                };
-                say(&format!("Current {name}: `{current}`."));
-                return done;
-            }
-            if let Err(e) = s.set_option(name, arg) {
-                say(&e);
-                return done;
-            }
-            s.translator
-                .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
-                    s.settings().config_options(),
-                )));
-            say(&format!(
-                "{name} set to `{arg}`; it applies from the next message."
-            ));
+            say(&show_or_set(s, name, arg));
             done
         }
         Command::Status => {
@@ -118,6 +99,10 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
         }
         Command::Mcp => {
             say(&mcp_text(s));
+            done
+        }
+        Command::Export(file) => {
+            say(&export(s, file).await);
             done
         }
         // Goal turns start on their own, outside any `session/prompt`: not for ACP yet.
@@ -171,6 +156,27 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
     }
 }
 
+/// `/harness` or `/model`: the current one without an argument, else switch to it; the answer.
+fn show_or_set(s: &AcpSession, name: &str, arg: &str) -> String {
+    if arg.is_empty() {
+        let st = s.settings();
+        let current = if name == "harness" {
+            st.harness
+        } else {
+            st.model
+        };
+        return format!("Current {name}: `{current}`.");
+    }
+    if let Err(e) = s.set_option(name, arg) {
+        return e;
+    }
+    s.translator
+        .send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+            s.settings().config_options(),
+        )));
+    format!("{name} set to `{arg}`; it applies from the next message.")
+}
+
 /// `/mcp`: the servers as the session last reported them.
 fn mcp_text(s: &AcpSession) -> String {
     let servers = s
@@ -181,6 +187,28 @@ fn mcp_text(s: &AcpSession) -> String {
         .and_then(|v| v.as_ref().map(|v| v.mcp_servers.clone()))
         .unwrap_or_default();
     interpreter_face::mcp::servers_text(&servers)
+}
+
+/// `/export [file]`: the session written beside the session's files (off the dispatch loop);
+/// where it went, or why not, as the answer.
+async fn export(s: &AcpSession, file: &str) -> String {
+    // The home the sessions' logs are kept in, as the trust answers use it.
+    let (home, id) = (interpreter_core::config::home_dir(), s.id.clone());
+    let target = face_export::target(&s.cwd, file, &s.id);
+    let done = tokio::task::spawn_blocking(move || {
+        let sessions = interpreter_core::sessions::Sessions::new(&home);
+        let log = sessions
+            .log_path(&id)
+            .ok_or_else(|| format!("session `{id}` has no log to export yet"))?;
+        let e = sessions.export(&log).map_err(|e| format!("{e:#}"))?;
+        face_export::write(&e, face_export::Format::of_path(&target), &target)
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()));
+    match done {
+        Ok(written) => face_export::written_text(&written),
+        Err(e) => format!("/export failed: {e}"),
+    }
 }
 
 /// `/rewind`: the list of turns, or back to before one of them.

@@ -74,6 +74,18 @@ impl Sessions {
         self.store.log_path(id)
     }
 
+    /// The log file `query` names: a path to one, a session's id, or a prefix of exactly one
+    /// live session's id. The error says which ids a prefix matches.
+    pub fn find(&self, query: &str) -> Result<PathBuf> {
+        self.store.find(query)
+    }
+
+    /// The session logged at `log` as an export shows it: prompts, answers, described tool
+    /// calls with their diffs, and tokens per turn, secrets redacted.
+    pub fn export(&self, log: &Path) -> Result<interpreter_protocol::export::SessionExport> {
+        crate::store::read_export(log)
+    }
+
     /// Copies session `from` to a new session `to`: the same history, settings, title and
     /// policy. Open `to` to continue it.
     pub fn fork(&self, from: &str, to: &str) -> Result<()> {

@@ -4,6 +4,7 @@
 
 mod debug;
 mod diff;
+mod export;
 mod goal;
 mod human;
 mod jsonl;
@@ -19,6 +20,7 @@ use interpreter_protocol::SandboxMode;
 use std::path::PathBuf;
 
 pub use debug::debug_prompt;
+pub use export::{ExportOptions, export};
 pub use run::run;
 
 /// What `interpreter exec` was asked to do: the command line as the binary parsed it.

@@ -3,6 +3,7 @@
 //! of common states. It knows the protocol, never the core: a change here rebuilds the faces,
 //! not the agent.
 
+pub mod export;
 pub mod hooks;
 pub mod mcp;
 pub mod slash;

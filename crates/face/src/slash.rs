@@ -70,6 +70,11 @@ pub const BUILTINS: &[Builtin] = &[
         input: None,
     },
     Builtin {
+        name: "export",
+        description: "Write the session to a file: Markdown, or HTML for a .html name",
+        input: Some("file"),
+    },
+    Builtin {
         name: "new",
         description: "Start a new session",
         input: None,
@@ -109,6 +114,8 @@ pub enum Command<'a> {
     Status,
     /// `/mcp`: the session's MCP servers.
     Mcp,
+    /// `/export [file]`: the file to write, empty for `<session-id>.md`.
+    Export(&'a str),
     New,
     Resume(&'a str),
     Quit,
@@ -150,6 +157,7 @@ pub fn parse<'a>(text: &'a str, skills: &[SkillInfo]) -> Option<Command<'a>> {
         "review" => Command::Review(args),
         "status" => Command::Status,
         "mcp" => Command::Mcp,
+        "export" => Command::Export(args),
         "new" => Command::New,
         "resume" => Command::Resume(args),
         "quit" | "exit" => Command::Quit,
@@ -371,6 +379,11 @@ mod tests {
         assert_eq!(parse("  /model  k3 \n", &s), Some(Command::Model("k3")));
         assert_eq!(parse("/compact", &s), Some(Command::Compact));
         assert_eq!(parse("/mcp", &s), Some(Command::Mcp));
+        assert_eq!(parse("/export", &s), Some(Command::Export("")));
+        assert_eq!(
+            parse("/export out/s.html ", &s),
+            Some(Command::Export("out/s.html"))
+        );
         assert_eq!(
             parse("/deploy staging now", &s),
             Some(Command::Skill {

@@ -135,6 +135,23 @@ pub(crate) enum Command {
         #[command(subcommand)]
         what: crate::mcp::McpCommand,
     },
+    /// Export a stored session: Markdown on stdout, or HTML (`--html`), or a file (`-o`).
+    Export {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// The session: its id, the start of its id, or the path to its log file.
+        #[arg(required_unless_present = "last")]
+        session: Option<String>,
+        /// The newest session started in this folder.
+        #[arg(long, conflicts_with = "session")]
+        last: bool,
+        /// One self-contained HTML page instead of Markdown.
+        #[arg(long)]
+        html: bool,
+        /// Write to this file (a `*.html` name means HTML); images go to `<name>_files/`.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Inspect what the agent would send.
     Debug {
         #[command(subcommand)]
@@ -350,7 +367,8 @@ impl Command {
             Command::Exec(a) => &mut a.common,
             Command::Acp { common }
             | Command::Login { common, .. }
-            | Command::Hooks { common, .. } => common,
+            | Command::Hooks { common, .. }
+            | Command::Export { common, .. } => common,
             Command::AppServer(a) => &mut a.common,
             Command::Lsp(a) => &mut a.common,
             Command::Debug {
@@ -505,6 +523,21 @@ pub(crate) fn main() -> i32 {
                         prompt,
                     },
             } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
+            Command::Export {
+                common,
+                session,
+                last,
+                html,
+                output,
+            } => interpreter_exec::export(
+                common.overrides(),
+                interpreter_exec::ExportOptions {
+                    session,
+                    last,
+                    html,
+                    output,
+                },
+            ),
         }
     })
 }

@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod export;
 pub mod ext;
 mod mcp;
 mod settings;

@@ -35,6 +35,8 @@ pub(crate) enum Action {
     IndexFiles,
     /// Put the clipboard's image in the composer as a chip (Ctrl+V, Alt+V).
     PasteClipboardImage,
+    /// Write the session to a file (`/export [file]`; empty: `<session-id>.md`).
+    Export(String),
 }
 
 /// A turn in progress.

@@ -2,6 +2,7 @@
 //! history and frames out. Frames are drawn at most every [`FRAME_INTERVAL`]: events that
 //! arrive together (a burst of streamed tokens) make one frame.
 
+use interpreter_face::export;
 use interpreter_protocol::Op;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::Event as TermEvent;
@@ -213,6 +214,7 @@ impl<B: Backend> Tui<B> {
                         Err(why) => self.app.info(format!("Nothing pasted: {why}.")),
                     }
                 }
+                Action::Export(file) => self.export(file).await,
                 Action::IndexFiles => {
                     let (tx, rx) = tokio::sync::oneshot::channel();
                     let cwd = self.opener.cwd.clone();
@@ -224,6 +226,33 @@ impl<B: Backend> Tui<B> {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// `/export [file]`: the session as its log holds it, written beside the folder's files.
+    async fn export(&mut self, file: String) {
+        let Some(view) = self.app.view.as_ref() else {
+            self.app
+                .info("the session is starting: nothing to export yet");
+            return;
+        };
+        let home = self.opener.config.home.clone();
+        let (id, target) = (view.id.clone(), export::target(&view.cwd, &file, &view.id));
+        let done = tokio::task::spawn_blocking(move || {
+            let sessions = interpreter_core::sessions::Sessions::new(&home);
+            let log = sessions
+                .log_path(&id)
+                .ok_or_else(|| format!("session `{id}` has no log to export"))?;
+            let e = sessions.export(&log).map_err(|e| format!("{e:#}"))?;
+            export::write(&e, export::Format::of_path(&target), &target)
+        })
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+        match done {
+            Ok(written) => self.app.info(export::written_text(&written)),
+            Err(e) => self
+                .app
+                .push(super::cells::Cell::Error(format!("/export: {e}"))),
+        }
     }
 
     async fn resume(&mut self, id: String) -> Result<(), String> {

@@ -431,6 +431,7 @@ impl App {
                 let text = interpreter_face::mcp::servers_text(&servers);
                 self.push(Cell::Info(text.lines().map(str::to_string).collect()));
             }
+            Command::Export(file) => self.act(Action::Export(file.to_string())),
             Command::New => self.act(Action::NewSession),
             Command::Resume("") => self.act(Action::Resume(None)),
             Command::Resume(id) => self.act(Action::Resume(Some(id.to_string()))),

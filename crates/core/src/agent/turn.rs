@@ -90,6 +90,7 @@ impl Session {
             self.services.events.send(Event::TurnEnded(ended.clone()));
             return ended;
         }
+        let usage_before = self.state.total_usage;
         self.active.running = Some(RunningTurn::new(
             turn_id.clone(),
             self.state.total_usage.total_tokens(),
@@ -111,7 +112,7 @@ impl Session {
                         message: format!("A UserPromptSubmit hook blocked the prompt: {why}"),
                     });
                     self.active.running = None;
-                    return self.finish_turn(turn_id, TurnEndReason::Completed);
+                    return self.finish_turn(turn_id, TurnEndReason::Completed, usage_before);
                 }
                 let history_start = self.state.history.len();
                 self.begin_checkpoint();
@@ -149,16 +150,34 @@ impl Session {
             self.stop_goal_after_failed_turn();
         }
         self.active.running = None;
-        self.finish_turn(turn_id, reason)
+        self.finish_turn(turn_id, reason, usage_before)
     }
 
     /// Logs the turn's end, makes the log durable and tells the front end. A log that
     /// could not be made durable (a record of the turn not written, or the fsync failed)
     /// turns the turn into a failure, reported once.
-    fn finish_turn(&mut self, turn_id: String, reason: TurnEndReason) -> TurnEnded {
+    fn finish_turn(
+        &mut self,
+        turn_id: String,
+        reason: TurnEndReason,
+        usage_before: interpreter_protocol::TokenUsage,
+    ) -> TurnEnded {
+        let now = self.state.total_usage;
+        // What this turn spent, for exports (the session's total restarts on a resume).
+        let usage = interpreter_protocol::TokenUsage {
+            input_tokens: now.input_tokens.saturating_sub(usage_before.input_tokens),
+            cached_input_tokens: now
+                .cached_input_tokens
+                .saturating_sub(usage_before.cached_input_tokens),
+            output_tokens: now.output_tokens.saturating_sub(usage_before.output_tokens),
+            reasoning_output_tokens: now
+                .reasoning_output_tokens
+                .saturating_sub(usage_before.reasoning_output_tokens),
+        };
         self.log_line(&LogLine::TurnEnd {
             turn_id: turn_id.clone(),
             reason: format!("{reason:?}"),
+            usage: Some(usage),
         });
         let reason = match self.state.log.as_mut().map(|log| log.end_turn()) {
             Some(Err(e)) => TurnEndReason::Failed {

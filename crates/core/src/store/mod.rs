@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{HistoryItem, Parts as _};
 
+mod export;
 mod manage;
 mod writer;
+pub(crate) use export::read as read_export;
 pub use manage::SessionSummary;
 pub use writer::SessionBusy;
 pub(crate) use writer::{SessionLog, set_face};
@@ -48,6 +50,9 @@ pub(crate) enum LogLine {
     TurnEnd {
         turn_id: String,
         reason: String,
+        /// The turn's tokens (absent in logs written before they were recorded).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<interpreter_protocol::TokenUsage>,
     },
     Harness {
         harness: String,
@@ -287,6 +292,40 @@ impl SessionStore {
             warnings,
             log_len: bytes.len() as u64,
         })
+    }
+
+    /// The log `query` names: a path to a log file, a session's id, or a prefix of exactly
+    /// one live session's id.
+    pub(crate) fn find(&self, query: &str) -> Result<PathBuf> {
+        let as_path = Path::new(query);
+        // An id is letters, digits, `-` and `_`: anything else names a file.
+        let id_like = query
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !id_like {
+            anyhow::ensure!(as_path.is_file(), "no session file {query}");
+            return Ok(as_path.to_path_buf());
+        }
+        if let Ok(path) = self.path_for(query)
+            && path.is_file()
+        {
+            return Ok(path);
+        }
+        let ids: Vec<String> = self
+            .list(None)
+            .into_iter()
+            .map(|(m, _)| m.id)
+            .filter(|id| id.starts_with(query))
+            .collect();
+        match ids.as_slice() {
+            [one] => self.path_for(one),
+            [] => anyhow::bail!("no session `{query}` in {}", self.dir.display()),
+            many => anyhow::bail!(
+                "`{query}` is the start of {} sessions' ids ({}): give more of it",
+                many.len(),
+                many.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+            ),
+        }
     }
 
     /// Sessions, newest first, optionally only those started in `cwd`.
