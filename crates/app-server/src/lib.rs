@@ -183,6 +183,11 @@ async fn handle_line(server: &Arc<Server>, line: &[u8]) {
         {
             mcp::list(server, &id, params)
         }
+        Ok(Some(Incoming::Request { id, method, params }))
+            if server.initialized.load(Ordering::SeqCst) && method == "mcpServer/oauth/login" =>
+        {
+            mcp::oauth_login(server, &id, params)
+        }
         Ok(Some(Incoming::Request { id, method, params })) => {
             let result = dispatch(server, &method, params).await;
             if let Err(e) = &result {

@@ -451,5 +451,11 @@ pub(crate) fn mcp_startup_json(
         S::Failed { error } | S::NeedsLogin { error } => ("failed", Some(error.as_str())),
         S::Disabled => return None,
     };
-    Some(json!({"threadId": thread_id, "name": s.name, "status": status, "error": error}))
+    let mut params =
+        json!({"threadId": thread_id, "name": s.name, "status": status, "error": error});
+    // The schema's one reason: a sign-in (`mcpServer/oauth/login`) is the cure.
+    if matches!(s.status, S::NeedsLogin { .. }) {
+        params["failureReason"] = json!("reauthenticationRequired");
+    }
+    Some(params)
 }
