@@ -107,6 +107,13 @@ fi
 .venv-mcp/bin/pip install --disable-pip-version-check -q -r tests/mcp-python/requirements.txt
 MCP_PYTHON="$root/.venv-mcp/bin/python" cargo test --workspace --test mcp_oauth -- --ignored
 
+stage "otel over gRPC: a grpcio OTLP receiver (the OpenTelemetry project's generated service) against [otel] otlp-grpc"
+if [ ! -x .venv-otel/bin/python ]; then
+  python3 -m venv .venv-otel
+fi
+.venv-otel/bin/pip install --disable-pip-version-check -q -r tests/otel-python/requirements.txt
+OTEL_PYTHON="$root/.venv-otel/bin/python" cargo test --workspace --test otel -- --ignored
+
 stage "neovim plugin: editors/neovim headless tests (LSP code actions, ACP chat)"
 if [ ! -x .venv-nvim/bin/nvim ]; then
   python3 -m venv .venv-nvim

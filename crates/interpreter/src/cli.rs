@@ -410,37 +410,68 @@ pub(crate) enum ExecSub {
 }
 
 /// `terminal_ui`: stderr is the terminal the UI draws on, so logs go to
-/// `INTERPRETER_LOG_FILE` only (session warnings reach the UI as events).
-pub(crate) fn init_logging(terminal_ui: bool) {
+/// `INTERPRETER_LOG_FILE` only (session warnings reach the UI as events). With `[otel]`, the
+/// session's spans are exported too; the returned export is flushed at exit.
+pub(crate) fn init_logging(terminal_ui: bool) -> Option<crate::otel::Otel> {
     use tracing_subscriber::EnvFilter;
-    if terminal_ui && std::env::var_os("INTERPRETER_LOG_FILE").is_none() {
-        return;
+    use tracing_subscriber::prelude::*;
+    let (otel_layer, otel) =
+        match interpreter_core::config::otel_settings(&interpreter_core::config::home_dir()) {
+            Ok(Some(settings)) => match crate::otel::start(&settings) {
+                Ok((layer, otel)) => (Some(layer), Some(otel)),
+                Err(e) => {
+                    eprintln!("warning: [otel] is set, but its exporter did not start: {e}");
+                    (None, None)
+                }
+            },
+            // A bad `[otel]` is reported where the configuration is loaded.
+            Ok(None) | Err(_) => (None, None),
+        };
+    let otel_layer = otel_layer.map(|l| {
+        l.with_filter(
+            tracing_subscriber::filter::Targets::new()
+                .with_target(interpreter_core::agent::SPAN_TARGET, tracing::Level::INFO),
+        )
+    });
+    let log_file = std::env::var_os("INTERPRETER_LOG_FILE");
+    if terminal_ui && log_file.is_none() {
+        if otel_layer.is_some() {
+            tracing_subscriber::registry().with(otel_layer).init();
+        }
+        return otel;
     }
     let filter =
         EnvFilter::try_from_env("INTERPRETER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false);
     // Every line goes through secret redaction; a new log file is readable by its owner only.
     use interpreter_core::secrets::Redacting;
-    if let Some(path) = std::env::var_os("INTERPRETER_LOG_FILE")
-        && let Ok(file) = interpreter_core::platform::create_mode(
+    let file = log_file.and_then(|path| {
+        interpreter_core::platform::create_mode(
             std::fs::OpenOptions::new().create(true).append(true),
             0o600,
         )
         .open(&path)
-    {
-        builder
+        .ok()
+    });
+    let fmt = tracing_subscriber::fmt::layer().with_target(false);
+    let fmt = match file {
+        Some(file) => fmt
             .with_ansi(false)
             .with_writer(Redacting(std::sync::Mutex::new(file)))
-            .init();
-        return;
-    }
-    use std::io::IsTerminal;
-    builder
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(Redacting(std::io::stderr))
+            .with_filter(filter)
+            .boxed(),
+        None => {
+            use std::io::IsTerminal;
+            fmt.with_ansi(std::io::stderr().is_terminal())
+                .with_writer(Redacting(std::io::stderr))
+                .with_filter(filter)
+                .boxed()
+        }
+    };
+    tracing_subscriber::registry()
+        .with(otel_layer)
+        .with(fmt)
         .init();
+    otel
 }
 
 /// Parses the command line, runs the chosen face, and returns the process exit code.
@@ -456,7 +487,7 @@ pub(crate) fn main() -> i32 {
     if let Some(command) = cli.command.as_mut() {
         command.join_common(&cli.tui);
     }
-    init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
+    let otel = init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
     // Named in the lock files of the sessions this process writes.
     interpreter_core::sessions::set_face(match &cli.command {
         None | Some(Command::Resume { .. }) => "terminal",
@@ -484,7 +515,7 @@ pub(crate) fn main() -> i32 {
             return 1;
         }
     };
-    rt.block_on(async move {
+    let code = rt.block_on(async move {
         let Some(command) = cli.command else {
             return interpreter_tui::run(cli.tui.into_options(), cli.prompt, Start::New).await;
         };
@@ -539,7 +570,13 @@ pub(crate) fn main() -> i32 {
                 },
             ),
         }
-    })
+    });
+    // The sessions' spans end as the runtime drops its tasks; then what is pending leaves.
+    if let Some(otel) = otel {
+        drop(rt);
+        otel.shutdown();
+    }
+    code
 }
 
 /// `-s`: a sandbox mode, checked when the command line is parsed.
