@@ -192,3 +192,40 @@ fn bad_targets_are_clear_errors_without_a_model_request() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a git repository"));
     assert!(mock.requests().is_empty(), "no request reached the model");
 }
+
+// The hostile-command tests' raw ACP client; not every helper is used here.
+#[allow(dead_code)]
+#[path = "hostile_commands/acp.rs"]
+mod acp;
+
+/// `/review` over ACP: offered with its input hint, `/review base main` sends the branch's
+/// diff to the model, and a missing branch is said plainly without a model request.
+#[test]
+fn acp_slash_review_with_a_base_branch() {
+    let (repo, _) = repo();
+    let mock =
+        MockServer::start_blocking(Script::new([Reply::text("- **[P1] Guard it**")])).unwrap();
+    let cwd = std::fs::canonicalize(repo.path()).unwrap();
+    let mut agent = acp::Agent::start(&repo, &mock, &[], &[]);
+    agent.initialize();
+    let id = agent.new_session(&cwd, serde_json::json!([]));
+    let answer = agent.prompt(&id, "/review base nope");
+    assert_eq!(answer["stopReason"], "end_turn", "{answer}");
+    assert!(mock.requests().is_empty(), "a bad target asks no model");
+    let answer = agent.prompt(&id, "/review base main security");
+    assert_eq!(answer["stopReason"], "end_turn", "{answer}");
+    let updates = serde_json::to_string(agent.updates()).unwrap();
+    assert!(
+        updates.contains("[base BRANCH | commit SHA] [focus]"),
+        "the input hint is offered: {updates}"
+    );
+    assert!(
+        updates.contains("/review: base branch `nope` not found"),
+        "{updates}"
+    );
+    let prompt = prompt_sent(&mock);
+    assert!(prompt.contains("+// MARKER_COMMIT"), "{prompt}");
+    assert!(prompt.contains("Focus: security"), "{prompt}");
+    assert!(prompt.contains("Verdict: patch is correct"), "{prompt}");
+    agent.exit();
+}
