@@ -56,8 +56,8 @@ pub const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "review",
-        description: "Review changes: uncommitted (default), base BRANCH or commit SHA",
-        input: Some("[base BRANCH | commit SHA] [focus]"),
+        description: "Review changes: uncommitted, a branch's or a commit's; then a focus",
+        input: Some("base BRANCH|commit SHA"),
     },
     Builtin {
         name: "status",

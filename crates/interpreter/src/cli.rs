@@ -500,6 +500,25 @@ pub(crate) fn init_logging(terminal_ui: bool) {
         .init();
 }
 
+/// `interpreter review …` is `interpreter exec review …`: its words parsed again as that; Err
+/// is the exit code once clap has printed its error or help.
+fn review_as_exec(cli: &mut Cli) -> Result<(), i32> {
+    let Some(Command::Review { args }) = &cli.command else {
+        return Ok(());
+    };
+    let argv = ["interpreter", "exec", "review"].map(std::ffi::OsString::from);
+    match Cli::try_parse_from(argv.into_iter().chain(args.iter().cloned())) {
+        Ok(c) => {
+            cli.command = c.command;
+            Ok(())
+        }
+        Err(e) => {
+            let _ = e.print();
+            Err(if e.use_stderr() { 2 } else { 0 })
+        }
+    }
+}
+
 /// Parses the command line, runs the chosen face, and returns the process exit code.
 pub(crate) fn main() -> i32 {
     let mut cli = match Cli::try_parse() {
@@ -510,16 +529,8 @@ pub(crate) fn main() -> i32 {
             return code;
         }
     };
-    if let Some(Command::Review { args }) = &cli.command {
-        // `interpreter review …` is `interpreter exec review …`.
-        let argv = ["interpreter", "exec", "review"].map(std::ffi::OsString::from);
-        match Cli::try_parse_from(argv.into_iter().chain(args.iter().cloned())) {
-            Ok(c) => cli.command = c.command,
-            Err(e) => {
-                let _ = e.print();
-                return if e.use_stderr() { 2 } else { 0 };
-            }
-        }
+    if let Err(code) = review_as_exec(&mut cli) {
+        return code;
     }
     if let Some(command) = cli.command.as_mut() {
         command.join_common(&cli.tui);
