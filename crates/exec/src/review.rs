@@ -10,13 +10,16 @@ use interpreter_face::terminal_text::sanitize;
 use crate::ExecOptions;
 use crate::output::fail;
 
-/// The review prompt for `target` in `cwd` and the repository's top folder; Err is the exit
-/// code, the error already printed.
-pub(crate) fn prepare(
-    cwd: &Path,
-    args: &ExecOptions,
-    target: &Target,
-) -> Result<(String, String), i32> {
+/// A review's prompt, the repository's top folder (findings' paths are shown relative to it)
+/// and what the transcript's header shows instead of the long prompt.
+pub(crate) struct Prepared {
+    pub(crate) prompt: String,
+    pub(crate) root: String,
+    pub(crate) shown: String,
+}
+
+/// The review of `target` in `cwd`; Err is the exit code, the error already printed.
+pub(crate) fn prepare(cwd: &Path, args: &ExecOptions, target: &Target) -> Result<Prepared, i32> {
     let gathered = review::gather(target, |a| {
         interpreter_core::sandbox::git::run(cwd, a, None)
     })
@@ -26,7 +29,15 @@ pub(crate) fn prepare(
         _ => args.prompt.as_deref().unwrap_or_default(),
     };
     let prompt = review::prompt(target, &gathered, focus, Answer::Json);
-    Ok((prompt, gathered.root))
+    let mut shown = format!("review: {}", gathered.description);
+    if !focus.is_empty() {
+        shown.push_str(&format!(" (focus: {focus})"));
+    }
+    Ok(Prepared {
+        prompt,
+        root: gathered.root,
+        shown,
+    })
 }
 
 /// After the review turn: the answer checked as findings JSON, shown on stdout (human mode;

@@ -131,7 +131,7 @@ fn write_header(out: &mut Output, view: &SessionView, req: &Request) {
                     ("sandbox", s.permissions.sandbox.as_str().to_string()),
                     ("session id", view.id.clone()),
                 ],
-                &req.prompt,
+                req.shown.as_deref().unwrap_or(&req.prompt),
             );
         }
     }

@@ -62,6 +62,8 @@ pub(crate) struct Request {
     output_schema: Option<serde_json::Value>,
     /// `exec review`: the repository's top folder, for the findings' paths.
     pub(crate) review_root: Option<String>,
+    /// What the header shows as the prompt (a review's prompt is long).
+    pub(crate) shown: Option<String>,
 }
 
 /// Reads and checks the request; Err is the exit code, the error already printed.
@@ -95,7 +97,7 @@ pub(crate) fn prepare(args: &ExecOptions) -> Result<Request, i32> {
 
     let (resume_id, positional) = resume_target(args, &config, &cwd)?;
     let (commands, prompt) = match &review {
-        Some((prompt, _)) => (Vec::new(), prompt.clone()),
+        Some(r) => (Vec::new(), r.prompt.clone()),
         None => {
             let raw_prompt = read_prompt(positional).map_err(|e| fail(1, &e))?;
             split_session_commands(&raw_prompt)
@@ -132,7 +134,8 @@ pub(crate) fn prepare(args: &ExecOptions) -> Result<Request, i32> {
         prompt,
         images,
         output_schema,
-        review_root: review.map(|(_, root)| root),
+        shown: review.as_ref().map(|r| r.shown.clone()),
+        review_root: review.map(|r| r.root),
     })
 }
 
