@@ -175,6 +175,10 @@ fn bad_targets_are_clear_errors_without_a_model_request() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(message), "{flags:?}: {stderr}");
     }
+    // A review changes nothing and answers in its own schema.
+    let out = review(&repo, &mock, &["--diff"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--diff do not apply"));
     // Nothing to review in a clean tree.
     git(repo.path(), &["commit", "-q", "-am", "all in"]);
     let out = review(&repo, &mock, &["--uncommitted"]);

@@ -79,6 +79,12 @@ pub(crate) fn prepare(args: &ExecOptions) -> Result<Request, i32> {
             &format!("--cd {}: no such directory", cwd.display()),
         ));
     }
+    if args.review.is_some() && (args.output_schema.is_some() || args.goal || args.diff) {
+        return Err(fail(
+            1,
+            "review: --output-schema, --goal and --diff do not apply (a review answers in findings JSON and changes nothing)",
+        ));
+    }
     // A review's target is checked before anything else: a bad one asks no model.
     let review = match &args.review {
         Some(target) => Some(crate::review::prepare(&cwd, args, target)?),

@@ -87,20 +87,15 @@ pub fn gather(
     let root = top.map_err(|_| "not a git repository: a review needs one".to_string())?;
     text(&["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
         .map_err(|_| "the repository has no commits yet: nothing to review against".to_string())?;
+    // A name that starts with `-` would be an option to git: never a branch or commit here.
     let resolve = |text: &mut dyn FnMut(&[&str]) -> std::io::Result<String>, name: &str| {
         if name.starts_with('-') || name.is_empty() {
             return None;
         }
         let spec = format!("{name}^{{commit}}");
-        text(&[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            "--end-of-options",
-            &spec,
-        ])
-        .ok()
-        .map(|s| s.trim().to_string())
+        text(&["rev-parse", "--verify", "--quiet", &spec])
+            .ok()
+            .map(|s| s.trim().to_string())
     };
     let (description, diff, command) = match target {
         Target::Uncommitted => {

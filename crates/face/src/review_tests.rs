@@ -84,13 +84,13 @@ fn gather_each_target() {
         ),
         ("ls-files --others --exclude-standard", "new.rs\n"),
         (
-            "rev-parse --verify --quiet --end-of-options main^{commit}",
+            "rev-parse --verify --quiet main^{commit}",
             "bbbbbbbbbbbbbbbb\n",
         ),
         ("merge-base HEAD bbbbbbbbbbbbbbbb", "cccccccccccccccc\n"),
         ("diff --no-color --no-ext-diff cccccccccccccccc", "+base\n"),
         (
-            "rev-parse --verify --quiet --end-of-options 1a2b^{commit}",
+            "rev-parse --verify --quiet 1a2b^{commit}",
             "dddddddddddddddd\n",
         ),
         (
