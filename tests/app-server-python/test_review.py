@@ -17,6 +17,7 @@ from openai_codex.generated.v2_all import (
     CommitReviewTarget,
     EnteredReviewModeThreadItem,
     ExitedReviewModeThreadItem,
+    ReviewDelivery,
     ReviewStartParams,
     ReviewStartResponse,
     ReviewTarget,
@@ -125,8 +126,8 @@ def test_a_bad_target_is_an_error_and_asks_no_model(env, mode):
     async def scenario(side):
         thread = await side.thread_start()
 
-        def ask(target):
-            params = ReviewStartParams(thread_id=thread.id, target=ReviewTarget(root=target))
+        def ask(target, delivery=None):
+            params = ReviewStartParams(thread_id=thread.id, target=ReviewTarget(root=target), delivery=delivery)
             payload = params.model_dump(by_alias=True, exclude_none=True, mode="json")
             with pytest.raises(JsonRpcError) as e:
                 side.client.request("review/start", payload, response_model=ReviewStartResponse)
@@ -136,6 +137,9 @@ def test_a_bad_target_is_an_error_and_asks_no_model(env, mode):
         assert "base branch `nope` not found" in message, message
         message = await asyncio.to_thread(ask, CommitReviewTarget(type="commit", sha="0123456789abcdef"))
         assert "commit `0123456789abcdef` not found" in message, message
+        uncommitted = UncommittedChangesReviewTarget(type="uncommittedChanges")
+        message = await asyncio.to_thread(ask, uncommitted, ReviewDelivery.detached)
+        assert "delivery `detached` is not supported" in message, message
         assert env.mock.requests() == []
 
     run(mode, env, scenario)
