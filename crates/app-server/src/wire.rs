@@ -155,6 +155,16 @@ pub(crate) enum Item {
     ContextCompaction {
         id: String,
     },
+    /// A review turn began (`review/start`): what it reviews.
+    EnteredReviewMode {
+        id: String,
+        review: String,
+    },
+    /// A review turn ended: its findings as text.
+    ExitedReviewMode {
+        id: String,
+        review: String,
+    },
     /// A subagent the turn started: the seed's collab item for a spawned agent, whose
     /// receiver is the subagent's own session.
     #[serde(rename_all = "camelCase")]
@@ -333,6 +343,15 @@ pub(crate) struct TurnStartParams {
     pub output_schema: Option<Value>,
     pub approval_policy: Option<Value>,
     pub sandbox_policy: Option<Value>,
+}
+
+/// `review/start`: the thread, what to review (`ReviewTarget`, read in `turns.rs`) and where.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReviewStartParams {
+    pub thread_id: String,
+    pub target: Value,
+    pub delivery: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -152,6 +152,12 @@ pub(crate) enum Command {
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Review changes: --uncommitted, --base BRANCH or --commit SHA (`exec review`'s flags).
+    #[command(disable_help_flag = true)]
+    Review {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Inspect what the agent would send.
     Debug {
         #[command(subcommand)]
@@ -320,7 +326,18 @@ impl ExecArgs {
             yolo: self.yolo,
             trust: self.trust,
             bypass_hook_trust: self.dangerously_bypass_hook_trust,
-            prompt: self.prompt,
+            prompt: match &self.resume {
+                Some(ExecSub::Review(r)) => r.prompt.clone(),
+                _ => self.prompt,
+            },
+            review: match &self.resume {
+                Some(ExecSub::Review(r)) => Some(r.target()),
+                _ => None,
+            },
+            annotations: match &self.resume {
+                Some(ExecSub::Review(r)) => r.github_annotations.clone(),
+                _ => None,
+            },
             resume: match &self.resume {
                 Some(ExecSub::Resume {
                     session_id,
@@ -375,7 +392,7 @@ impl Command {
                 what: DebugCommand::Prompt { common, .. },
             } => common,
             // The terminal's own options merge in `main`; `mcp` edits the user's file only.
-            Command::Resume { .. } | Command::Mcp { .. } => return,
+            Command::Resume { .. } | Command::Mcp { .. } | Command::Review { .. } => return,
         };
         let later = std::mem::take(&mut common.config);
         common.config = top.config.iter().cloned().chain(later).collect();
@@ -407,6 +424,46 @@ pub(crate) enum ExecSub {
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         turns: u32,
     },
+    /// Review changes in a read-only sandbox; findings as text, or JSON with -o/--json.
+    Review(ReviewArgs),
+}
+
+/// `exec review` and `interpreter review` (Codex's `codex review`): the target, and the
+/// prompt as a focus (or, alone, as the review's instructions).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ReviewArgs {
+    /// Staged, unstaged and untracked changes (the default without a prompt).
+    #[arg(long, conflicts_with_all = ["base", "commit"])]
+    uncommitted: bool,
+    /// The changes against the merge base with BRANCH.
+    #[arg(long, value_name = "BRANCH", conflicts_with = "commit")]
+    base: Option<String>,
+    /// The changes one commit made.
+    #[arg(long, value_name = "SHA")]
+    commit: Option<String>,
+    /// A label for the commit (its subject is used otherwise).
+    #[arg(long, requires = "commit")]
+    title: Option<String>,
+    /// Write the findings as GitHub workflow commands (`::warning file=…`) to FILE.
+    #[arg(long, value_name = "FILE")]
+    github_annotations: Option<PathBuf>,
+    /// Focus for the review; alone, the review's instructions.
+    prompt: Option<String>,
+}
+
+impl ReviewArgs {
+    fn target(&self) -> interpreter_exec::ReviewTarget {
+        use interpreter_exec::ReviewTarget as Target;
+        match (&self.base, &self.commit, &self.prompt) {
+            (Some(b), _, _) => Target::Base(b.clone()),
+            (_, Some(sha), _) => Target::Commit {
+                sha: sha.clone(),
+                title: self.title.clone(),
+            },
+            (None, None, Some(p)) if !self.uncommitted => Target::Custom(p.clone()),
+            _ => Target::Uncommitted,
+        }
+    }
 }
 
 /// `terminal_ui`: stderr is the terminal the UI draws on, so logs go to
@@ -474,6 +531,25 @@ pub(crate) fn init_logging(terminal_ui: bool) -> Option<crate::otel::Otel> {
     otel
 }
 
+/// `interpreter review …` is `interpreter exec review …`: its words parsed again as that; Err
+/// is the exit code once clap has printed its error or help.
+fn review_as_exec(cli: &mut Cli) -> Result<(), i32> {
+    let Some(Command::Review { args }) = &cli.command else {
+        return Ok(());
+    };
+    let argv = ["interpreter", "exec", "review"].map(std::ffi::OsString::from);
+    match Cli::try_parse_from(argv.into_iter().chain(args.iter().cloned())) {
+        Ok(c) => {
+            cli.command = c.command;
+            Ok(())
+        }
+        Err(e) => {
+            let _ = e.print();
+            Err(if e.use_stderr() { 2 } else { 0 })
+        }
+    }
+}
+
 /// Parses the command line, runs the chosen face, and returns the process exit code.
 pub(crate) fn main() -> i32 {
     let mut cli = match Cli::try_parse() {
@@ -484,6 +560,9 @@ pub(crate) fn main() -> i32 {
             return code;
         }
     };
+    if let Err(code) = review_as_exec(&mut cli) {
+        return code;
+    }
     if let Some(command) = cli.command.as_mut() {
         command.join_common(&cli.tui);
     }
@@ -533,6 +612,7 @@ pub(crate) fn main() -> i32 {
                 interpreter_tui::run(cli.tui.merged(tui).into_options(), None, start).await
             }
             Command::Exec(args) => interpreter_exec::run(args.into_options()).await,
+            Command::Review { .. } => unreachable!("parsed again as `exec review` above"),
             Command::Acp { common } => interpreter_acp::serve(common.overrides()).await,
             Command::AppServer(args) => {
                 interpreter_app_server::serve(args.common.overrides(), &args.listen).await
