@@ -594,69 +594,72 @@ pub(crate) fn main() -> i32 {
             return 1;
         }
     };
-    let code = rt.block_on(async move {
-        let Some(command) = cli.command else {
-            return interpreter_tui::run(cli.tui.into_options(), cli.prompt, Start::New).await;
-        };
-        match command {
-            Command::Resume {
-                tui,
-                session_id,
-                last,
-            } => {
-                let start = match (session_id, last) {
-                    (Some(id), _) => Start::Resume(id),
-                    (None, true) => Start::Last,
-                    (None, false) => Start::Pick,
-                };
-                interpreter_tui::run(cli.tui.merged(tui).into_options(), None, start).await
-            }
-            Command::Exec(args) => interpreter_exec::run(args.into_options()).await,
-            Command::Review { .. } => unreachable!("parsed again as `exec review` above"),
-            Command::Acp { common } => interpreter_acp::serve(common.overrides()).await,
-            Command::AppServer(args) => {
-                interpreter_app_server::serve(args.common.overrides(), &args.listen).await
-            }
-            Command::Lsp(args) => interpreter_lsp::run(args.common.overrides()).await,
-            Command::Login {
-                common,
-                provider,
-                with_api_key,
-            } => crate::login::run(common.overrides(), provider, with_api_key),
-            Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
-            Command::Mcp { what } => crate::mcp::run(what).await,
-            Command::Debug {
-                what:
-                    DebugCommand::Prompt {
-                        common,
-                        harness,
-                        cd,
-                        prompt,
-                    },
-            } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
-            Command::Export {
-                common,
-                session,
-                last,
-                html,
-                output,
-            } => interpreter_exec::export(
-                common.overrides(),
-                interpreter_exec::ExportOptions {
-                    session,
-                    last,
-                    html,
-                    output,
-                },
-            ),
-        }
-    });
+    let code = rt.block_on(run(cli));
     // The sessions' spans end as the runtime drops its tasks; then what is pending leaves.
     if let Some(otel) = otel {
         drop(rt);
         otel.shutdown();
     }
     code
+}
+
+/// Runs the chosen face on the runtime; its exit code.
+async fn run(cli: Cli) -> i32 {
+    let Some(command) = cli.command else {
+        return interpreter_tui::run(cli.tui.into_options(), cli.prompt, Start::New).await;
+    };
+    match command {
+        Command::Resume {
+            tui,
+            session_id,
+            last,
+        } => {
+            let start = match (session_id, last) {
+                (Some(id), _) => Start::Resume(id),
+                (None, true) => Start::Last,
+                (None, false) => Start::Pick,
+            };
+            interpreter_tui::run(cli.tui.merged(tui).into_options(), None, start).await
+        }
+        Command::Exec(args) => interpreter_exec::run(args.into_options()).await,
+        Command::Review { .. } => unreachable!("parsed again as `exec review` above"),
+        Command::Acp { common } => interpreter_acp::serve(common.overrides()).await,
+        Command::AppServer(args) => {
+            interpreter_app_server::serve(args.common.overrides(), &args.listen).await
+        }
+        Command::Lsp(args) => interpreter_lsp::run(args.common.overrides()).await,
+        Command::Login {
+            common,
+            provider,
+            with_api_key,
+        } => crate::login::run(common.overrides(), provider, with_api_key),
+        Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
+        Command::Mcp { what } => crate::mcp::run(what).await,
+        Command::Debug {
+            what:
+                DebugCommand::Prompt {
+                    common,
+                    harness,
+                    cd,
+                    prompt,
+                },
+        } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
+        Command::Export {
+            common,
+            session,
+            last,
+            html,
+            output,
+        } => interpreter_exec::export(
+            common.overrides(),
+            interpreter_exec::ExportOptions {
+                session,
+                last,
+                html,
+                output,
+            },
+        ),
+    }
 }
 
 /// `-s`: a sandbox mode, checked when the command line is parsed.
