@@ -155,7 +155,15 @@ fn turn(repo: &TestRepo) -> (Output, MockServer) {
     .unwrap();
     let mut args = exec_args(&mock.url(), &["--json", "-s", "danger-full-access"]);
     args.push("look it up".into());
-    (run(repo, &args, None), mock)
+    // Every log line kept, rmcp's and reqwest's at debug level too: none may hold a token.
+    let home = repo.home.path().display().to_string();
+    let log = repo.home.path().join("debug.log").display().to_string();
+    let env = [
+        ("HOME", home.as_str()),
+        ("INTERPRETER_LOG", "debug"),
+        ("INTERPRETER_LOG_FILE", log.as_str()),
+    ];
+    (repo.run_with_env(&args, "", &env), mock)
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
@@ -257,7 +265,9 @@ fn add_login_call_refresh_and_logout_against_the_sdks_oauth_server() {
     let refreshed = access_token(&repo);
     assert_ne!(refreshed, first_token);
 
-    // No token anywhere but the credentials file: not config.toml, a session, or the output.
+    // No token anywhere but the credentials file: not config.toml, a session, the debug log,
+    // or the output.
+    assert!(repo.home.path().join("debug.log").exists());
     for path in files_under(repo.home.path()) {
         if path.file_name().is_some_and(|n| n == ".credentials.json") {
             continue;

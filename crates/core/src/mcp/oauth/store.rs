@@ -43,6 +43,14 @@ impl TokenStore {
     /// The saved credentials, from the keyring first then the file (`auto` may have used
     /// either on an earlier run).
     pub(crate) fn load_now(&self) -> Result<Option<StoredCredentials>, String> {
+        let found = self.load_unredacted()?;
+        if let Some(c) = &found {
+            hide(c);
+        }
+        Ok(found)
+    }
+
+    fn load_unredacted(&self) -> Result<Option<StoredCredentials>, String> {
         if self.mode != CredentialsStore::File {
             match keyring_op(self.key.clone(), KeyringOp::Get) {
                 Ok(Some(text)) => return parse(&text).map(Some),
@@ -63,6 +71,7 @@ impl TokenStore {
     }
 
     pub(crate) fn save_now(&self, credentials: &StoredCredentials) -> Result<(), String> {
+        hide(credentials);
         let text = serde_json::to_string(credentials).map_err(|e| e.to_string())?;
         if self.mode != CredentialsStore::File {
             match keyring_op(self.key.clone(), KeyringOp::Set(text.clone())) {
@@ -109,6 +118,18 @@ impl TokenStore {
         }
         write_file(&self.file, &all)?;
         Ok(true)
+    }
+}
+
+/// The tokens join the values every log line, session file, export and span is redacted of, so
+/// that nothing (rmcp's own logs at debug level included) can show one.
+fn hide(c: &StoredCredentials) {
+    use oauth2::TokenResponse;
+    if let Some(t) = &c.token_response {
+        crate::secrets::register(t.access_token().secret());
+        if let Some(r) = t.refresh_token() {
+            crate::secrets::register(r.secret());
+        }
     }
 }
 
