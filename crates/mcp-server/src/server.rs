@@ -59,7 +59,18 @@ impl Server {
             Err(_) => return,
         };
         for t in threads {
-            let _ = t.handle.submit(Op::Shutdown).done().await;
+            // A turn still running would hold the shutdown back: the client is gone.
+            let _ = t.handle.submit(Op::Interrupt);
+            let done = t.handle.submit(Op::Shutdown).done();
+            if tokio::time::timeout(std::time::Duration::from_secs(10), done)
+                .await
+                .is_err()
+            {
+                tracing::warn!(
+                    "mcp-server: thread {} did not shut down in 10 s",
+                    t.handle.id()
+                );
+            }
         }
     }
 

@@ -37,8 +37,8 @@ pub(crate) async fn run(
     report: &Reporter,
     cancelled: CancellationToken,
 ) -> CallToolResult {
-    // Events from between calls (a background task's end) belong to no call.
-    while events.try_recv().is_ok() {}
+    // Events queued since the last call (the session's start, its warnings, a background
+    // task's end) go out with this one, tagged with the thread like the rest.
     let ticket = handle.submit(Op::UserInput {
         items: vec![InputItem::Text { text: prompt }],
     });
