@@ -179,10 +179,19 @@ async def threads_replies_progress_and_approvals(world: World) -> str:
             async def on_progress(p: float, _total: float | None, message: str | None) -> None:
                 progress.append((p, message))
 
-            a, b = await asyncio.gather(
+            async def busy_reply() -> str:
+                # A thread's events flow only while a call runs on it: this one is busy.
+                while not events.items:
+                    await asyncio.sleep(0.01)
+                busy = events.items[0]["_meta"]["threadId"]
+                return error_text(await session.call_tool("codex-reply", {"threadId": busy, "prompt": "meanwhile"}))
+
+            a, b, busy = await asyncio.gather(
                 session.call_tool("codex", {"prompt": "first task"}, progress_callback=on_progress),
                 session.call_tool("codex", {"prompt": "second task", "cwd": str(world.repo)}),
+                busy_reply(),
             )
+            assert "is running another call" in busy, busy
             a, b = structured(a), structured(b)
             assert a["threadId"] != b["threadId"]
             assert a["content"] == b["content"] == "working done", (a, b)
