@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The logic of the GitHub Action (action.yml): install interpreter if needed, run one task with
 # `interpreter exec --diff`, and hand back the patch, whether anything changed and the final
-# message. It reads its inputs from INPUT_* variables (action.yml passes each input as one,
+# message. With a REVIEW input (`uncommitted`, `base BRANCH` or `commit SHA`) it runs
+# `interpreter review` instead, and each finding becomes an inline annotation on the PR. It reads its inputs from INPUT_* variables (action.yml passes each input as one,
 # with `-` spelled `_`) and writes $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY, so it runs the
 # same outside a runner:
 #
@@ -9,8 +10,9 @@
 #
 # Inputs: PROMPT (required), PROVIDER, MODEL, API_KEY, SANDBOX, WORKING_DIRECTORY, HARNESS,
 # CONFIG (lines of key=value, each passed as -c), VERSION (a release to install; default the
-# one this action is pinned to). Outputs: patch (a file path), changed (true/false),
-# final-message, exit-code. The step fails when the run does, after writing the outputs.
+# one this action is pinned to), REVIEW. Outputs: patch (a file path), changed (true/false),
+# final-message, exit-code, findings (review mode: the findings JSON's path). The step fails
+# when the run does, after writing the outputs.
 set -euo pipefail
 
 # The release this copy of the action installs (kept equal to Cargo.toml by the tests).
@@ -46,7 +48,15 @@ redact() { # TEXT -> TEXT without the key
 }
 
 prompt=${INPUT_PROMPT:-}
-[ -n "$prompt" ] || fail "the prompt input is empty"
+review=${INPUT_REVIEW:-}
+review_args=()
+case $review in
+  "") [ -n "$prompt" ] || fail "the prompt input is empty" ;;
+  uncommitted) review_args=(--uncommitted) ;;
+  "base "*) review_args=(--base "${review#base }") ;;
+  "commit "*) review_args=(--commit "${review#commit }") ;;
+  *) fail "review '$review' is not one of: uncommitted, base BRANCH, commit SHA" ;;
+esac
 [ -n "${GITHUB_OUTPUT:-}" ] || fail "GITHUB_OUTPUT is not set (this script runs as a GitHub Actions step)"
 provider=${INPUT_PROVIDER:-}
 if [ -n "$provider" ] && ! [[ $provider =~ ^[A-Za-z0-9_-]+$ ]]; then
@@ -82,10 +92,18 @@ if [ -z "$bin" ]; then
   bin=$install_dir/interpreter
 fi
 
-args=(exec --diff -C "$workdir" -o "$work/final-message.txt")
+findings=$work/findings.json
+annotations=$work/annotations.txt
+if [ -n "$review" ]; then
+  # A review reads only (its sandbox is read-only whatever the input says); the prompt is
+  # its focus.
+  args=(review "${review_args[@]}" -C "$workdir" -o "$findings" --github-annotations "$annotations")
+else
+  args=(exec --diff -C "$workdir" -o "$work/final-message.txt")
+  [ -n "${INPUT_SANDBOX:-}" ] && args+=(--sandbox "$INPUT_SANDBOX")
+fi
 [ -n "$provider" ] && args+=(--provider "$provider")
 [ -n "${INPUT_MODEL:-}" ] && args+=(--model "$INPUT_MODEL")
-[ -n "${INPUT_SANDBOX:-}" ] && args+=(--sandbox "$INPUT_SANDBOX")
 [ -n "${INPUT_HARNESS:-}" ] && args+=(--harness "$INPUT_HARNESS")
 while IFS= read -r line; do
   line=${line#"${line%%[![:space:]]*}"}
@@ -115,9 +133,22 @@ trap resume_commands EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 status=0
-printf '%s\n' "$prompt" | INTERPRETER_ACTION_API_KEY=$api_key "$bin" "${args[@]}" 2>&1 >"$patch" || status=$?
+if [ -n "$review" ]; then
+  # The findings as text go to the final message; the prompt, if any, is the focus.
+  [ -n "$prompt" ] && args+=("$prompt")
+  INTERPRETER_ACTION_API_KEY=$api_key "$bin" "${args[@]}" </dev/null 2>&1 >"$work/final-message.txt" || status=$?
+else
+  printf '%s\n' "$prompt" | INTERPRETER_ACTION_API_KEY=$api_key "$bin" "${args[@]}" 2>&1 >"$patch" || status=$?
+fi
 trap - EXIT INT TERM
 resume_commands
+
+# The findings as annotations, now that workflow commands are obeyed again: only the lines
+# interpreter wrote as `::warning`/`::error` with a file, every model text in them escaped (no
+# line break survives), so nothing the model wrote becomes a command of its own.
+if [ -n "$review" ] && [ -f "$annotations" ]; then
+  grep -E '^::(warning|error) file=' "$annotations" || true
+fi
 
 final=""
 [ -f "$work/final-message.txt" ] && final=$(redact "$(cat "$work/final-message.txt")")
@@ -129,6 +160,7 @@ delimiter=interpreter_$(random_hex)
   echo "patch=$patch"
   echo "changed=$changed"
   echo "exit-code=$status"
+  [ -n "$review" ] && [ -f "$findings" ] && echo "findings=$findings"
   echo "final-message<<$delimiter"
   printf '%s\n' "$final"
   echo "$delimiter"

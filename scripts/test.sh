@@ -111,6 +111,13 @@ stage "mcp server: the official MCP Python SDK driving interpreter mcp-server (t
 INTERPRETER_BIN="$target_dir/debug/interpreter" MOCK_LLM_BIN="$target_dir/debug/mock-llm" \
   .venv-mcp/bin/python tests/mcp-python/test_mcp_server.py
 
+stage "otel over gRPC: a grpcio OTLP receiver (the OpenTelemetry project's generated service) against [otel] otlp-grpc"
+if [ ! -x .venv-otel/bin/python ]; then
+  python3 -m venv .venv-otel
+fi
+.venv-otel/bin/pip install --disable-pip-version-check -q -r tests/otel-python/requirements.txt
+OTEL_PYTHON="$root/.venv-otel/bin/python" cargo test --workspace --test otel -- --ignored
+
 stage "neovim plugin: editors/neovim headless tests (LSP code actions, ACP chat)"
 if [ ! -x .venv-nvim/bin/nvim ]; then
   python3 -m venv .venv-nvim

@@ -51,6 +51,7 @@ RESPONSE_MODELS = {
     "turn/start": v2.TurnStartResponse,
     "turn/interrupt": v2.TurnInterruptResponse,
     "turn/steer": v2.TurnSteerResponse,
+    "review/start": v2.ReviewStartResponse,
     "model/list": v2.ModelListResponse,
     "account/read": v2.GetAccountResponse,
     "account/login/start": v2.LoginAccountResponse,

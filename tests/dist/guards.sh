@@ -246,3 +246,64 @@ guard_hint() {
     ok "$sh_name hint for a folder with a space, \$ and quotes: $line"
   done
 }
+
+# Review mode (issue 39): `review: base main` runs `interpreter review`; each finding is one
+# annotation the runner obeys after the agent's region, its text escaped so a hostile finding
+# cannot add a command; the findings JSON is an output.
+part_action_review() {
+  echo "== scripts/action.sh review: findings become inline annotations"
+  local bin_dir=$target_dir/debug
+  [ -x "$bin_dir/interpreter" ] || fail "$bin_dir/interpreter is missing: cargo build -p interpreter"
+  local x=$tmp/action-review
+  mkdir -p "$x/repo/src" "$x/home"
+  local g=(git -C "$x/repo" -c user.name=t -c user.email=t@t)
+  "${g[@]}" init -q -b main
+  printf 'fn a() {}\n' >"$x/repo/src/a.rs"
+  "${g[@]}" add . && "${g[@]}" commit -q -m first
+  "${g[@]}" checkout -q -b feature
+  printf 'fn a() {}\n// MARKER\n' >"$x/repo/src/a.rs"
+  "${g[@]}" commit -q -am second
+  local top
+  top=$(cd "$x/repo" && pwd -P)
+  TOP=$top "$py" - >"$x/script.json" <<'PY'
+import json, os
+findings = {"findings": [{"title": "Guard it, now", "body": "50% of calls panic.\n::error::pwned",
+    "confidence_score": 0.9, "priority": 1,
+    "code_location": {"absolute_file_path": os.environ["TOP"] + "/src/a.rs",
+                      "line_range": {"start": 2, "end": 3}}}],
+    "overall_correctness": "patch is incorrect", "overall_explanation": "A panic.",
+    "overall_confidence_score": 0.8}
+print(json.dumps({"replies": [{"events": [{"text": json.dumps(findings)}]}]}))
+PY
+  start_mock "$x/script.json"
+  printf '[model_providers.mock]\nbase_url = "%s"\nwire_api = "chat"\n' "$mock_url" >"$x/home/config.toml"
+  : >"$x/output"
+  local status=0
+  (
+    cd "$x/repo"
+    exec env -i HOME="$HOME" PATH="$bin_dir:/usr/bin:/bin" RUNNER_TEMP="$x" GITHUB_OUTPUT="$x/output" \
+      OPENINTERPRETER_HOME="$x/home" INPUT_REVIEW="base main" INPUT_PROVIDER=mock INPUT_MODEL=m \
+      INPUT_API_KEY=sk-action-review-test bash "$root/scripts/action.sh"
+  ) >"$x/log" 2>&1 || status=$?
+  [ $status -eq 0 ] || fail "action.sh review exited $status: $(cat "$x/log")"
+  "$py" - "$x/log" "$x/output" <<'PY' || fail "review annotations: $(cat "$x/log")"
+import json, sys
+log, output = (open(p).read() for p in sys.argv[1:])
+obeyed, token = [], None
+for line in log.splitlines():
+    if not line.startswith("::"):
+        continue
+    if token:
+        token = None if line == f"::{token}::" else token
+    elif line.startswith("::stop-commands::"):
+        token = line.split("::")[2]
+    else:
+        obeyed.append(line)
+want = "::warning file=src/a.rs,line=2,endLine=3,title=[P1] Guard it%2C now::50%25 of calls panic.%0A::error::pwned"
+assert obeyed == ["::add-mask::sk-action-review-test", want], obeyed
+path = dict(l.split("=", 1) for l in output.splitlines() if l.startswith("findings="))["findings"]
+assert json.load(open(path))["findings"][0]["priority"] == 1
+assert "exit-code=0" in output
+PY
+  ok "one escaped annotation per finding, obeyed after the agent's region; the findings JSON is an output"
+}

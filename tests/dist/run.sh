@@ -31,7 +31,7 @@ version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"
 host=$(rustc -vV | sed -n 's/^host: //p')
 arch=${host%%-*}
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(archive npm npx install install_guards vsix action action_log)
+[ ${#parts[@]} -gt 0 ] || parts=(archive npm npx install install_guards vsix action action_log action_review)
 
 tmp=$(mktemp -d)
 pids=()
@@ -66,7 +66,7 @@ find_archive() {
 # The parts that build what they install from target/debug, without dist/.
 needs_dist() {
   case $1 in
-    action_log | install_guards) return 1 ;;
+    action_log | action_review | install_guards) return 1 ;;
     *) return 0 ;;
   esac
 }

@@ -352,6 +352,35 @@ fn a_forged_callback_or_a_hanging_token_endpoint_saves_nothing() {
     assert!(started.elapsed() < Duration::from_secs(120));
     assert!(!repo.home.path().join(".credentials.json").exists());
     assert_eq!(auth_status(&repo), "not_logged_in");
+    drop(server);
+
+    // Metadata that redirects to another origin (here another port) is not followed.
+    let elsewhere = OAuthServer::start(tempfile::tempdir().unwrap().path(), &[]);
+    let origin = elsewhere.url.trim_end_matches("/mcp").to_string();
+    let redirect_dir = tempfile::tempdir().unwrap();
+    let server = OAuthServer::start(
+        redirect_dir.path(),
+        &["--redirect-metadata-to", origin.as_str()],
+    );
+    let out = mcp(
+        &repo,
+        &["add", "docs", "--url", &server.url, "--force"],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let out = mcp(&repo, &["login", "docs"], Some(&follow));
+    assert!(!out.status.success());
+    assert!(
+        server
+            .events()
+            .iter()
+            .any(|e| e["event"] == "metadata-redirect"),
+        "{:?}",
+        server.events()
+    );
+    assert!(elsewhere.events().is_empty(), "{:?}", elsewhere.events());
+    assert!(text(&out).contains("discovery failed"), "{}", text(&out));
+    assert!(!repo.home.path().join(".credentials.json").exists());
 }
 
 #[test]
@@ -359,11 +388,7 @@ fn a_forged_callback_or_a_hanging_token_endpoint_saves_nothing() {
 fn add_in_a_terminal_signs_in_at_once_as_codex_does() {
     let repo = TestRepo::new();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        repo.home.path().join("config.toml"),
-        "mcp_oauth_credentials_store = \"file\"\n",
-    )
-    .unwrap();
+    // The default store, `auto`, with no Secret Service to answer: the tokens go to the file.
     let server = OAuthServer::start(dir.path(), &[]);
     let follow = browser(dir.path(), "follow");
     // `script` gives the command a terminal, as a user's shell would.
@@ -378,6 +403,7 @@ fn add_in_a_terminal_signs_in_at_once_as_codex_does() {
         .env("OPENINTERPRETER_HOME", repo.home.path())
         .env("HOME", repo.home.path())
         .env("BROWSER", &follow)
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
         .stdin(Stdio::null())
         .output()
         .expect("run script(1)");
@@ -386,6 +412,8 @@ fn add_in_a_terminal_signs_in_at_once_as_codex_does() {
     assert!(said.contains("Detected OAuth support"), "{said}");
     assert!(said.contains("Successfully logged in"), "{said}");
     assert_eq!(auth_status(&repo), "o_auth");
+    #[cfg(target_os = "linux")]
+    assert!(repo.home.path().join(".credentials.json").exists());
 
     // Without a terminal (a script, CI) it only adds.
     let out = mcp(

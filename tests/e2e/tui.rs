@@ -1964,3 +1964,35 @@ fn slash_export_writes_markdown_and_html_beside_the_session() {
         "{html}"
     );
 }
+
+/// `/review base main` sends the branch's diff to the model and shows its answer; a branch
+/// that is not there is an error on screen and no model request.
+#[test]
+fn slash_review_base_sends_the_branch_diff() {
+    use mock_llm::e2e::git;
+    let repo = TestRepo::new();
+    git(repo.path(), &["checkout", "-q", "-b", "main"]);
+    repo.write("lib.rs", "fn a() {}\n");
+    git(repo.path(), &["add", "lib.rs"]);
+    git(repo.path(), &["commit", "-q", "-m", "first"]);
+    git(repo.path(), &["checkout", "-q", "-b", "feature"]);
+    repo.write("lib.rs", "fn a() {}\n// MARKER_COMMIT\n");
+    git(repo.path(), &["commit", "-q", "-am", "second"]);
+    let Some((mock, t)) =
+        session_at_composer(&repo, json!([text("Verdict: patch is correct.")]), "chat")
+    else {
+        return;
+    };
+    t.line("/review base nope");
+    t.wait_for("the error", Duration::from_secs(10), |s| {
+        s.contains("/review: base branch `nope` not found")
+    });
+    t.line("/review base main");
+    t.wait_for("the answer", Duration::from_secs(10), |s| {
+        s.contains("Verdict: patch is correct.") && idle(s)
+    });
+    let reqs = mock.model_requests();
+    assert_eq!(reqs.len(), 1, "the bad target asked no model");
+    let body = reqs[0].body.to_string();
+    assert!(body.contains("+// MARKER_COMMIT"), "{body}");
+}

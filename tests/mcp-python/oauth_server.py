@@ -7,6 +7,10 @@ redirects signs in. Tokens are bound to the RFC 8707 resource the client asked f
 (validate_token_resource), so a client that leaves `resource` out is refused.
 
     python oauth_server.py PORT_FILE LOG_FILE [--token-ttl SECONDS] [--hang-token]
+                           [--redirect-metadata-to ORIGIN]
+
+--redirect-metadata-to answers the authorization server's metadata with a redirect to another
+origin, as a hijacked or misconfigured server would.
 
 Writes the port to PORT_FILE once it listens, and one JSON line per OAuth event to LOG_FILE.
 """
@@ -128,6 +132,7 @@ def main():
     parser.add_argument("log_file")
     parser.add_argument("--token-ttl", type=int, default=3600)
     parser.add_argument("--hang-token", action="store_true")
+    parser.add_argument("--redirect-metadata-to")
     args = parser.parse_args()
 
     with socket.socket() as s:
@@ -156,6 +161,18 @@ def main():
         return f"docs on {topic}: signed in"
 
     app = server.streamable_http_app()
+    if args.redirect_metadata_to:
+        from starlette.responses import RedirectResponse
+
+        inner = app
+
+        async def app(scope, receive, send):  # noqa: F811 (wraps the SDK's app)
+            if scope["type"] == "http" and scope["path"].startswith("/.well-known/oauth-authorization-server"):
+                log(args.log_file, event="metadata-redirect")
+                target = args.redirect_metadata_to + scope["path"]
+                await RedirectResponse(target, status_code=302)(scope, receive, send)
+                return
+            await inner(scope, receive, send)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     userver = uvicorn.Server(config)
 

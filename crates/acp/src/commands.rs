@@ -11,6 +11,7 @@ use super::answer::{Answer, answer, stop_reason};
 use interpreter_core::agent::OpResult;
 use interpreter_core::harness;
 use interpreter_face::export as face_export;
+use interpreter_face::review;
 use interpreter_face::slash::{self, BUILTINS, Command};
 
 pub(super) enum Outcome {
@@ -134,7 +135,18 @@ pub(super) async fn handle(s: &AcpSession, input: Vec<InputItem>) -> Result<Outc
             }
         },
         Command::Rewind(arg) => rewind(s, arg).await,
-        Command::Init(_) | Command::Review(_) => {
+        Command::Review(args) => match review_prompt(s, args).await {
+            Ok(prompt) => {
+                let mut input = input.clone();
+                input[0] = InputItem::Text { text: prompt };
+                Ok(Outcome::Run(input))
+            }
+            Err(e) => {
+                say(&format!("/review: {e}"));
+                done
+            }
+        },
+        Command::Init(_) => {
             let mut input = input.clone();
             if let Some(prompt) = slash::prompt_for(&command) {
                 input[0] = InputItem::Text { text: prompt };
@@ -191,6 +203,24 @@ fn mcp_text(s: &AcpSession) -> String {
 
 /// `/export [file]`: the session written beside the session's files (off the dispatch loop);
 /// where it went, or why not, as the answer.
+/// `/review [base BRANCH | commit SHA] [focus]`: the target's diff by the agent's own confined
+/// git, in the review prompt; an error (no model request) for a bad target.
+async fn review_prompt(s: &AcpSession, args: &str) -> Result<String, String> {
+    let (target, focus) = review::parse_slash(args)?;
+    let (cwd, t) = (s.cwd.clone(), target.clone());
+    let gathered = tokio::task::spawn_blocking(move || {
+        review::gather(&t, |a| interpreter_core::sandbox::git::run(&cwd, a, None))
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()))?;
+    Ok(review::prompt(
+        &target,
+        &gathered,
+        &focus,
+        review::Answer::Markdown,
+    ))
+}
+
 async fn export(s: &AcpSession, file: &str) -> String {
     // The home the sessions' logs are kept in, as the trust answers use it.
     let (home, id) = (interpreter_core::config::home_dir(), s.id.clone());

@@ -131,6 +131,16 @@ impl ThreadShared {
             self.item_started(&turn, &item);
             self.item_completed(&mut turn, &item);
         }
+        if let Some(review) = st.reviews.remove(&turn_id) {
+            // A review shows what it reviews, not its prompt (Codex's review mode).
+            let item = Item::EnteredReviewMode {
+                id: format!("{turn_id}-review"),
+                review,
+            };
+            self.item_started(&turn, &item);
+            self.item_completed(&mut turn, &item);
+            turn.review = true;
+        }
         st.turns.push(started);
         st.active = Some(turn);
     }
@@ -398,6 +408,9 @@ impl ThreadShared {
         let final_phase = (status == TurnStatus::Completed).then_some("final_answer");
         self.release_held(&mut turn, final_phase);
         self.close_open_items(&mut turn);
+        if turn.review {
+            self.exit_review(&mut turn, &st.cwd());
+        }
         for (request_id, approval) in self.approvals.drop_turn(&self.id, &turn.id) {
             if approval {
                 st.waiting_on_approval = st.waiting_on_approval.saturating_sub(1);
@@ -432,6 +445,29 @@ impl ThreadShared {
                 ..done
             };
         }
+    }
+
+    /// A review turn's last item: its findings as text, from the model's last answer (as the
+    /// model wrote it when that is not findings JSON).
+    fn exit_review(&self, turn: &mut TurnState, cwd: &std::path::Path) {
+        let answer = turn
+            .completed
+            .iter()
+            .rev()
+            .find(|i| i["type"] == "agentMessage")
+            .and_then(|i| i["text"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        let review = match interpreter_face::review::parse_answer(&answer) {
+            Ok(r) => interpreter_face::review::render_text(&r, &cwd.to_string_lossy()),
+            Err(_) => answer,
+        };
+        let item = Item::ExitedReviewMode {
+            id: format!("{}-review-done", turn.id),
+            review,
+        };
+        self.item_started(turn, &item);
+        self.item_completed(turn, &item);
     }
 
     /// Items a cancelled or failed turn left open end with it.

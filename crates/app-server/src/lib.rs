@@ -173,6 +173,13 @@ async fn handle_line(server: &Arc<Server>, line: &[u8]) {
         {
             turns::start(server, &id, params).await
         }
+        // Its git may take a while: on a task of its own, so the read loop goes on.
+        Ok(Some(Incoming::Request { id, method, params }))
+            if server.initialized.load(Ordering::SeqCst) && method == "review/start" =>
+        {
+            let server = server.clone();
+            tokio::spawn(async move { turns::review(&server, &id, params).await });
+        }
         Ok(Some(Incoming::Request { id, method, params }))
             if server.initialized.load(Ordering::SeqCst) && method == "thread/compact/start" =>
         {
@@ -182,6 +189,11 @@ async fn handle_line(server: &Arc<Server>, line: &[u8]) {
             if server.initialized.load(Ordering::SeqCst) && method == "mcpServerStatus/list" =>
         {
             mcp::list(server, &id, params)
+        }
+        Ok(Some(Incoming::Request { id, method, params }))
+            if server.initialized.load(Ordering::SeqCst) && method == "mcpServer/oauth/login" =>
+        {
+            mcp::oauth_login(server, &id, params)
         }
         Ok(Some(Incoming::Request { id, method, params })) => {
             let result = dispatch(server, &method, params).await;

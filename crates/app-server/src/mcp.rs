@@ -1,9 +1,12 @@
-//! The MCP methods: `mcpServerStatus/list` and `config/mcpServer/reload`. A thread's servers
+//! The MCP methods: `mcpServerStatus/list`, `config/mcpServer/reload` and
+//! `mcpServer/oauth/login`. A thread's servers
 //! are what its session reported (`SessionView::mcp_servers`); without a thread, the servers
 //! of the configuration are started, listed and stopped, in a task of their own so that a
 //! slow server never holds the read loop.
 
 use interpreter_core::config::Config;
+use interpreter_core::mcp::McpTransport;
+use interpreter_core::mcp::oauth::{self, PendingLogin};
 use interpreter_protocol::{McpServerInfo, Op};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -93,4 +96,102 @@ pub(crate) fn reload(server: &Server) -> Result<Value, RpcError> {
         drop(t.handle.submit(Op::ReloadMcpServers));
     }
     Ok(json!({}))
+}
+
+/// `mcpServer/oauth/login` params, as the schema has them.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OauthLoginParams {
+    name: String,
+    #[serde(default)]
+    scopes: Option<Vec<String>>,
+    #[serde(default)]
+    timeout_secs: Option<u64>,
+    #[serde(default)]
+    thread_id: Option<String>,
+    /// `auto`, `cimd` or `dcr`.
+    #[serde(default)]
+    client_registration: Option<String>,
+}
+
+/// `mcpServer/oauth/login`: answers with the authorization URL for the client to open, then
+/// waits for the browser in the background and sends `mcpServer/oauthLogin/completed`. A
+/// successful sign-in makes every loaded thread reconnect its servers (as `reload`), so the
+/// server joins the next turn. Answers `id` itself: discovery and registration take network
+/// round trips that must not hold the read loop.
+pub(crate) fn oauth_login(server: &Arc<Server>, id: &Value, params: Value) {
+    let p: OauthLoginParams = match super::parse(params) {
+        Ok(p) => p,
+        Err(e) => return server.out.respond(id, Err(e)),
+    };
+    if let Some(t) = &p.thread_id
+        && let Err(e) = loaded(server, t)
+    {
+        return server.out.respond(id, Err(e));
+    }
+    if p.client_registration.as_deref() == Some("cimd") {
+        let e = RpcError::invalid_params(
+            "clientRegistration `cimd` is not supported; use `auto` or `dcr` (dynamic registration)",
+        );
+        return server.out.respond(id, Err(e));
+    }
+    let server = server.clone();
+    let id = id.clone();
+    tokio::spawn(async move {
+        let target = configured(&server).and_then(|(config, _)| oauth_target(&config, &p.name));
+        let (settings, url) = match target {
+            Ok(t) => t,
+            Err(e) => return server.out.respond(&id, Err(e)),
+        };
+        let scopes = p.scopes.clone().unwrap_or_default();
+        let pending = match PendingLogin::start(&settings, &p.name, &url, &scopes).await {
+            Ok(pending) => pending,
+            Err(e) => return server.out.respond(&id, Err(RpcError::internal(e))),
+        };
+        let login_id = uuid::Uuid::new_v4().to_string();
+        server.out.respond(
+            &id,
+            Ok(json!({"authorizationUrl": pending.authorization_url(), "loginId": login_id})),
+        );
+        let timeout = p
+            .timeout_secs
+            .filter(|s| *s > 0)
+            .map_or(oauth::LOGIN_TIMEOUT, std::time::Duration::from_secs);
+        let result = pending.finish(timeout).await;
+        server.out.notify(
+            "mcpServer/oauthLogin/completed",
+            json!({
+                "name": p.name,
+                "success": result.is_ok(),
+                "error": result.as_ref().err(),
+                "loginId": login_id,
+                "threadId": p.thread_id,
+            }),
+        );
+        if result.is_ok() {
+            let _ = reload(&server);
+        }
+    });
+}
+
+/// The token store and URL of the configured streamable HTTP server `name`.
+fn oauth_target(config: &Config, name: &str) -> Result<(oauth::OAuthSettings, String), RpcError> {
+    let Some(s) = config.mcp_servers.iter().find(|s| s.name == name) else {
+        return Err(RpcError::invalid_params(format!(
+            "no MCP server named `{name}` is configured"
+        )));
+    };
+    match &s.transport {
+        McpTransport::Http {
+            url,
+            oauth: Some(settings),
+            ..
+        } => Ok((settings.clone(), url.clone())),
+        McpTransport::Http { .. } => Err(RpcError::invalid_params(format!(
+            "`{name}` authenticates with a bearer token or header, not OAuth"
+        ))),
+        McpTransport::Stdio { .. } => Err(RpcError::invalid_params(format!(
+            "`{name}` is a stdio server: OAuth login is only for streamable HTTP servers"
+        ))),
+    }
 }

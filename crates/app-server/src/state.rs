@@ -97,6 +97,8 @@ pub(crate) struct ThreadState {
     pub turns: Vec<Turn>,
     /// Turns submitted but not started: their id and the user's input as the client sent it.
     pub queued: HashMap<String, Vec<serde_json::Value>>,
+    /// Queued turns that are reviews (`review/start`): what each reviews.
+    pub reviews: HashMap<String, String>,
     /// The running turn.
     pub active: Option<TurnState>,
     /// Waiting for the session's transcript (`Op::Replay`).
@@ -151,6 +153,8 @@ pub(crate) struct TurnState {
     pub tools: HashMap<String, ToolItem>,
     /// Items completed in this turn, for `thread/read`.
     pub completed: Vec<Value>,
+    /// A review turn: it ends with an `exitedReviewMode` item.
+    pub review: bool,
 }
 
 impl TurnState {
@@ -162,6 +166,7 @@ impl TurnState {
             held_message: None,
             tools: HashMap::new(),
             completed: Vec::new(),
+            review: false,
         }
     }
 }

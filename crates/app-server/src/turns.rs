@@ -2,7 +2,8 @@
 //! response is queued while the thread's state is locked, so the session's first event of
 //! that turn (which needs the same lock) can only follow it.
 
-use interpreter_protocol::{Op, ReasoningEffort, Restore, SandboxMode};
+use interpreter_face::review;
+use interpreter_protocol::{InputItem, Op, ReasoningEffort, Restore, SandboxMode};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -14,8 +15,8 @@ use super::state::LoadedThread;
 use super::threads::{self, Open};
 use super::transport::RpcError;
 use super::wire::{
-    ThreadIdParams, ThreadParams, ThreadRollbackParams, Turn, TurnInterruptParams, TurnStartParams,
-    TurnStatus, TurnSteerParams,
+    ReviewStartParams, ThreadIdParams, ThreadParams, ThreadRollbackParams, Turn,
+    TurnInterruptParams, TurnStartParams, TurnStatus, TurnSteerParams,
 };
 use interpreter_core::agent::{OpResult, SessionStart};
 
@@ -66,6 +67,93 @@ async fn start_turn(server: &Arc<Server>, id: &Value, params: Value) -> Result<(
     };
     watch(&thread, ticket.id.clone(), ticket.done());
     Ok(())
+}
+
+/// `review/start`: the target's diff by the agent's own confined git (a bad target is an
+/// error, and no model request), then a turn that answers in findings JSON under a read-only
+/// sandbox; its items open with `enteredReviewMode` and close with `exitedReviewMode`. Answers
+/// `id` itself, as `turn/start` does.
+pub(crate) async fn review(server: &Arc<Server>, id: &Value, params: Value) {
+    if let Err(e) = start_review(server, id, params).await {
+        server.out.respond(id, Err(e));
+    }
+}
+
+async fn start_review(server: &Arc<Server>, id: &Value, params: Value) -> Result<(), RpcError> {
+    let p: ReviewStartParams = super::parse(params)?;
+    if p.delivery.as_deref() == Some("detached") {
+        return Err(RpcError::invalid_params(
+            "delivery `detached` is not supported: start a thread, then review it inline",
+        ));
+    }
+    let target = review_target(&p.target)?;
+    let thread = loaded(server, &p.thread_id)?;
+    let (cwd, permissions) = {
+        let st = thread.state();
+        let perms = st.view.as_ref().map(|v| v.settings.permissions);
+        (st.cwd(), perms)
+    };
+    let permissions =
+        permissions.ok_or_else(|| RpcError::internal("the thread's session is not ready"))?;
+    let t = target.clone();
+    let gathered = tokio::task::spawn_blocking(move || {
+        review::gather(&t, |a| interpreter_core::sandbox::git::run(&cwd, a, None))
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()))
+    .map_err(RpcError::invalid_request)?;
+    let prompt = review::prompt(&target, &gathered, "", review::Answer::Json);
+    let read_only = interpreter_protocol::Permissions {
+        sandbox: SandboxMode::ReadOnly,
+        ..permissions
+    };
+    let ticket = {
+        let mut st = thread.state();
+        // For this turn only: the ops after the input wait for the turn to end.
+        let _ = thread.handle.submit(Op::SetPermissions(read_only));
+        let _ = thread.handle.submit(Op::SetOutputSchema {
+            schema: Some(review::output_schema()),
+        });
+        let ticket = thread.handle.submit(Op::UserInput {
+            items: vec![InputItem::Text { text: prompt }],
+        });
+        let _ = thread.handle.submit(Op::SetOutputSchema { schema: None });
+        let _ = thread.handle.submit(Op::SetPermissions(permissions));
+        st.queued.insert(ticket.id.clone(), Vec::new());
+        st.reviews.insert(ticket.id.clone(), gathered.description);
+        server.out.respond(
+            id,
+            Ok(json!({"turn": pending_turn(&ticket.id), "reviewThreadId": p.thread_id})),
+        );
+        ticket
+    };
+    watch(&thread, ticket.id.clone(), ticket.done());
+    Ok(())
+}
+
+/// A `ReviewTarget` as the client sent it.
+fn review_target(v: &Value) -> Result<review::Target, RpcError> {
+    let text = |key: &str| {
+        v.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| RpcError::invalid_params(format!("target: `{key}` is required")))
+    };
+    Ok(match v.get("type").and_then(Value::as_str) {
+        Some("uncommittedChanges") => review::Target::Uncommitted,
+        Some("baseBranch") => review::Target::Base(text("branch")?),
+        Some("commit") => review::Target::Commit {
+            sha: text("sha")?,
+            title: v.get("title").and_then(Value::as_str).map(str::to_string),
+        },
+        Some("custom") => review::Target::Custom(text("instructions")?),
+        _ => {
+            return Err(RpcError::invalid_params(format!(
+                "target: unknown review target {v}"
+            )));
+        }
+    })
 }
 
 fn pending_turn(id: &str) -> Turn {

@@ -155,6 +155,16 @@ pub(crate) enum Item {
     ContextCompaction {
         id: String,
     },
+    /// A review turn began (`review/start`): what it reviews.
+    EnteredReviewMode {
+        id: String,
+        review: String,
+    },
+    /// A review turn ended: its findings as text.
+    ExitedReviewMode {
+        id: String,
+        review: String,
+    },
     /// A subagent the turn started: the seed's collab item for a spawned agent, whose
     /// receiver is the subagent's own session.
     #[serde(rename_all = "camelCase")]
@@ -335,6 +345,15 @@ pub(crate) struct TurnStartParams {
     pub sandbox_policy: Option<Value>,
 }
 
+/// `review/start`: the thread, what to review (`ReviewTarget`, read in `turns.rs`) and where.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReviewStartParams {
+    pub thread_id: String,
+    pub target: Value,
+    pub delivery: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct TurnInterruptParams {
@@ -451,5 +470,11 @@ pub(crate) fn mcp_startup_json(
         S::Failed { error } | S::NeedsLogin { error } => ("failed", Some(error.as_str())),
         S::Disabled => return None,
     };
-    Some(json!({"threadId": thread_id, "name": s.name, "status": status, "error": error}))
+    let mut params =
+        json!({"threadId": thread_id, "name": s.name, "status": status, "error": error});
+    // The schema's one reason: a sign-in (`mcpServer/oauth/login`) is the cure.
+    if matches!(s.status, S::NeedsLogin { .. }) {
+        params["failureReason"] = json!("reauthenticationRequired");
+    }
+    Some(params)
 }

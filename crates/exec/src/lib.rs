@@ -10,6 +10,7 @@ mod human;
 mod jsonl;
 mod output;
 mod prompt;
+mod review;
 mod run;
 mod session;
 mod turn;
@@ -21,6 +22,7 @@ use std::path::PathBuf;
 
 pub use debug::debug_prompt;
 pub use export::{ExportOptions, export};
+pub use interpreter_face::review::Target as ReviewTarget;
 pub use run::run;
 
 /// What `interpreter exec` was asked to do: the command line as the binary parsed it.
@@ -72,6 +74,11 @@ pub struct ExecOptions {
     pub resume: Option<Resume>,
     /// `exec undo`.
     pub undo: Option<Undo>,
+    /// `exec review`: what to review; `prompt` is the focus, or with a `Custom` target the
+    /// instructions themselves.
+    pub review: Option<interpreter_face::review::Target>,
+    /// `exec review --github-annotations FILE`: the findings as GitHub workflow commands.
+    pub annotations: Option<PathBuf>,
 }
 
 /// `exec undo [ID|--last] [--turns N]`: take a stored session's last turns back.

@@ -102,7 +102,16 @@ async fn run_inner(args: ExecOptions) -> Result<i32> {
         (true, Some(snapshot)) => Some(tree_diff(&run.view, snapshot).await),
         (true, None) => Some(run.view.diff.clone().unwrap_or_default()),
     };
-    print_result(json, diff, out.last_message(), code == 0);
+    let code = match &req.review_root {
+        Some(root) if code == 0 => {
+            crate::review::finish(&args, out.last_message().as_deref(), root)
+        }
+        Some(_) => code,
+        None => {
+            print_result(json, diff, out.last_message(), code == 0);
+            code
+        }
+    };
     let _ = run.handle.submit(Op::Shutdown).done().await;
     Ok(code)
 }
@@ -122,7 +131,7 @@ fn write_header(out: &mut Output, view: &SessionView, req: &Request) {
                     ("sandbox", s.permissions.sandbox.as_str().to_string()),
                     ("session id", view.id.clone()),
                 ],
-                &req.prompt,
+                req.shown.as_deref().unwrap_or(&req.prompt),
             );
         }
     }

@@ -41,6 +41,10 @@ pub(crate) fn load_config(args: &ExecOptions, cwd: Option<&Path>) -> Result<Conf
         o.sandbox_mode = Some(SandboxMode::DangerFullAccess);
         o.approval_policy = Some(ApprovalPolicy::Never);
     }
+    if args.review.is_some() {
+        // A review reads; whatever the flags say, its commands cannot write.
+        o.sandbox_mode = Some(SandboxMode::ReadOnly);
+    }
     let mut config = Config::load(&o).map_err(|e| format!("{e:#}"))?;
     config.bypass_hook_trust = args.bypass_hook_trust;
     Ok(config)
@@ -56,6 +60,10 @@ pub(crate) struct Request {
     pub(crate) prompt: String,
     pub(crate) images: Vec<InputItem>,
     output_schema: Option<serde_json::Value>,
+    /// `exec review`: the repository's top folder, for the findings' paths.
+    pub(crate) review_root: Option<String>,
+    /// What the header shows as the prompt (a review's prompt is long).
+    pub(crate) shown: Option<String>,
 }
 
 /// Reads and checks the request; Err is the exit code, the error already printed.
@@ -71,6 +79,17 @@ pub(crate) fn prepare(args: &ExecOptions) -> Result<Request, i32> {
             &format!("--cd {}: no such directory", cwd.display()),
         ));
     }
+    if args.review.is_some() && (args.output_schema.is_some() || args.goal || args.diff) {
+        return Err(fail(
+            1,
+            "review: --output-schema, --goal and --diff do not apply (a review answers in findings JSON and changes nothing)",
+        ));
+    }
+    // A review's target is checked before anything else: a bad one asks no model.
+    let review = match &args.review {
+        Some(target) => Some(crate::review::prepare(&cwd, args, target)?),
+        None => None,
+    };
     if !args.skip_git_repo_check
         && !args.yolo
         && interpreter_core::workspace::agents_md::git_root(&cwd).is_none()
@@ -83,12 +102,18 @@ pub(crate) fn prepare(args: &ExecOptions) -> Result<Request, i32> {
     let config = load_config(args, Some(&cwd)).map_err(|e| fail(EXIT_CONFIG, &e))?;
 
     let (resume_id, positional) = resume_target(args, &config, &cwd)?;
-    let raw_prompt = read_prompt(positional).map_err(|e| fail(1, &e))?;
-    let (commands, prompt) = split_session_commands(&raw_prompt);
+    let (commands, prompt) = match &review {
+        Some(r) => (Vec::new(), r.prompt.clone()),
+        None => {
+            let raw_prompt = read_prompt(positional).map_err(|e| fail(1, &e))?;
+            split_session_commands(&raw_prompt)
+        }
+    };
     if prompt.trim().is_empty() && commands.is_empty() {
         return Err(fail(1, "No prompt provided via stdin."));
     }
     let output_schema = match &args.output_schema {
+        _ if review.is_some() => Some(interpreter_face::review::output_schema()),
         Some(p) => Some(
             std::fs::read_to_string(p)
                 .map_err(|e| e.to_string())
@@ -115,6 +140,8 @@ pub(crate) fn prepare(args: &ExecOptions) -> Result<Request, i32> {
         prompt,
         images,
         output_schema,
+        shown: review.as_ref().map(|r| r.shown.clone()),
+        review_root: review.map(|r| r.root),
     })
 }
 

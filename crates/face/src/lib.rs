@@ -6,6 +6,7 @@
 pub mod export;
 pub mod hooks;
 pub mod mcp;
+pub mod review;
 pub mod slash;
 pub mod terminal_text;
 pub mod view;

@@ -56,8 +56,8 @@ pub const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "review",
-        description: "Review the working-tree diff",
-        input: Some("optional focus"),
+        description: "Review changes: uncommitted, a branch's or a commit's; then a focus",
+        input: Some("base BRANCH|commit SHA"),
     },
     Builtin {
         name: "status",
@@ -109,7 +109,8 @@ pub enum Command<'a> {
     Goal(&'a str),
     /// `/init [focus]`: a turn with the AGENTS.md prompt.
     Init(&'a str),
-    /// `/review [focus]`: a turn with the review prompt.
+    /// `/review [base BRANCH | commit SHA] [focus]`: the text after the name
+    /// (`review::parse_slash` reads it).
     Review(&'a str),
     Status,
     /// `/mcp`: the session's MCP servers.
@@ -336,17 +337,11 @@ how to build, run the tests (a single test too) and lint; the code layout in a f
 conventions a newcomer would get wrong. Keep it under 60 lines, no generic advice. Write the \
 file with your file-editing tool.";
 
-const REVIEW_PROMPT: &str = "\
-Review the uncommitted changes in this repository (run `git status` and `git diff HEAD`; \
-include untracked files). Report concrete findings only: bugs, missing error handling, \
-broken tests, security problems, and unclear code, each as `path:line: finding` with a \
-one-line fix. Say plainly if you find nothing worth changing. Do not edit files.";
-
-/// The prompt `/init` and `/review` run, with the user's focus when given.
+/// The prompt `/init` runs, with the user's focus when given. (`/review` gathers its diff
+/// first: `review.rs`.)
 pub fn prompt_for(command: &Command<'_>) -> Option<String> {
     let (prompt, focus) = match command {
         Command::Init(f) => (INIT_PROMPT, *f),
-        Command::Review(f) => (REVIEW_PROMPT, *f),
         _ => return None,
     };
     Some(if focus.is_empty() {
@@ -402,9 +397,10 @@ mod tests {
             }
         );
         assert_eq!(
-            prompt_for(&Command::Review("tests")).unwrap(),
-            format!("{REVIEW_PROMPT}\n\nFocus: tests")
+            prompt_for(&Command::Init("tests")).unwrap(),
+            format!("{INIT_PROMPT}\n\nFocus: tests")
         );
+        assert_eq!(prompt_for(&Command::Review("base main")), None);
     }
 
     fn turns() -> Vec<UndoableTurn> {

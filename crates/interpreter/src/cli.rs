@@ -157,6 +157,12 @@ pub(crate) enum Command {
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Review changes: --uncommitted, --base BRANCH or --commit SHA (`exec review`'s flags).
+    #[command(disable_help_flag = true)]
+    Review {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Inspect what the agent would send.
     Debug {
         #[command(subcommand)]
@@ -325,7 +331,18 @@ impl ExecArgs {
             yolo: self.yolo,
             trust: self.trust,
             bypass_hook_trust: self.dangerously_bypass_hook_trust,
-            prompt: self.prompt,
+            prompt: match &self.resume {
+                Some(ExecSub::Review(r)) => r.prompt.clone(),
+                _ => self.prompt,
+            },
+            review: match &self.resume {
+                Some(ExecSub::Review(r)) => Some(r.target()),
+                _ => None,
+            },
+            annotations: match &self.resume {
+                Some(ExecSub::Review(r)) => r.github_annotations.clone(),
+                _ => None,
+            },
             resume: match &self.resume {
                 Some(ExecSub::Resume {
                     session_id,
@@ -381,7 +398,7 @@ impl Command {
                 what: DebugCommand::Prompt { common, .. },
             } => common,
             // The terminal's own options merge in `main`; `mcp` edits the user's file only.
-            Command::Resume { .. } | Command::Mcp { .. } => return,
+            Command::Resume { .. } | Command::Mcp { .. } | Command::Review { .. } => return,
         };
         let later = std::mem::take(&mut common.config);
         common.config = top.config.iter().cloned().chain(later).collect();
@@ -413,40 +430,130 @@ pub(crate) enum ExecSub {
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         turns: u32,
     },
+    /// Review changes in a read-only sandbox; findings as text, or JSON with -o/--json.
+    Review(ReviewArgs),
+}
+
+/// `exec review` and `interpreter review` (Codex's `codex review`): the target, and the
+/// prompt as a focus (or, alone, as the review's instructions).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ReviewArgs {
+    /// Staged, unstaged and untracked changes (the default without a prompt).
+    #[arg(long, conflicts_with_all = ["base", "commit"])]
+    uncommitted: bool,
+    /// The changes against the merge base with BRANCH.
+    #[arg(long, value_name = "BRANCH", conflicts_with = "commit")]
+    base: Option<String>,
+    /// The changes one commit made.
+    #[arg(long, value_name = "SHA")]
+    commit: Option<String>,
+    /// A label for the commit (its subject is used otherwise).
+    #[arg(long, requires = "commit")]
+    title: Option<String>,
+    /// Write the findings as GitHub workflow commands (`::warning file=…`) to FILE.
+    #[arg(long, value_name = "FILE")]
+    github_annotations: Option<PathBuf>,
+    /// Focus for the review; alone, the review's instructions.
+    prompt: Option<String>,
+}
+
+impl ReviewArgs {
+    fn target(&self) -> interpreter_exec::ReviewTarget {
+        use interpreter_exec::ReviewTarget as Target;
+        match (&self.base, &self.commit, &self.prompt) {
+            (Some(b), _, _) => Target::Base(b.clone()),
+            (_, Some(sha), _) => Target::Commit {
+                sha: sha.clone(),
+                title: self.title.clone(),
+            },
+            (None, None, Some(p)) if !self.uncommitted => Target::Custom(p.clone()),
+            _ => Target::Uncommitted,
+        }
+    }
 }
 
 /// `terminal_ui`: stderr is the terminal the UI draws on, so logs go to
-/// `INTERPRETER_LOG_FILE` only (session warnings reach the UI as events).
-pub(crate) fn init_logging(terminal_ui: bool) {
+/// `INTERPRETER_LOG_FILE` only (session warnings reach the UI as events). With `[otel]`, the
+/// session's spans are exported too; the returned export is flushed at exit.
+pub(crate) fn init_logging(terminal_ui: bool) -> Option<crate::otel::Otel> {
     use tracing_subscriber::EnvFilter;
-    if terminal_ui && std::env::var_os("INTERPRETER_LOG_FILE").is_none() {
-        return;
+    use tracing_subscriber::prelude::*;
+    let (otel_layer, otel) =
+        match interpreter_core::config::otel_settings(&interpreter_core::config::home_dir()) {
+            Ok(Some(settings)) => match crate::otel::start(&settings) {
+                Ok((layer, otel)) => (Some(layer), Some(otel)),
+                Err(e) => {
+                    eprintln!("warning: [otel] is set, but its exporter did not start: {e}");
+                    (None, None)
+                }
+            },
+            // A bad `[otel]` is reported where the configuration is loaded.
+            Ok(None) | Err(_) => (None, None),
+        };
+    let otel_layer = otel_layer.map(|l| {
+        l.with_filter(
+            tracing_subscriber::filter::Targets::new()
+                .with_target(interpreter_core::agent::SPAN_TARGET, tracing::Level::INFO),
+        )
+    });
+    let log_file = std::env::var_os("INTERPRETER_LOG_FILE");
+    if terminal_ui && log_file.is_none() {
+        if otel_layer.is_some() {
+            tracing_subscriber::registry().with(otel_layer).init();
+        }
+        return otel;
     }
     let filter =
         EnvFilter::try_from_env("INTERPRETER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false);
     // Every line goes through secret redaction; a new log file is readable by its owner only.
     use interpreter_core::secrets::Redacting;
-    if let Some(path) = std::env::var_os("INTERPRETER_LOG_FILE")
-        && let Ok(file) = interpreter_core::platform::create_mode(
+    let file = log_file.and_then(|path| {
+        interpreter_core::platform::create_mode(
             std::fs::OpenOptions::new().create(true).append(true),
             0o600,
         )
         .open(&path)
-    {
-        builder
+        .ok()
+    });
+    let fmt = tracing_subscriber::fmt::layer().with_target(false);
+    let fmt = match file {
+        Some(file) => fmt
             .with_ansi(false)
             .with_writer(Redacting(std::sync::Mutex::new(file)))
-            .init();
-        return;
-    }
-    use std::io::IsTerminal;
-    builder
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(Redacting(std::io::stderr))
+            .with_filter(filter)
+            .boxed(),
+        None => {
+            use std::io::IsTerminal;
+            fmt.with_ansi(std::io::stderr().is_terminal())
+                .with_writer(Redacting(std::io::stderr))
+                .with_filter(filter)
+                .boxed()
+        }
+    };
+    tracing_subscriber::registry()
+        .with(otel_layer)
+        .with(fmt)
         .init();
+    otel
+}
+
+/// `interpreter review …` is `interpreter exec review …`: its words parsed again as that; Err
+/// is the exit code once clap has printed its error or help.
+fn review_as_exec(cli: &mut Cli) -> Result<(), i32> {
+    let Some(Command::Review { args }) = &cli.command else {
+        return Ok(());
+    };
+    let argv = ["interpreter", "exec", "review"].map(std::ffi::OsString::from);
+    match Cli::try_parse_from(argv.into_iter().chain(args.iter().cloned())) {
+        Ok(c) => {
+            cli.command = c.command;
+            Ok(())
+        }
+        Err(e) => {
+            let _ = e.print();
+            Err(if e.use_stderr() { 2 } else { 0 })
+        }
+    }
 }
 
 /// Parses the command line, runs the chosen face, and returns the process exit code.
@@ -459,10 +566,13 @@ pub(crate) fn main() -> i32 {
             return code;
         }
     };
+    if let Err(code) = review_as_exec(&mut cli) {
+        return code;
+    }
     if let Some(command) = cli.command.as_mut() {
         command.join_common(&cli.tui);
     }
-    init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
+    let otel = init_logging(matches!(cli.command, None | Some(Command::Resume { .. })));
     // Named in the lock files of the sessions this process writes.
     interpreter_core::sessions::set_face(match &cli.command {
         None | Some(Command::Resume { .. }) => "terminal",
@@ -491,65 +601,73 @@ pub(crate) fn main() -> i32 {
             return 1;
         }
     };
-    rt.block_on(async move {
-        let Some(command) = cli.command else {
-            return interpreter_tui::run(cli.tui.into_options(), cli.prompt, Start::New).await;
-        };
-        match command {
-            Command::Resume {
-                tui,
-                session_id,
-                last,
-            } => {
-                let start = match (session_id, last) {
-                    (Some(id), _) => Start::Resume(id),
-                    (None, true) => Start::Last,
-                    (None, false) => Start::Pick,
-                };
-                interpreter_tui::run(cli.tui.merged(tui).into_options(), None, start).await
-            }
-            Command::Exec(args) => interpreter_exec::run(args.into_options()).await,
-            Command::Acp { common } => interpreter_acp::serve(common.overrides()).await,
-            Command::AppServer(args) => {
-                interpreter_app_server::serve(args.common.overrides(), &args.listen).await
-            }
-            Command::Lsp(args) => interpreter_lsp::run(args.common.overrides()).await,
-            Command::Login {
-                common,
-                provider,
-                with_api_key,
-            } => crate::login::run(common.overrides(), provider, with_api_key),
-            Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
-            Command::Mcp { what } => crate::mcp::run(what).await,
-            Command::McpServer { common } => {
-                interpreter_mcp_server::serve(common.overrides()).await
-            }
-            Command::Debug {
-                what:
-                    DebugCommand::Prompt {
-                        common,
-                        harness,
-                        cd,
-                        prompt,
-                    },
-            } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
-            Command::Export {
-                common,
+    let code = rt.block_on(run(cli));
+    // The sessions' spans end as the runtime drops its tasks; then what is pending leaves.
+    if let Some(otel) = otel {
+        drop(rt);
+        otel.shutdown();
+    }
+    code
+}
+
+/// Runs the chosen face on the runtime; its exit code.
+async fn run(cli: Cli) -> i32 {
+    let Some(command) = cli.command else {
+        return interpreter_tui::run(cli.tui.into_options(), cli.prompt, Start::New).await;
+    };
+    match command {
+        Command::Resume {
+            tui,
+            session_id,
+            last,
+        } => {
+            let start = match (session_id, last) {
+                (Some(id), _) => Start::Resume(id),
+                (None, true) => Start::Last,
+                (None, false) => Start::Pick,
+            };
+            interpreter_tui::run(cli.tui.merged(tui).into_options(), None, start).await
+        }
+        Command::Exec(args) => interpreter_exec::run(args.into_options()).await,
+        Command::Review { .. } => unreachable!("parsed again as `exec review` above"),
+        Command::Acp { common } => interpreter_acp::serve(common.overrides()).await,
+        Command::AppServer(args) => {
+            interpreter_app_server::serve(args.common.overrides(), &args.listen).await
+        }
+        Command::Lsp(args) => interpreter_lsp::run(args.common.overrides()).await,
+        Command::Login {
+            common,
+            provider,
+            with_api_key,
+        } => crate::login::run(common.overrides(), provider, with_api_key),
+        Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
+        Command::Mcp { what } => crate::mcp::run(what).await,
+        Command::McpServer { common } => interpreter_mcp_server::serve(common.overrides()).await,
+        Command::Debug {
+            what:
+                DebugCommand::Prompt {
+                    common,
+                    harness,
+                    cd,
+                    prompt,
+                },
+        } => interpreter_exec::debug_prompt(common.overrides(), harness, cd, prompt).await,
+        Command::Export {
+            common,
+            session,
+            last,
+            html,
+            output,
+        } => interpreter_exec::export(
+            common.overrides(),
+            interpreter_exec::ExportOptions {
                 session,
                 last,
                 html,
                 output,
-            } => interpreter_exec::export(
-                common.overrides(),
-                interpreter_exec::ExportOptions {
-                    session,
-                    last,
-                    html,
-                    output,
-                },
-            ),
-        }
-    })
+            },
+        ),
+    }
 }
 
 /// `-s`: a sandbox mode, checked when the command line is parsed.

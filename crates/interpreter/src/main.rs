@@ -4,6 +4,7 @@ mod cli;
 mod hooks;
 mod login;
 mod mcp;
+mod otel;
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

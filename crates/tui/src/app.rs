@@ -37,6 +37,12 @@ pub(crate) enum Action {
     PasteClipboardImage,
     /// Write the session to a file (`/export [file]`; empty: `<session-id>.md`).
     Export(String),
+    /// `/review`: gather the target's diff, then send the review prompt, showing `shown`.
+    Review {
+        shown: String,
+        target: interpreter_face::review::Target,
+        focus: String,
+    },
 }
 
 /// A turn in progress.

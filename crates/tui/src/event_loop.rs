@@ -2,7 +2,7 @@
 //! history and frames out. Frames are drawn at most every [`FRAME_INTERVAL`]: events that
 //! arrive together (a burst of streamed tokens) make one frame.
 
-use interpreter_face::export;
+use interpreter_face::{export, review};
 use interpreter_protocol::Op;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::Event as TermEvent;
@@ -215,6 +215,11 @@ impl<B: Backend> Tui<B> {
                     }
                 }
                 Action::Export(file) => self.export(file).await,
+                Action::Review {
+                    shown,
+                    target,
+                    focus,
+                } => self.review(&shown, target, &focus).await,
                 Action::IndexFiles => {
                     let (tx, rx) = tokio::sync::oneshot::channel();
                     let cwd = self.opener.cwd.clone();
@@ -252,6 +257,31 @@ impl<B: Backend> Tui<B> {
             Err(e) => self
                 .app
                 .push(super::cells::Cell::Error(format!("/export: {e}"))),
+        }
+    }
+
+    /// `/review`: the target's diff by the agent's own confined git, then the review turn.
+    async fn review(&mut self, shown: &str, target: review::Target, focus: &str) {
+        let cwd = match self.app.view.as_ref() {
+            Some(v) => v.cwd.clone(),
+            None => self.opener.cwd.clone(),
+        };
+        let t = target.clone();
+        let gathered = tokio::task::spawn_blocking(move || {
+            review::gather(&t, |args| {
+                interpreter_core::sandbox::git::run(&cwd, args, None)
+            })
+        })
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+        match gathered {
+            Ok(g) => {
+                let prompt = review::prompt(&target, &g, focus, review::Answer::Markdown);
+                self.app.send_message_as(shown, &prompt, Vec::new());
+            }
+            Err(e) => self
+                .app
+                .push(super::cells::Cell::Error(format!("/review: {e}"))),
         }
     }
 

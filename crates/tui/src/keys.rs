@@ -346,7 +346,12 @@ impl App {
 
     /// Sends `full` and `images`, showing `shown` (pastes folded, images as chips) in the
     /// transcript.
-    fn send_message_as(&mut self, shown: &str, full: &str, images: Vec<std::path::PathBuf>) {
+    pub(crate) fn send_message_as(
+        &mut self,
+        shown: &str,
+        full: &str,
+        images: Vec<std::path::PathBuf>,
+    ) {
         if self.view.is_none() {
             self.queued.push_back(full.to_string());
             return;
@@ -413,11 +418,19 @@ impl App {
                 Ok(op) => self.op(op),
                 Err(e) => self.push(Cell::Error(e)),
             },
-            Command::Init(_) | Command::Review(_) => {
+            Command::Init(_) => {
                 if let Some(prompt) = slash::prompt_for(&cmd) {
                     self.send_message_as(shown, &prompt, Vec::new());
                 }
             }
+            Command::Review(args) => match interpreter_face::review::parse_slash(args) {
+                Ok((target, focus)) => self.act(Action::Review {
+                    shown: shown.to_string(),
+                    target,
+                    focus,
+                }),
+                Err(e) => self.push(Cell::Error(e)),
+            },
             Command::Status => {
                 let lines = self.status_lines();
                 self.push(Cell::Info(lines));

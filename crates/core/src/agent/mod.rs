@@ -14,6 +14,7 @@ mod hooks;
 mod notify;
 mod services;
 mod session;
+mod spans;
 mod state;
 mod subagent;
 mod task;
@@ -35,6 +36,8 @@ use crate::workspace::FileBackend;
 pub(crate) use crate::tools::asks::Asks;
 pub use crate::tools::events::{EventSink, FaceAbilities};
 pub use handle::{OpResult, OpTicket, SessionHandle, WeakSessionHandle};
+/// The `tracing` target of a session's spans (what `[otel]` exports).
+pub use spans::TARGET as SPAN_TARGET;
 
 /// Everything a session is made of. The capabilities a front end lends it (where files and
 /// commands live) are fixed here; everything that changes later is an `Op`.

@@ -42,6 +42,8 @@ pub(super) struct Session {
     pub(super) services: SessionServices,
     pub(super) state: SessionState,
     pub(super) active: ActiveTurn,
+    /// The session's span (`spans.rs`), the parent of its turns'.
+    pub(super) span: tracing::Span,
 }
 
 impl Session {
@@ -235,6 +237,7 @@ impl Session {
             external: None,
         };
         Ok(Session {
+            span: super::spans::session(&id, None, &config),
             id,
             config,
             parent_id: None,

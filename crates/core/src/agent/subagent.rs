@@ -204,6 +204,7 @@ impl SubagentRunner {
         state.history = history;
         state.cache_key = self.harness.prompt_cache_key(&id);
         Session {
+            span: super::spans::session(&id, Some(&self.parent_id), &config),
             id,
             config,
             parent_id: Some(self.parent_id.clone()),

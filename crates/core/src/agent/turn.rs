@@ -9,10 +9,12 @@ use serde_json::Value;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::active_turn::RunningTurn;
 use super::hooks::prompt_text;
 use super::session::Session;
+use super::spans;
 use super::subagent::SubagentRunner;
 use crate::harness::{TextActions, TextReply};
 use crate::model::{
@@ -67,9 +69,42 @@ enum Next {
 }
 
 impl Session {
-    /// Runs a turn to its end and reports it. Always returns how it ended; never panics on
-    /// bad model output.
+    /// Runs a turn to its end and reports it, in a span of its own. Always returns how it
+    /// ended; never panics on bad model output.
     pub(super) async fn run_turn(
+        &mut self,
+        turn_id: String,
+        kind: TurnKind,
+        cancel: CancellationToken,
+    ) -> TurnEnded {
+        let prompt = match &kind {
+            TurnKind::User(items) if self.config.otel_log_user_prompt => Some(prompt_text(items)),
+            _ => None,
+        };
+        let span = spans::turn(
+            &self.span,
+            &turn_id,
+            self.state.harness.name(),
+            prompt.as_deref(),
+        );
+        let before = self.state.total_usage;
+        let ended = self
+            .run_turn_inner(turn_id, kind, cancel)
+            .instrument(span.clone())
+            .await;
+        let failed = matches!(ended.reason, TurnEndReason::Failed { .. });
+        let outcome = format!("{:?}", ended.reason);
+        let outcome = outcome.split([' ', '{', '(']).next().unwrap_or_default();
+        spans::end_turn(
+            &span,
+            outcome,
+            failed,
+            &usage_since(self.state.total_usage, before),
+        );
+        ended
+    }
+
+    async fn run_turn_inner(
         &mut self,
         turn_id: String,
         kind: TurnKind,
@@ -162,18 +197,8 @@ impl Session {
         reason: TurnEndReason,
         usage_before: interpreter_protocol::TokenUsage,
     ) -> TurnEnded {
-        let now = self.state.total_usage;
         // What this turn spent, for exports (the session's total restarts on a resume).
-        let usage = interpreter_protocol::TokenUsage {
-            input_tokens: now.input_tokens.saturating_sub(usage_before.input_tokens),
-            cached_input_tokens: now
-                .cached_input_tokens
-                .saturating_sub(usage_before.cached_input_tokens),
-            output_tokens: now.output_tokens.saturating_sub(usage_before.output_tokens),
-            reasoning_output_tokens: now
-                .reasoning_output_tokens
-                .saturating_sub(usage_before.reasoning_output_tokens),
-        };
+        let usage = usage_since(self.state.total_usage, usage_before);
         self.log_line(&LogLine::TurnEnd {
             turn_id: turn_id.clone(),
             reason: format!("{reason:?}"),
@@ -467,17 +492,29 @@ impl Session {
     ) -> Result<ModelResponse, TurnEndReason> {
         let mut shown = ShownMessages::new(self.services.events.clone());
         let events = self.services.events.clone();
+        let retries = std::sync::atomic::AtomicU64::new(0);
+        let counted = &retries;
         let mut on_delta = |d: StreamDelta| shown.delta(d);
-        let mut on_retry = move |m: String| events.send(Event::Warning { message: m });
+        let mut on_retry = move |m: String| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            events.send(Event::Warning { message: m });
+        };
         let mut on_wait = super::compact::wait_notice(&self.services.events, &self.config);
+        let span = spans::model_request(&self.config.model, &self.config.provider.id);
         let result = {
             let history = self.wire_history(&self.state.history);
             let req = self.model_request(&history);
             self.services
                 .client
                 .stream(&req, &mut on_delta, &mut on_retry, &mut on_wait, cancel)
+                .instrument(span.clone())
                 .await
         };
+        let retries = retries.load(std::sync::atomic::Ordering::Relaxed);
+        match &result {
+            Ok(r) => spans::end_request(&span, retries, r.usage.as_ref(), None),
+            Err(e) => spans::end_request(&span, retries, None, Some(spans::error_kind(e))),
+        }
         let resp = match result {
             Ok(r) => r,
             Err(ModelError::Cancelled) => return Err(TurnEndReason::Cancelled),
@@ -744,6 +781,8 @@ impl Session {
         self.diagnostics_before(kind, &locations, cancel).await;
         let ctx = self.tool_context(cancel.child_token(), call.id.clone(), subagents.clone());
         let name = call.name.clone();
+        let span = spans::tool_call(&call.name, &call.id);
+        let call_span = span.clone();
         let run = async move {
             // A tool that panics fails its call; the session goes on.
             let mut outcome = AssertUnwindSafe(tool.run(args, &ctx))
@@ -758,10 +797,11 @@ impl Session {
                     .model_output
                     .push_str(&format!("\n\nPreToolUse hook additional context: {c}"));
             }
+            spans::end_tool_call(&call_span, outcome.is_error());
             outcome
         };
         Started::Run {
-            run: Box::pin(run),
+            run: Box::pin(run.instrument(span)),
             subagents,
         }
     }
@@ -1170,6 +1210,23 @@ fn escape_control_chars(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// What was spent between two readings of the session's total.
+fn usage_since(
+    now: interpreter_protocol::TokenUsage,
+    before: interpreter_protocol::TokenUsage,
+) -> interpreter_protocol::TokenUsage {
+    interpreter_protocol::TokenUsage {
+        input_tokens: now.input_tokens.saturating_sub(before.input_tokens),
+        cached_input_tokens: now
+            .cached_input_tokens
+            .saturating_sub(before.cached_input_tokens),
+        output_tokens: now.output_tokens.saturating_sub(before.output_tokens),
+        reasoning_output_tokens: now
+            .reasoning_output_tokens
+            .saturating_sub(before.reasoning_output_tokens),
+    }
 }
 
 #[cfg(test)]

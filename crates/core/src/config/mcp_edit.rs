@@ -79,15 +79,27 @@ pub fn add_mcp_server(home: &Path, name: &str, server: &NewMcpServer, force: boo
         }
     }
     super::edit::edit_config(&home.join("config.toml"), |doc| {
+        let exists = || {
+            anyhow::anyhow!(
+                "an MCP server named `{name}` already exists; nothing was changed (use --force to replace it)"
+            )
+        };
         let servers = doc
             .entry("mcp_servers")
-            .or_insert_with(super::edit::implicit_table)
+            .or_insert_with(super::edit::implicit_table);
+        // `mcp_servers = { … }` written inline takes the new entry inline too.
+        if let Some(inline) = servers.as_inline_table_mut() {
+            if inline.contains_key(name) && !force {
+                return Err(exists());
+            }
+            inline.insert(name, table.into_inline_table().into());
+            return Ok(());
+        }
+        let servers = servers
             .as_table_mut()
             .context("mcp_servers is not a table")?;
         if servers.contains_key(name) && !force {
-            bail!(
-                "an MCP server named `{name}` already exists; nothing was changed (use --force to replace it)"
-            );
+            return Err(exists());
         }
         servers.insert(name, toml_edit::Item::Table(table));
         Ok(())
@@ -203,6 +215,25 @@ fn server_json(name: &str, s: &McpServerToml, signed_in: &dyn Fn(&str, &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_inline_mcp_servers_table_takes_the_new_entry_inline() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, "# top\nmcp_servers = { a = { command = \"x\" } }\n").unwrap();
+        let web = NewMcpServer::Http {
+            url: "https://h/mcp".into(),
+            bearer_token_env_var: None,
+        };
+        add_mcp_server(dir.path(), "b", &web, false).unwrap();
+        let err = add_mcp_server(dir.path(), "a", &web, false).unwrap_err();
+        assert!(err.to_string().contains("--force"), "{err}");
+        let all = mcp_servers_json(dir.path(), &|_, _| false).unwrap();
+        assert_eq!(all.len(), 2, "{all:?}");
+        assert_eq!(all[1]["transport"]["url"], "https://h/mcp");
+        assert!(std::fs::read_to_string(&p).unwrap().starts_with("# top\n"));
+        assert!(remove_mcp_server(dir.path(), "a").unwrap());
+    }
 
     #[test]
     fn add_list_remove_keep_the_file_and_refuse_what_codex_refuses() {

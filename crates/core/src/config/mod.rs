@@ -13,6 +13,7 @@ mod edit;
 pub mod mcp;
 mod mcp_edit;
 mod mcp_files;
+mod otel;
 pub mod rules;
 mod trust;
 pub mod web;
@@ -23,6 +24,7 @@ pub use mcp_edit::{
     NewMcpServer, add_mcp_server, check_server_name, mcp_oauth_settings, mcp_servers_json,
     remove_mcp_server,
 };
+pub use otel::{OtelExporter, OtelSettings, OtlpProtocol, otel_settings};
 pub use trust::{ProjectTrust, TrustLevel, project_root};
 
 /// Environment variables that override config keys (after the file and profile, before `-c`).
@@ -95,6 +97,9 @@ pub(crate) struct ConfigToml {
     /// Codex's `[tui]` table (`notifications`).
     #[serde(default)]
     pub(crate) tui: TuiToml,
+    /// Codex's `[otel]` table (`config::otel`).
+    #[serde(default)]
+    pub(crate) otel: otel::OtelToml,
 }
 
 /// Codex's `[tui]` table.
@@ -217,6 +222,8 @@ pub struct Config {
     pub mcp_servers: Vec<mcp::McpServerConfig>,
     /// Where MCP OAuth tokens are kept, and the sign-in callback's port.
     pub mcp_oauth: mcp::OAuthSettings,
+    /// `[otel] log_user_prompt`: a turn's span carries the prompt (redacted); off by default.
+    pub(crate) otel_log_user_prompt: bool,
     /// The `[mcp_servers]` not started: disabled, or left out with why (shown by `/mcp`).
     pub mcp_skipped: Vec<mcp::McpServerSkipped>,
     /// What `load` was given, so a session can read config.toml's servers again
@@ -474,6 +481,8 @@ impl Config {
             .filter_map(|(id, t)| provider_config(id, catalog::provider(id), t, &raw).ok())
             .collect();
         let mcp_oauth = oauth_settings(&home, &raw)?;
+        // A bad `[otel]` is a bad config in every face, not only where spans are exported.
+        raw.otel.settings()?;
         Ok(Config {
             home,
             other_providers,
@@ -516,6 +525,7 @@ impl Config {
             // Set by `from_layers`, with the warnings for servers left out.
             mcp_servers: Vec::new(),
             mcp_oauth,
+            otel_log_user_prompt: raw.otel.log_user_prompt.unwrap_or(false),
             mcp_skipped: Vec::new(),
             loaded_with: None,
             project: None,

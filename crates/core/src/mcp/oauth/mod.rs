@@ -19,7 +19,7 @@ pub use crate::config::mcp::{CredentialsStore, OAuthSettings};
 use store::TokenStore;
 
 /// How long the user has to finish signing in, from the moment the URL is shown.
-const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
+pub const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
 /// How long `mcp add` waits to learn whether a server offers OAuth.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// The name dynamic client registration gives us.
@@ -36,42 +36,81 @@ pub async fn login(
     scopes: &[String],
     show: impl FnOnce(&str),
 ) -> Result<(), String> {
-    super::connect::install_crypto_provider();
-    let callback = callback::Callback::bind(settings.callback_port.unwrap_or(0)).await?;
-    let mut manager = AuthorizationManager::new(url)
-        .await
-        .map_err(|e| format!("{url}: {e}"))?;
-    manager.set_credential_store(TokenStore::new(settings, name, url));
-    let mut state = OAuthState::Unauthorized(manager);
-    let mut request = rmcp::transport::auth::AuthorizationRequest::new(callback.redirect_uri())
-        .with_client_name(CLIENT_NAME);
-    if !scopes.is_empty() {
-        request = request.with_scopes(scopes.iter().cloned());
-    }
-    state
-        .start_authorization(request)
-        .await
-        .map_err(|e| describe(url, &e))?;
-    let auth_url = state
-        .get_authorization_url()
-        .await
-        .map_err(|e| describe(url, &e))?;
-    show(&auth_url);
-    if let Err(e) = browser::open(&auth_url) {
+    let pending = PendingLogin::start(settings, name, url, scopes).await?;
+    show(pending.authorization_url());
+    if let Err(e) = browser::open(pending.authorization_url()) {
         tracing::warn!("could not start a browser ({e}); open the URL by hand");
     }
-    let back = tokio::time::timeout(LOGIN_TIMEOUT, callback.wait())
-        .await
-        .map_err(|_| {
-            format!(
-                "no sign-in came back within {} s; run the login again",
-                LOGIN_TIMEOUT.as_secs()
-            )
-        })??;
-    state
-        .handle_callback_url(&back)
-        .await
-        .map_err(|e| describe(url, &e))
+    pending.finish(LOGIN_TIMEOUT).await
+}
+
+/// A sign-in waiting for the browser: the authorization URL to visit, and the loopback
+/// callback listening for its answer. The app-server hands the URL to its client (which opens
+/// it) and finishes in the background.
+pub struct PendingLogin {
+    state: OAuthState,
+    callback: callback::Callback,
+    url: String,
+    authorization_url: String,
+}
+
+impl PendingLogin {
+    /// Discovers the server's authorization server, registers, and listens for the callback.
+    pub async fn start(
+        settings: &OAuthSettings,
+        name: &str,
+        url: &str,
+        scopes: &[String],
+    ) -> Result<PendingLogin, String> {
+        super::connect::install_crypto_provider();
+        let callback = callback::Callback::bind(settings.callback_port.unwrap_or(0)).await?;
+        let mut manager = AuthorizationManager::new(url)
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        manager.set_credential_store(TokenStore::new(settings, name, url));
+        let mut state = OAuthState::Unauthorized(manager);
+        let mut request = rmcp::transport::auth::AuthorizationRequest::new(callback.redirect_uri())
+            .with_client_name(CLIENT_NAME);
+        if !scopes.is_empty() {
+            request = request.with_scopes(scopes.iter().cloned());
+        }
+        state
+            .start_authorization(request)
+            .await
+            .map_err(|e| describe(url, &e))?;
+        let authorization_url = state
+            .get_authorization_url()
+            .await
+            .map_err(|e| describe(url, &e))?;
+        Ok(PendingLogin {
+            state,
+            callback,
+            url: url.to_string(),
+            authorization_url,
+        })
+    }
+
+    /// Where the user signs in.
+    pub fn authorization_url(&self) -> &str {
+        &self.authorization_url
+    }
+
+    /// Waits up to `timeout` for the browser to come back, then exchanges the code and saves
+    /// the tokens.
+    pub async fn finish(mut self, timeout: Duration) -> Result<(), String> {
+        let back = tokio::time::timeout(timeout, self.callback.wait())
+            .await
+            .map_err(|_| {
+                format!(
+                    "no sign-in came back within {} s; run the login again",
+                    timeout.as_secs()
+                )
+            })??;
+        self.state
+            .handle_callback_url(&back)
+            .await
+            .map_err(|e| describe(&self.url, &e))
+    }
 }
 
 /// Forgets the server's tokens; false when there were none.
