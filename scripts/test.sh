@@ -107,6 +107,10 @@ fi
 .venv-mcp/bin/pip install --disable-pip-version-check -q -r tests/mcp-python/requirements.txt
 MCP_PYTHON="$root/.venv-mcp/bin/python" cargo test --workspace --test mcp_oauth -- --ignored
 
+stage "mcp server: the official MCP Python SDK driving interpreter mcp-server (threads, replies, progress, elicitations, hostile input)"
+INTERPRETER_BIN="$target_dir/debug/interpreter" MOCK_LLM_BIN="$target_dir/debug/mock-llm" \
+  .venv-mcp/bin/python tests/mcp-python/test_mcp_server.py
+
 stage "otel over gRPC: a grpcio OTLP receiver (the OpenTelemetry project's generated service) against [otel] otlp-grpc"
 if [ ! -x .venv-otel/bin/python ]; then
   python3 -m venv .venv-otel

@@ -77,6 +77,30 @@ fn the_core_has_no_face_library_and_each_belongs_to_one_crate() {
     }
 }
 
+/// rmcp is the core's MCP client; its server side is the MCP server face's alone, so the
+/// core never serves MCP itself.
+#[test]
+fn only_the_mcp_server_face_serves_mcp() {
+    for (name, manifest) in crates() {
+        let features: Vec<String> = manifest
+            .get("dependencies")
+            .and_then(|d| d.get("rmcp"))
+            .and_then(|r| r.get("features"))
+            .and_then(|f| f.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_str().map(str::to_string))
+            .collect();
+        let serves = features
+            .iter()
+            .any(|f| f == "server" || f.starts_with("transport-streamable-http-server"));
+        assert!(
+            !serves || name == "mcp-server",
+            "crates/{name} enables rmcp's server side ({features:?}): only crates/mcp-server may"
+        );
+    }
+}
+
 /// The core's top-level modules as the map orders them, bottom up.
 fn layers() -> Vec<String> {
     let map = map();

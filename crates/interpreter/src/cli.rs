@@ -135,6 +135,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         what: crate::mcp::McpCommand,
     },
+    /// Serve the agent as an MCP server on stdio (Codex's `codex` and `codex-reply` tools).
+    McpServer {
+        #[command(flatten)]
+        common: CommonArgs,
+    },
     /// Export a stored session: Markdown on stdout, or HTML (`--html`), or a file (`-o`).
     Export {
         #[command(flatten)]
@@ -385,7 +390,8 @@ impl Command {
             Command::Acp { common }
             | Command::Login { common, .. }
             | Command::Hooks { common, .. }
-            | Command::Export { common, .. } => common,
+            | Command::Export { common, .. }
+            | Command::McpServer { common } => common,
             Command::AppServer(a) => &mut a.common,
             Command::Lsp(a) => &mut a.common,
             Command::Debug {
@@ -574,6 +580,7 @@ pub(crate) fn main() -> i32 {
         Some(Command::Acp { .. }) => "acp",
         Some(Command::AppServer(_)) => "app-server",
         Some(Command::Lsp(_)) => "lsp",
+        Some(Command::McpServer { .. }) => "mcp-server",
         Some(_) => "interpreter",
     });
     // `exec` drives one session while its front end waits on the main thread: one worker
@@ -635,6 +642,7 @@ async fn run(cli: Cli) -> i32 {
         } => crate::login::run(common.overrides(), provider, with_api_key),
         Command::Hooks { common, what } => crate::hooks::run(common.overrides(), what),
         Command::Mcp { what } => crate::mcp::run(what).await,
+        Command::McpServer { common } => interpreter_mcp_server::serve(common.overrides()).await,
         Command::Debug {
             what:
                 DebugCommand::Prompt {
