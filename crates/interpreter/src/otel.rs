@@ -43,6 +43,7 @@ pub(crate) fn start(settings: &OtelSettings) -> Result<(Layer, Otel), String> {
             headers,
         } => opentelemetry_otlp::SpanExporter::builder()
             .with_http()
+            .with_http_client(http_client(endpoint)?)
             .with_endpoint(endpoint.as_str())
             .with_protocol(match protocol {
                 OtlpProtocol::Binary => opentelemetry_otlp::Protocol::HttpBinary,
@@ -107,6 +108,16 @@ pub(crate) fn start(settings: &OtelSettings) -> Result<(Layer, Otel), String> {
             _grpc_runtime: grpc_runtime,
         },
     ))
+}
+
+/// The exporter's HTTP client. A plain http:// collector (a local agent, say) gets one
+/// without TLS roots: loading the system's certificates is most of the exporter's start-up.
+fn http_client(endpoint: &str) -> Result<reqwest_otlp::blocking::Client, String> {
+    let mut builder = reqwest_otlp::blocking::Client::builder().timeout(EXPORT_TIMEOUT);
+    if endpoint.starts_with("http://") {
+        builder = builder.tls_certs_only([]);
+    }
+    builder.build().map_err(|e| e.to_string())
 }
 
 impl Otel {
