@@ -14,9 +14,9 @@
 
 use agent_client_protocol::Lines;
 use futures::{Sink, Stream};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 
-use interpreter_face::{MAX_QUOTE_BYTES, quote};
+use interpreter_face::{MAX_QUOTE_BYTES, quote, read_capped_line};
 use tokio::io::AsyncWriteExt;
 
 /// One line as the JSON-RPC layer sees it: the trailing `\n` or `\r\n` removed, invalid UTF-8
@@ -82,39 +82,6 @@ fn read_lines<R: Read + Send + 'static>(
         tracing::error!("acp: could not start the input reader thread: {e}");
     }
     rx
-}
-
-/// Reads one line into `raw`, keeping at most `max` bytes of it (plus its line end) and
-/// discarding the rest as it comes. Returns the line's whole length without its `\n`, or None
-/// at the end of the input.
-fn read_capped_line(
-    input: &mut impl BufRead,
-    raw: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<Option<usize>> {
-    raw.clear();
-    let mut total = 0usize;
-    loop {
-        let buf = match input.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            return Ok((total > 0).then_some(total));
-        }
-        let (n, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (buf.len(), false),
-        };
-        let room = (max + 2).saturating_sub(raw.len()).min(n);
-        raw.extend_from_slice(&buf[..room]);
-        total += n;
-        input.consume(n);
-        if done {
-            return Ok(Some(total - 1));
-        }
-    }
 }
 
 /// The line the JSON-RPC layer gets for `raw` (the kept part of a line `len` bytes long

@@ -67,3 +67,36 @@ pub fn waiting_text(provider: &str, attempt: u32, elapsed_ms: u64) -> String {
     }
     s
 }
+
+/// Reads one protocol line (ACP, MCP) into `raw`, keeping at most `max` bytes of it (plus its line end) and
+/// discarding the rest as it comes. Returns the line's whole length without its `\n`, or None
+/// at the end of the input.
+pub fn read_capped_line(
+    input: &mut impl std::io::BufRead,
+    raw: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<usize>> {
+    raw.clear();
+    let mut total = 0usize;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok((total > 0).then_some(total));
+        }
+        let (n, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let room = (max + 2).saturating_sub(raw.len()).min(n);
+        raw.extend_from_slice(&buf[..room]);
+        total += n;
+        input.consume(n);
+        if done {
+            return Ok(Some(total - 1));
+        }
+    }
+}

@@ -7,11 +7,12 @@
 
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
+use interpreter_face::read_capped_line;
 use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::model::{ErrorCode, NumberOrString, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use tokio::io::AsyncWriteExt;
 
 /// What goes out: rmcp's messages and the reader's errors, in one queue.
@@ -104,38 +105,6 @@ fn read_messages<R: Read + Send + 'static>(
         tracing::error!("mcp-server: could not start the input reader thread: {e}");
     }
     rx
-}
-
-/// Reads one line into `raw`, keeping at most `max + 2` bytes of it and discarding the rest
-/// as it comes. Returns the line's whole length without its `\n`, or None at the end.
-fn read_capped_line(
-    input: &mut impl BufRead,
-    raw: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<Option<usize>> {
-    raw.clear();
-    let mut total = 0usize;
-    loop {
-        let buf = match input.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            return Ok((total > 0).then_some(total));
-        }
-        let (n, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (buf.len(), false),
-        };
-        let room = (max + 2).saturating_sub(raw.len()).min(n);
-        raw.extend_from_slice(&buf[..room]);
-        total += n;
-        input.consume(n);
-        if done {
-            return Ok(Some(total - 1));
-        }
-    }
 }
 
 /// One line: a message for rmcp, nothing (a blank line), or the error that answers it.
